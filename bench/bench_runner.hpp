@@ -1,0 +1,55 @@
+// The bench's measurement loop, separate from its command line: runs one broad phase on
+// one scene at one n for a number of frames and returns the figures the tables report.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collide/core.hpp"
+
+namespace collide::bench {
+
+enum class Mode { kBroad, kStep };
+
+struct RunConfig {
+    int dim = 2;
+    std::string scene = "uniform";
+    std::size_t n = 10000;
+    std::uint64_t seed = 1;
+    int frames = 30;
+    int warmup = 3;
+    float speed = 0.05f;  // displacement per frame as a fraction of the median radius
+    int threads = 1;
+    Mode mode = Mode::kBroad;
+    double budget_s = 60.0;
+    bool check = false;
+};
+
+struct RunResult {
+    std::string algorithm;
+    std::string status = "ok";  // ok, timed out, skipped
+    std::size_t n_bodies = 0;   // the scene's real count (a csv scene ignores --n)
+    double median_ms = 0, p10_ms = 0, p90_ms = 0;
+    // --mode step only: median ms per phase.
+    double integrate_ms = 0, broad_ms = 0, narrow_ms = 0, resolve_ms = 0;
+    std::size_t pairs_first = 0, pairs_last = 0;
+    double candidate_tests = 0;  // mean per frame
+    std::size_t structure_bytes = 0;  // peak over the frames
+    int frames_run = 0;
+};
+
+// A pair-set mismatch found by --check.
+struct CheckFailure {
+    std::string message;
+};
+
+// The algorithm --check compares against at this n.
+std::string reference_for(std::size_t n);
+
+// Runs `algorithm`; throws SceneError for a bad scene. A --check mismatch is returned.
+RunResult run_one(const RunConfig& config, const std::string& algorithm,
+                  std::optional<CheckFailure>& failure);
+
+}  // namespace collide::bench

@@ -1,0 +1,293 @@
+// collidoscope-bench: measures every broad phase on the same scenes, headless.
+// Parses and validates the whole command line before running anything.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <tbb/global_control.h>
+
+#include "bench_runner.hpp"
+#include "collide/parse.hpp"
+#include "collide/registry.hpp"
+#include "collide/scenes.hpp"
+
+namespace {
+
+using namespace collide;
+using namespace collide::bench;
+
+constexpr const char* kUsage = R"(usage: collidoscope-bench [options]
+  --dim 2|3                 dimension (default 2)
+  --scene NAME|csv:PATH     scene (default uniform); --list shows them
+  --n N[,N...]              body counts (default 10000)
+  --broadphase all|A[,B]    algorithms (default all; brute force joins 'all' only up to n=20000)
+  --frames F                timed frames (default 30)
+  --warmup W                untimed frames first (default 3)
+  --speed S                 displacement per frame / median radius (default 0.05)
+  --mode broad|step         time the broad phase alone (default) or whole world steps
+  --threads T               oneTBB threads (default 1)
+  --seed S                  scene seed (default 1)
+  --budget SECONDS          time cap per algorithm and n (default 60)
+  --check                   compare every frame's pairs with the reference
+  --format table|csv|json   output format (default table)
+  --out FILE                write the results to FILE instead of stdout
+  --list                    list algorithms and scenes
+)";
+
+struct Options {
+    RunConfig run;
+    std::vector<std::size_t> counts{10000};
+    std::vector<std::string> algorithms;  // empty = all
+    std::string format = "table";
+    std::string out;
+};
+
+[[noreturn]] void usage_error(const std::string& what) {
+    std::cerr << "collidoscope-bench: " << what << "\n(see collidoscope-bench --help)\n";
+    std::exit(2);
+}
+
+template <typename T>
+T number(const std::string& flag, std::string_view text, T min, T max) {
+    const auto v = parse_number<T>(text);
+    if (!v || *v < min || *v > max) {
+        std::ostringstream msg;
+        msg << flag << " '" << text << "' is not a number in " << min << ".." << max;
+        usage_error(msg.str());
+    }
+    return *v;
+}
+
+void list() {
+    std::cout << "algorithms:\n";
+    for (const auto& e : broadphases()) {
+        std::cout << "  " << std::left << std::setw(20) << e.name << (e.in_2d ? "2D " : "   ")
+                  << (e.in_3d ? "3D " : "   ") << e.description << "\n";
+    }
+    std::cout << "scenes:\n";
+    for (const auto& s : scene_list()) std::cout << "  " << std::left << std::setw(20) << s.name << s.description << "\n";
+    std::cout << "  " << std::left << std::setw(20) << "csv:PATH" << "bodies from a CSV file\n";
+}
+
+Options parse(int argc, char** argv) {
+    Options o;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string flag = args[i];
+        std::optional<std::string> inline_value;
+        if (const auto eq = flag.find('='); flag.starts_with("--") && eq != std::string::npos) {
+            inline_value = flag.substr(eq + 1);
+            flag.resize(eq);
+        }
+        const auto value = [&]() -> std::string {
+            if (inline_value) return *inline_value;
+            if (i + 1 >= args.size()) usage_error(flag + " needs a value");
+            return args[++i];
+        };
+        if (flag == "--help" || flag == "-h") {
+            std::cout << kUsage;
+            std::exit(0);
+        } else if (flag == "--list") {
+            list();
+            std::exit(0);
+        } else if (flag == "--dim") {
+            const std::string v = value();
+            if (v != "2" && v != "3") usage_error("--dim '" + v + "' must be 2 or 3");
+            o.run.dim = v[0] - '0';
+        } else if (flag == "--scene") {
+            o.run.scene = value();
+        } else if (flag == "--n") {
+            o.counts.clear();
+            const std::string list = value();
+            for (auto part : split(list, ',')) o.counts.push_back(number<std::size_t>("--n", part, 0, kMaxBodies));
+        } else if (flag == "--broadphase") {
+            const std::string v = value();
+            o.algorithms.clear();
+            if (v != "all") {
+                for (auto part : split(v, ',')) o.algorithms.emplace_back(part);
+            }
+        } else if (flag == "--frames") {
+            o.run.frames = number<int>(flag, value(), 1, 1000000);
+        } else if (flag == "--warmup") {
+            o.run.warmup = number<int>(flag, value(), 0, 1000000);
+        } else if (flag == "--speed") {
+            o.run.speed = number<float>(flag, value(), 0.0f, 1000.0f);
+        } else if (flag == "--threads") {
+            o.run.threads = number<int>(flag, value(), 1, 1024);
+        } else if (flag == "--seed") {
+            o.run.seed = number<std::uint64_t>(flag, value(), 0, UINT64_MAX);
+        } else if (flag == "--budget") {
+            o.run.budget_s = number<double>(flag, value(), 0.001, 1e6);
+        } else if (flag == "--mode") {
+            const std::string v = value();
+            if (v != "broad" && v != "step") usage_error("--mode '" + v + "' must be broad or step");
+            o.run.mode = v == "step" ? Mode::kStep : Mode::kBroad;
+        } else if (flag == "--check" && !inline_value) {
+            o.run.check = true;
+        } else if (flag == "--format") {
+            o.format = value();
+            if (o.format != "table" && o.format != "csv" && o.format != "json") {
+                usage_error("--format '" + o.format + "' must be table, csv or json");
+            }
+        } else if (flag == "--out") {
+            o.out = value();
+        } else {
+            usage_error("unknown option '" + args[i] + "'");
+        }
+    }
+    for (const std::string& a : o.algorithms) {
+        const BroadPhaseEntry* e = find_broadphase(a);
+        if (e == nullptr) usage_error("unknown broad phase '" + a + "' (see --list)");
+        if (!e->supports(o.run.dim)) usage_error("broad phase '" + a + "' has no " + std::to_string(o.run.dim) + "D version");
+    }
+    // Build the scene once at the smallest n so a bad name or file fails before any work.
+    try {
+        if (o.run.dim == 2) {
+            (void)make_scene<2>(o.run.scene, std::min<std::size_t>(o.counts.front(), 2), o.run.seed);
+        } else {
+            (void)make_scene<3>(o.run.scene, std::min<std::size_t>(o.counts.front(), 2), o.run.seed);
+        }
+    } catch (const SceneError& e) {
+        usage_error(std::string("scene: ") + e.what());
+    }
+    return o;
+}
+
+std::string json_escape(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+void write(std::ostream& os, const Options& o, const std::vector<RunResult>& results, const std::vector<std::size_t>& ns) {
+    const bool step = o.run.mode == Mode::kStep;
+    if (o.format == "json") {
+        os << "[\n";
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            const RunResult& r = results[i];
+            os << "  {\"algorithm\": \"" << r.algorithm << "\", \"dim\": " << o.run.dim << ", \"scene\": \""
+               << json_escape(o.run.scene) << "\", \"n\": " << ns[i] << ", \"threads\": " << o.run.threads
+               << ", \"speed\": " << o.run.speed << ", \"mode\": \"" << (step ? "step" : "broad")
+               << "\", \"status\": \"" << r.status << "\", \"frames\": " << r.frames_run
+               << ", \"median_ms\": " << r.median_ms << ", \"p10_ms\": " << r.p10_ms << ", \"p90_ms\": " << r.p90_ms
+               << ", \"pairs_first\": " << r.pairs_first << ", \"pairs_last\": " << r.pairs_last
+               << ", \"candidate_tests\": " << std::fixed << std::setprecision(0) << r.candidate_tests
+               << std::defaultfloat << std::setprecision(6) << ", \"structure_bytes\": " << r.structure_bytes;
+            if (step) {
+                os << ", \"integrate_ms\": " << r.integrate_ms << ", \"broad_ms\": " << r.broad_ms
+                   << ", \"narrow_ms\": " << r.narrow_ms << ", \"resolve_ms\": " << r.resolve_ms;
+            }
+            os << "}" << (i + 1 < results.size() ? "," : "") << "\n";
+        }
+        os << "]\n";
+        return;
+    }
+    const bool csv = o.format == "csv";
+    std::vector<std::string> head = {"algorithm", "dim", "scene", "n", "threads", "speed", "status", "median_ms",
+                                     "p10_ms", "p90_ms", "pairs_first", "pairs_last", "candidate_tests", "structure_bytes"};
+    if (step) head.insert(head.end(), {"integrate_ms", "broad_ms", "narrow_ms", "resolve_ms"});
+    std::vector<std::vector<std::string>> rows;
+    const auto fmt = [](double v, int digits) {
+        std::ostringstream s;
+        s << std::fixed << std::setprecision(digits) << v;
+        return s.str();
+    };
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const RunResult& r = results[i];
+        std::vector<std::string> row = {r.algorithm, std::to_string(o.run.dim), o.run.scene, std::to_string(ns[i]),
+                                        std::to_string(o.run.threads), fmt(o.run.speed, 3), r.status,
+                                        fmt(r.median_ms, 3), fmt(r.p10_ms, 3), fmt(r.p90_ms, 3),
+                                        std::to_string(r.pairs_first), std::to_string(r.pairs_last),
+                                        fmt(r.candidate_tests, 0), std::to_string(r.structure_bytes)};
+        if (step) {
+            for (double v : {r.integrate_ms, r.broad_ms, r.narrow_ms, r.resolve_ms}) row.push_back(fmt(v, 3));
+        }
+        rows.push_back(std::move(row));
+    }
+    if (csv) {
+        for (std::size_t c = 0; c < head.size(); ++c) os << head[c] << (c + 1 < head.size() ? "," : "\n");
+        for (const auto& row : rows) {
+            for (std::size_t c = 0; c < row.size(); ++c) os << row[c] << (c + 1 < row.size() ? "," : "\n");
+        }
+        return;
+    }
+    std::vector<std::size_t> width(head.size());
+    for (std::size_t c = 0; c < head.size(); ++c) {
+        width[c] = head[c].size();
+        for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
+    }
+    const auto print_row = [&](const std::vector<std::string>& row) {
+        for (std::size_t c = 0; c < row.size(); ++c) {
+            os << (c < 3 || c == 6 ? std::left : std::right) << std::setw(static_cast<int>(width[c])) << row[c]
+               << (c + 1 < row.size() ? "  " : "\n");
+        }
+    };
+    print_row(head);
+    for (const auto& row : rows) print_row(row);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const Options o = parse(argc, argv);
+    tbb::global_control threads(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(o.run.threads));
+
+    std::vector<RunResult> results;
+    std::vector<std::size_t> ns;
+    std::vector<std::string> timed_out;  // skipped at larger n
+    for (std::size_t n : o.counts) {
+        std::vector<std::string> algorithms = o.algorithms;
+        if (algorithms.empty()) {
+            for (const auto& e : broadphases()) {
+                if (e.supports(o.run.dim) && !(e.name == "brute-force" && n > 20000)) algorithms.emplace_back(e.name);
+            }
+        }
+        for (const std::string& a : algorithms) {
+            RunConfig cfg = o.run;
+            cfg.n = n;
+            RunResult r;
+            if (std::find(timed_out.begin(), timed_out.end(), a) != timed_out.end()) {
+                r.algorithm = a;
+                r.status = "skipped";
+            } else {
+                std::cerr << "bench: " << a << " n=" << n << " ..." << std::flush;
+                std::optional<CheckFailure> failure;
+                try {
+                    r = run_one(cfg, a, failure);
+                } catch (const SceneError& e) {
+                    std::cerr << "\ncollidoscope-bench: scene: " << e.what() << "\n";
+                    return 2;
+                }
+                std::cerr << " " << r.status << ", median " << r.median_ms << " ms\n";
+                if (failure) {
+                    std::cerr << "collidoscope-bench: " << failure->message << "\n";
+                    return 1;
+                }
+                if (r.status == "timed out") timed_out.push_back(a);
+            }
+            results.push_back(r);
+            ns.push_back(n);
+        }
+    }
+    if (o.out.empty()) {
+        write(std::cout, o, results, ns);
+    } else {
+        std::ofstream file(o.out);
+        if (!file) {
+            std::cerr << "collidoscope-bench: cannot write '" << o.out << "'\n";
+            return 2;
+        }
+        write(file, o, results, ns);
+    }
+    if (o.run.check) std::cerr << "bench: --check passed: every frame matched the reference\n";
+    return 0;
+}

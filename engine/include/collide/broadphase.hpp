@@ -1,0 +1,54 @@
+// The broad-phase contract: from an array of boxes (indexed by body id), report every
+// pair whose boxes overlap, exactly once. Every algorithm implements this interface and
+// is listed in registry.cpp; brute force is the reference all others are tested against.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "collide/core.hpp"
+#include "collide/debug_draw.hpp"
+
+namespace collide {
+
+// Which overlays the viewer wants an algorithm to draw.
+struct Overlays {
+    bool structure = true;        // cells, nodes, intervals: the algorithm's own structure
+    BodyId selected = kNoBody;    // a body to highlight in the structure, if any
+};
+
+struct BroadPhaseStats {
+    std::uint64_t candidate_tests = 0;  // box-box overlap tests in the last update
+    std::size_t structure_bytes = 0;    // memory held by the structure (capacity, not size)
+    std::size_t nodes = 0;              // cells, nodes or entries, whatever the algorithm has
+    int depth = 0;                      // tree depth or levels; 0 where meaningless
+};
+
+// A tunable the UI shows as a slider.
+struct Param {
+    const char* name;
+    float value;
+    float min;
+    float max;
+};
+
+template <int D>
+class BroadPhase {
+public:
+    virtual ~BroadPhase() = default;
+    // Report every pair (a < b) whose boxes overlap (closed intervals), exactly once.
+    // Pairs of two static bodies are not reported. `out` is cleared first.
+    virtual void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                        PairList& out) = 0;
+    // Bodies whose boxes overlap `region`, as of the last update.
+    virtual void query(const Aabb<D>& region, std::vector<BodyId>& out) const = 0;
+    // Draw the structure it built (cells, nodes, regions) for the overlays.
+    virtual void draw(DebugDraw<D>& /*draw*/, const Overlays& /*which*/) const {}
+    virtual BroadPhaseStats stats() const = 0;
+    // Tunable parameters the UI shows (name, value, range); empty if none.
+    virtual std::span<Param> params() { return {}; }
+};
+
+}  // namespace collide

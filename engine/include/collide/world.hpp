@@ -1,0 +1,101 @@
+// World<D>: the simulation of circles (D = 2) or spheres (D = 3) in a box with bouncing
+// walls. One step integrates (semi-implicit Euler), computes boxes, asks the broad phase
+// for pairs, keeps the real contacts and resolves them with impulses plus positional
+// correction. Bodies are stored as a structure of arrays.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "collide/broadphase.hpp"
+#include "collide/core.hpp"
+#include "collide/narrowphase.hpp"
+
+namespace collide {
+
+template <int D>
+struct WorldSettings {
+    Aabb<D> bounds{Vec<D>(0.0f), Vec<D>(100.0f)};
+    Vec<D> gravity{0.0f};
+    float restitution = 1.0f;
+    float dt = 1.0f / 60.0f;
+    int solver_iterations = 8;
+    // Fraction of the penetration (beyond a small slop) removed per step.
+    float position_correction = 0.6f;
+};
+
+// Bodies as a structure of arrays; index = BodyId.
+template <int D>
+struct Bodies {
+    std::vector<Vec<D>> pos;
+    std::vector<Vec<D>> vel;
+    std::vector<float> radius;
+    std::vector<std::uint8_t> is_static;  // 1 = infinite mass, never moves
+
+    std::size_t size() const { return pos.size(); }
+    void add(const Vec<D>& p, const Vec<D>& v, float r, bool fixed = false) {
+        pos.push_back(p);
+        vel.push_back(fixed ? Vec<D>(0.0f) : v);
+        radius.push_back(r);
+        is_static.push_back(fixed ? 1 : 0);
+    }
+    void reserve(std::size_t n) {
+        pos.reserve(n);
+        vel.reserve(n);
+        radius.reserve(n);
+        is_static.reserve(n);
+    }
+};
+
+// Milliseconds spent in each phase of the last step.
+struct StepTimings {
+    double integrate_ms = 0;
+    double broad_ms = 0;
+    double narrow_ms = 0;
+    double resolve_ms = 0;
+    double total_ms() const { return integrate_ms + broad_ms + narrow_ms + resolve_ms; }
+};
+
+template <int D>
+class World {
+public:
+    World(const WorldSettings<D>& settings, Bodies<D> bodies);
+
+    // Swap the broad phase live; the bodies are untouched.
+    void set_broad_phase(std::unique_ptr<BroadPhase<D>> broad_phase);
+    BroadPhase<D>* broad_phase() const { return broad_phase_.get(); }
+
+    void step();
+
+    // Put a body somewhere (the app's drag); boxes follow at the next step.
+    void move_body(BodyId id, const Vec<D>& pos, const Vec<D>& vel);
+
+    const Bodies<D>& bodies() const { return bodies_; }
+    WorldSettings<D>& settings() { return settings_; }
+    const WorldSettings<D>& settings() const { return settings_; }
+    std::span<const Aabb<D>> boxes() const { return boxes_; }
+    const PairList& pairs() const { return pairs_; }
+    const std::vector<Contact<D>>& contacts() const { return contacts_; }
+    const StepTimings& timings() const { return timings_; }
+    std::uint64_t steps() const { return steps_; }
+    double kinetic_energy() const;
+
+private:
+    void integrate();
+    void compute_boxes();
+    void resolve();
+
+    WorldSettings<D> settings_;
+    Bodies<D> bodies_;
+    std::vector<float> inv_mass_;
+    std::vector<Aabb<D>> boxes_;
+    PairList pairs_;
+    std::vector<Contact<D>> contacts_;
+    std::unique_ptr<BroadPhase<D>> broad_phase_;
+    StepTimings timings_;
+    std::uint64_t steps_ = 0;
+};
+
+}  // namespace collide

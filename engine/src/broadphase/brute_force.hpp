@@ -1,0 +1,22 @@
+// Brute force: every pair of boxes is tested. O(n^2), no structure, obviously right:
+// the reference every other algorithm is checked against.
+#pragma once
+
+#include "collide/broadphase.hpp"
+
+namespace collide {
+
+template <int D>
+class BruteForce final : public BroadPhase<D> {
+public:
+    void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                PairList& out) override;
+    void query(const Aabb<D>& region, std::vector<BodyId>& out) const override;
+    BroadPhaseStats stats() const override;
+
+private:
+    std::vector<Aabb<D>> boxes_;  // copy of the last update, for query()
+    std::uint64_t tests_ = 0;
+};
+
+}  // namespace collide

@@ -1,0 +1,176 @@
+#include "broadphase/sort_and_sweep.hpp"
+
+#include <algorithm>
+
+namespace collide {
+
+namespace {
+
+// Insertion sort that gives up after `budget` moves, so a frame where bodies jumped
+// (a reset, a drag across the world) costs a full sort instead of O(n^2).
+template <typename T, typename Less>
+bool insertion_sort_within(std::vector<T>& v, std::size_t budget, Less less) {
+    std::size_t moves = 0;
+    for (std::size_t i = 1; i < v.size(); ++i) {
+        const T item = v[i];
+        std::size_t j = i;
+        while (j > 0 && less(item, v[j - 1])) {
+            v[j] = v[j - 1];
+            --j;
+            if (++moves > budget) {
+                v[j] = item;  // keep every element present before bailing out
+                return false;
+            }
+        }
+        v[j] = item;
+    }
+    return true;
+}
+
+}  // namespace
+
+template <int D>
+int SortAndSweep<D>::choose_axis(std::span<const Aabb<D>> boxes) const {
+    // Variance of the box centres per axis; stay on the current axis unless another is
+    // clearly better, so the order is not thrown away for a marginal gain.
+    Vec<D> sum(0.0f), sum2(0.0f);
+    for (const Aabb<D>& b : boxes) {
+        const Vec<D> c = b.center();
+        sum += c;
+        sum2 += c * c;
+    }
+    const float n = static_cast<float>(std::max<std::size_t>(boxes.size(), 1));
+    const Vec<D> var = sum2 / n - (sum / n) * (sum / n);
+    int best = axis_;
+    for (int k = 0; k < D; ++k) {
+        if (var[k] > 1.5f * var[best]) best = k;
+    }
+    return best;
+}
+
+template <int D>
+void SortAndSweep<D>::sort_entries(std::span<const Aabb<D>> boxes, bool rebuilt) {
+    for (Entry& e : entries_) e.lo = boxes[e.id].lo[axis_];
+    const auto less = [](const Entry& a, const Entry& b) { return a.lo < b.lo; };
+    last_sort_was_full_ = rebuilt || !insertion_sort_within(entries_, 8 * entries_.size() + 1024, less);
+    if (last_sort_was_full_) std::sort(entries_.begin(), entries_.end(), less);
+}
+
+template <int D>
+void SortAndSweep<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                             PairList& out) {
+    out.clear();
+    const std::size_t n = boxes.size();
+    bool rebuilt = false;
+    if (entries_.size() != n) {
+        entries_.resize(n);
+        for (std::size_t i = 0; i < n; ++i) entries_[i].id = BodyId(i);
+        rebuilt = true;
+    }
+    const int axis = choose_axis(boxes);
+    rebuilt |= axis != axis_;
+    axis_ = axis;
+    sort_entries(boxes, rebuilt);
+
+    sorted_.resize(n);
+    static_.resize(n);
+    extent_ = Aabb<D>::empty();
+    for (std::size_t i = 0; i < n; ++i) {
+        sorted_[i] = boxes[entries_[i].id];
+        static_[i] = is_static[entries_[i].id];
+        extent_.grow(sorted_[i]);
+    }
+
+    std::uint64_t tests = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const Aabb<D>& a = sorted_[i];
+        const float end = a.hi[axis_];
+        for (std::size_t j = i + 1; j < n && sorted_[j].lo[axis_] <= end; ++j) {
+            if (static_[i] && static_[j]) continue;
+            ++tests;
+            if (a.overlaps(sorted_[j])) out.push_back(make_pair(entries_[i].id, entries_[j].id));
+        }
+    }
+    tests_ = tests;
+}
+
+template <int D>
+void SortAndSweep<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+    out.clear();
+    // Only boxes that start before the region ends can overlap it.
+    const auto end = std::upper_bound(sorted_.begin(), sorted_.end(), region.hi[axis_],
+                                      [this](float v, const Aabb<D>& b) { return v < b.lo[axis_]; });
+    for (auto it = sorted_.begin(); it != end; ++it) {
+        if (it->overlaps(region)) out.push_back(entries_[it - sorted_.begin()].id);
+    }
+}
+
+template <int D>
+void SortAndSweep<D>::draw(DebugDraw<D>& draw, const Overlays& which) const {
+    if (!which.structure || sorted_.empty()) return;
+    // The sorted intervals, drawn in a strip under the bodies: rank r goes to row r % rows,
+    // coloured by rank, so the sort order reads as a gradient along the axis.
+    const int other = (axis_ + 1) % D;
+    const float span = std::max(extent_.hi[other] - extent_.lo[other], 1e-6f);
+    constexpr int kRows = 24;
+    const float row_height = 0.1f * span / kRows;
+    const float base = extent_.lo[other] - 0.02f * span;
+    const std::size_t n = sorted_.size();
+
+    std::size_t selected_rank = n;
+    for (std::size_t i = 0; i < n && which.selected != kNoBody; ++i) {
+        if (entries_[i].id == which.selected) selected_rank = i;
+    }
+    std::size_t visited_end = selected_rank;
+    if (selected_rank < n) {
+        const float end = sorted_[selected_rank].hi[axis_];
+        while (visited_end + 1 < n && sorted_[visited_end + 1].lo[axis_] <= end) ++visited_end;
+    }
+
+    auto at = [&](float along, float row_offset) {
+        Vec<D> p = extent_.lo;
+        p[axis_] = along;
+        p[other] = base - row_offset;
+        return p;
+    };
+    // Axis line with the direction of the sweep.
+    draw.line(at(extent_.lo[axis_], 0.0f), at(extent_.hi[axis_], 0.0f), rgba(1, 1, 1, 0.6f));
+    for (std::size_t i = 0; i < n && !draw.full(); ++i) {
+        const Aabb<D>& b = sorted_[i];
+        if (b.hi[axis_] < draw.view.lo[axis_] || b.lo[axis_] > draw.view.hi[axis_]) continue;
+        const float y = row_height * static_cast<float>(1 + i % kRows);
+        const bool visited = selected_rank < n && i > selected_rank && i <= visited_end;
+        Color c = ramp_color(static_cast<float>(i) / static_cast<float>(n), 0.8f);
+        if (i == selected_rank) c = rgba(1, 1, 1);
+        else if (visited) c = rgba(1.0f, 0.4f, 1.0f);
+        else if (selected_rank < n) c = (c & 0x00FFFFFFu) | 0x50000000u;  // dim the rest
+        draw.line(at(b.lo[axis_], y), at(b.hi[axis_], y), c);
+    }
+    if (selected_rank < n) {
+        // The sweep window of the selected body: everything starting in [lo, hi] is tested.
+        const Aabb<D>& s = sorted_[selected_rank];
+        for (float v : {s.lo[axis_], s.hi[axis_]}) {
+            Vec<D> a = extent_.lo, b = extent_.hi;
+            a[axis_] = b[axis_] = v;
+            a[other] = base - row_height * (kRows + 1);
+            for (int k = 0; k < D; ++k) {
+                if (k != axis_ && k != other) b[k] = a[k];
+            }
+            draw.line(a, b, rgba(1.0f, 0.4f, 1.0f, 0.8f));
+        }
+    }
+}
+
+template <int D>
+BroadPhaseStats SortAndSweep<D>::stats() const {
+    return {.candidate_tests = tests_,
+            .structure_bytes = entries_.capacity() * sizeof(Entry) + sorted_.capacity() * sizeof(Aabb<D>) +
+                               static_.capacity(),
+            .nodes = entries_.size(),
+            .depth = 0};
+}
+
+template class SortAndSweep<2>;
+template class SortAndSweep<3>;
+
+}  // namespace collide

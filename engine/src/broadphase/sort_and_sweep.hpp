@@ -1,0 +1,40 @@
+// Sort and sweep (sweep and prune on one axis): boxes sorted by their lower bound on the
+// axis of greatest spread; each box is tested only against the boxes that start before it
+// ends. The order is kept between updates and repaired with insertion sort, which is near
+// linear when bodies move little.
+#pragma once
+
+#include "collide/broadphase.hpp"
+
+namespace collide {
+
+template <int D>
+class SortAndSweep final : public BroadPhase<D> {
+public:
+    void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                PairList& out) override;
+    void query(const Aabb<D>& region, std::vector<BodyId>& out) const override;
+    void draw(DebugDraw<D>& draw, const Overlays& which) const override;
+    BroadPhaseStats stats() const override;
+
+    int axis() const { return axis_; }
+
+private:
+    struct Entry {
+        float lo;  // lower bound on the sweep axis
+        BodyId id;
+    };
+
+    int choose_axis(std::span<const Aabb<D>> boxes) const;
+    void sort_entries(std::span<const Aabb<D>> boxes, bool rebuilt);
+
+    int axis_ = 0;
+    std::vector<Entry> entries_;        // sorted by lo, persistent between updates
+    std::vector<Aabb<D>> sorted_;       // boxes in sweep order, for a cache-friendly sweep
+    std::vector<std::uint8_t> static_;  // is_static in sweep order
+    Aabb<D> extent_ = Aabb<D>::empty(); // bounds of all boxes, to place the overlay
+    std::uint64_t tests_ = 0;
+    bool last_sort_was_full_ = true;
+};
+
+}  // namespace collide

@@ -1,0 +1,276 @@
+// The generated scenes. Each sizes its world from the bodies it makes, so the area
+// (2D) or volume (3D) fraction stays fixed as n grows.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numbers>
+#include <string>
+
+#include "collide/random.hpp"
+#include "collide/scenes.hpp"
+
+namespace collide {
+
+namespace {
+
+// Area of a circle (D = 2) or volume of a sphere (D = 3).
+template <int D>
+float measure(float r) {
+    if constexpr (D == 2) {
+        return std::numbers::pi_v<float> * r * r;
+    } else {
+        return 4.0f / 3.0f * std::numbers::pi_v<float> * r * r * r;
+    }
+}
+
+template <int D>
+constexpr float kFraction = D == 2 ? 0.3f : 0.2f;
+
+// Side of the cubic world that holds bodies of total measure `total` at `fraction`.
+template <int D>
+float world_side(double total, float fraction) {
+    const double side = std::pow(total / fraction, 1.0 / D);
+    return static_cast<float>(std::max(side, 1.0));
+}
+
+template <int D>
+WorldSettings<D> settings_for(float side) {
+    WorldSettings<D> s;
+    s.bounds = {Vec<D>(0.0f), Vec<D>(side)};
+    return s;
+}
+
+template <int D>
+Vec<D> inside(Rng& rng, float side, float r) {
+    const float lo = std::min(r, 0.5f * side);
+    return rng.in_box<D>(Vec<D>(lo), Vec<D>(side - lo));
+}
+
+template <int D>
+Vec<D> random_velocity(Rng& rng, float lo, float hi) {
+    return rng.direction<D>() * rng.uniform(lo, hi);
+}
+
+// Radii 0.5..1 uniformly over the world at the scene fraction.
+template <int D>
+Scene<D> uniform_scene(std::size_t n, Rng& rng) {
+    std::vector<float> radii(n);
+    double total = 0;
+    for (float& r : radii) {
+        r = rng.uniform(0.5f, 1.0f);
+        total += measure<D>(r);
+    }
+    const float side = world_side<D>(total, kFraction<D>);
+    Scene<D> scene{settings_for<D>(side), {}};
+    scene.bodies.reserve(n);
+    for (float r : radii) scene.bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, 1.0f, 3.0f), r);
+    return scene;
+}
+
+// Truncated Pareto radii (tail exponent 1) on [0.05, 50]; with n >= 2 the extremes are
+// forced so max/min is exactly 1000 at every n.
+template <int D>
+Scene<D> powerlaw_scene(std::size_t n, Rng& rng) {
+    constexpr float kMin = 0.05f;
+    constexpr float kMax = 50.0f;
+    std::vector<float> radii(n);
+    double total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        float r;
+        if (i == 0 && n >= 2) {
+            r = kMax;
+        } else if (i == 1) {
+            r = kMin;
+        } else {
+            // Inverse CDF of the Pareto distribution, truncated to [kMin, kMax].
+            const float u = rng.uniform();
+            r = kMin / (1.0f - u * (1.0f - kMin / kMax));
+        }
+        radii[i] = r;
+        total += measure<D>(r);
+    }
+    const float side = world_side<D>(total, kFraction<D>);
+    Scene<D> scene{settings_for<D>(side), {}};
+    scene.bodies.reserve(n);
+    for (float r : radii) scene.bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, 1.0f, 3.0f), r);
+    return scene;
+}
+
+// Most bodies small and straddling the centre lines (2D) or planes (3D): the bodies a
+// "fits entirely" quadtree keeps at its root (004, "Suppose that every object in the world
+// lay on the horizontal and vertical center lines").
+template <int D>
+Scene<D> centerline_scene(std::size_t n, Rng& rng) {
+    const std::size_t on_lines = n * 4 / 5;
+    const std::size_t free = n - on_lines;
+    const float side = world_side<D>(static_cast<double>(n) * measure<D>(0.75f), kFraction<D>);
+    // Radius scale of line bodies: about half of each line (plane) is covered.
+    const double per_line = std::max<double>(1.0, static_cast<double>(on_lines) / D);
+    float scale;
+    if constexpr (D == 2) {
+        scale = static_cast<float>(0.5 * side / (1.5 * per_line));
+    } else {
+        scale = static_cast<float>(side * std::sqrt(0.3 / (per_line * measure<2>(0.75f))));
+    }
+    scale = std::min(scale, 1.0f);
+
+    Scene<D> scene{settings_for<D>(side), {}};
+    scene.bodies.reserve(n);
+    const float mid = 0.5f * side;
+    for (std::size_t i = 0; i < on_lines; ++i) {
+        const float r = scale * rng.uniform(0.5f, 1.0f);
+        Vec<D> p = inside<D>(rng, side, r);
+        const int axis = static_cast<int>(i % D);
+        p[axis] = mid + rng.uniform(-0.5f, 0.5f) * r;  // the body straddles the centre
+        scene.bodies.add(p, random_velocity<D>(rng, 0.1f, 0.5f), r);
+    }
+    for (std::size_t i = 0; i < free; ++i) {
+        const float r = rng.uniform(0.5f, 1.0f);
+        scene.bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, 1.0f, 3.0f), r);
+    }
+    return scene;
+}
+
+// Dense Gaussian clusters (about sqrt(n)/3 of them) in a world sized as `uniform`.
+template <int D>
+Scene<D> clusters_scene(std::size_t n, Rng& rng) {
+    const float side = world_side<D>(static_cast<double>(n) * measure<D>(0.75f), kFraction<D>);
+    const std::size_t k = std::max<std::size_t>(1, static_cast<std::size_t>(std::sqrt(double(n)) / 3));
+    const double per_cluster = std::max<double>(1.0, double(n) / double(k));
+    // Two sigmas hold the cluster's bodies at a fraction of about 0.6.
+    const float sigma = 0.5f * static_cast<float>(std::pow(per_cluster * measure<D>(0.75f) /
+                                                               (0.6 * measure<D>(1.0f)),
+                                                           1.0 / D));
+    std::vector<Vec<D>> centres(k);
+    for (auto& c : centres) c = inside<D>(rng, side, 2.0f * sigma);
+    Scene<D> scene{settings_for<D>(side), {}};
+    scene.bodies.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const float r = rng.uniform(0.5f, 1.0f);
+        Vec<D> p = centres[i % k];
+        for (int a = 0; a < D; ++a) p[a] = std::clamp(p[a] + sigma * rng.normal(), r, side - r);
+        scene.bodies.add(p, random_velocity<D>(rng, 0.5f, 2.0f), r);
+    }
+    return scene;
+}
+
+// Bodies on a jittered lattice in the upper part of the world fall under gravity and pile.
+template <int D>
+Scene<D> rain_scene(std::size_t n, Rng& rng) {
+    const float side = world_side<D>(static_cast<double>(n) * measure<D>(0.75f), kFraction<D>);
+    const int per_row = std::max(1, static_cast<int>(side / 2.0f));  // lattice spacing 2
+    Scene<D> scene{settings_for<D>(side), {}};
+    scene.settings.gravity[1] = -9.81f;
+    scene.settings.restitution = 0.3f;
+    scene.bodies.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        std::size_t rest = i;
+        Vec<D> p;
+        for (int a = 0; a < D; ++a) {
+            if (a == 1) continue;
+            p[a] = 1.0f + 2.0f * static_cast<float>(rest % per_row);
+            rest /= per_row;
+        }
+        p[1] = side - 1.0f - 2.0f * static_cast<float>(rest);  // fill from the top down
+        const float r = rng.uniform(0.5f, 1.0f);
+        for (int a = 0; a < D; ++a) p[a] += rng.uniform(-0.5f, 0.5f) * (1.0f - r);
+        p = glm::clamp(p, Vec<D>(r), Vec<D>(side - r));
+        Vec<D> v(0.0f);
+        v[0] = rng.uniform(-0.5f, 0.5f);
+        scene.bodies.add(p, v, r);
+    }
+    return scene;
+}
+
+// The Mean-Max workload of 002: 11 bodies (n as given) in a small arena, moving fast.
+template <int D>
+Scene<D> meanmax_scene(std::size_t n, Rng& rng) {
+    const float side = 30.0f * static_cast<float>(std::pow(std::max<double>(1.0, double(n) / 11.0), 1.0 / D));
+    Scene<D> scene{settings_for<D>(side), {}};
+    scene.bodies.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const float r = rng.uniform(0.8f, 1.4f);
+        scene.bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, 4.0f, 12.0f), r);
+    }
+    return scene;
+}
+
+// A few small fast bodies (1%, at least one) among large slow ones: the tunnelling case.
+template <int D>
+Scene<D> bullets_scene(std::size_t n, Rng& rng) {
+    const std::size_t bullets = n == 0 ? 0 : std::max<std::size_t>(1, n / 100);
+    const float side = world_side<D>(static_cast<double>(n - bullets) * measure<D>(3.0f), kFraction<D>);
+    Scene<D> scene{settings_for<D>(side), {}};
+    scene.bodies.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i < bullets) {
+            const float r = 0.15f;
+            scene.bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, 120.0f, 180.0f), r);
+        } else {
+            const float r = rng.uniform(2.0f, 4.0f);
+            scene.bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, 0.2f, 0.6f), r);
+        }
+    }
+    return scene;
+}
+
+template <int D>
+using Generator = Scene<D> (*)(std::size_t, Rng&);
+
+struct SceneRow {
+    SceneEntry entry;
+    Generator<2> make_2d;
+    Generator<3> make_3d;
+};
+
+constexpr std::array kScenes = {
+    SceneRow{{"uniform", "radii 0.5..1 spread uniformly (area fraction 0.3, volume 0.2)"},
+             uniform_scene<2>, uniform_scene<3>},
+    SceneRow{{"powerlaw", "Pareto radii, max/min = 1000, same fraction"}, powerlaw_scene<2>,
+             powerlaw_scene<3>},
+    SceneRow{{"centerline", "80% small bodies straddling the centre lines/planes"},
+             centerline_scene<2>, centerline_scene<3>},
+    SceneRow{{"clusters", "dense Gaussian clusters"}, clusters_scene<2>, clusters_scene<3>},
+    SceneRow{{"rain", "gravity: bodies fall and pile up"}, rain_scene<2>, rain_scene<3>},
+    SceneRow{{"meanmax", "the Mean-Max workload: use n = 11, a small arena, fast bodies"},
+             meanmax_scene<2>, meanmax_scene<3>},
+    SceneRow{{"bullets", "1% small fast bodies among large slow ones"}, bullets_scene<2>,
+             bullets_scene<3>},
+};
+
+const std::array<SceneEntry, kScenes.size()> kSceneEntries = [] {
+    std::array<SceneEntry, kScenes.size()> out{};
+    for (std::size_t i = 0; i < kScenes.size(); ++i) out[i] = kScenes[i].entry;
+    return out;
+}();
+
+}  // namespace
+
+std::span<const SceneEntry> scene_list() { return kSceneEntries; }
+
+template <int D>
+Scene<D> make_scene(std::string_view name, std::size_t n, std::uint64_t seed) {
+    constexpr std::string_view kCsv = "csv:";
+    if (name.starts_with(kCsv)) return load_csv_scene<D>(std::string(name.substr(kCsv.size())));
+    if (n > kMaxBodies) {
+        throw SceneError("body count " + std::to_string(n) + " is above the maximum of " +
+                         std::to_string(kMaxBodies));
+    }
+    for (const SceneRow& row : kScenes) {
+        if (row.entry.name != name) continue;
+        Rng rng(seed);
+        if constexpr (D == 2) {
+            return row.make_2d(n, rng);
+        } else {
+            return row.make_3d(n, rng);
+        }
+    }
+    std::string known;
+    for (const SceneRow& row : kScenes) known += std::string(known.empty() ? "" : ", ") + std::string(row.entry.name);
+    throw SceneError("unknown scene '" + std::string(name) + "' (scenes: " + known + ", csv:PATH)");
+}
+
+template Scene<2> make_scene<2>(std::string_view, std::size_t, std::uint64_t);
+template Scene<3> make_scene<3>(std::string_view, std::size_t, std::uint64_t);
+
+}  // namespace collide
