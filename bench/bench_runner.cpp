@@ -4,7 +4,7 @@
 #include <chrono>
 #include <sstream>
 
-#include "collide/random.hpp"
+#include "collide/ballistic.hpp"
 #include "collide/registry.hpp"
 #include "collide/scenes.hpp"
 #include "collide/world.hpp"
@@ -23,50 +23,6 @@ double percentile(std::vector<double> v, double q) {
     const double f = at - static_cast<double>(i);
     return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
 }
-
-float median_radius(std::vector<float> r) {
-    if (r.empty()) return 1.0f;
-    std::nth_element(r.begin(), r.begin() + r.size() / 2, r.end());
-    return r[r.size() / 2];
-}
-
-// Bodies flying in straight lines at a fixed speed, bouncing off the world's walls.
-template <int D>
-class Ballistic {
-public:
-    Ballistic(Scene<D> scene, float speed_fraction, std::uint64_t seed)
-        : bounds_(scene.settings.bounds), bodies_(std::move(scene.bodies)) {
-        Rng rng(seed ^ 0xB0A710u);
-        const float step = speed_fraction * median_radius(bodies_.radius);
-        for (std::size_t i = 0; i < bodies_.size(); ++i) {
-            bodies_.vel[i] = bodies_.is_static[i] ? Vec<D>(0.0f) : rng.direction<D>() * step;
-        }
-        boxes_.resize(bodies_.size());
-        compute_boxes();
-    }
-    void advance() {
-        for (std::size_t i = 0; i < bodies_.size(); ++i) {
-            Vec<D>& p = bodies_.pos[i];
-            Vec<D>& v = bodies_.vel[i];
-            p += v;
-            for (int k = 0; k < D; ++k) {
-                if ((p[k] < bounds_.lo[k] && v[k] < 0) || (p[k] > bounds_.hi[k] && v[k] > 0)) v[k] = -v[k];
-            }
-        }
-        compute_boxes();
-    }
-    const std::vector<Aabb<D>>& boxes() const { return boxes_; }
-    const std::vector<std::uint8_t>& is_static() const { return bodies_.is_static; }
-    std::size_t size() const { return bodies_.size(); }
-
-private:
-    void compute_boxes() {
-        for (std::size_t i = 0; i < bodies_.size(); ++i) boxes_[i] = Aabb<D>::around(bodies_.pos[i], bodies_.radius[i]);
-    }
-    Aabb<D> bounds_;
-    Bodies<D> bodies_;
-    std::vector<Aabb<D>> boxes_;
-};
 
 std::optional<CheckFailure> compare(PairList got, PairList want, const std::string& algorithm,
                                     const std::string& reference, std::size_t n, int frame) {
@@ -89,7 +45,7 @@ std::optional<CheckFailure> compare(PairList got, PairList want, const std::stri
 
 template <int D>
 RunResult run_broad(const RunConfig& cfg, const std::string& algorithm, std::optional<CheckFailure>& failure) {
-    Ballistic<D> motion(make_scene<D>(cfg.scene, cfg.n, cfg.seed), cfg.speed, cfg.seed);
+    BallisticMotion<D> motion(make_scene<D>(cfg.scene, cfg.n, cfg.seed), cfg.speed, cfg.seed);
     auto bp = make_broadphase<D>(algorithm);
     const std::string reference = reference_for(motion.size());
     auto ref = cfg.check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;

@@ -21,9 +21,12 @@ struct WorldSettings {
     Vec<D> gravity{0.0f};
     float restitution = 1.0f;
     float dt = 1.0f / 60.0f;
+    // Solver passes; substeps split the step for stiff piles (the broad phase runs once).
+    int substeps = 1;
     int solver_iterations = 8;
+    int position_iterations = 4;
     // Fraction of the penetration (beyond a small slop) removed per step.
-    float position_correction = 0.6f;
+    float position_correction = 0.8f;
 };
 
 // Bodies as a structure of arrays; index = BodyId.
@@ -83,9 +86,20 @@ public:
     double kinetic_energy() const;
 
 private:
-    void integrate();
+    void integrate(float dt);
     void compute_boxes();
-    void resolve();
+    void find_wall_contacts(float restitution_threshold);
+    void solve_walls(bool warm_start, bool as_system);
+    void order_contacts();
+    void resolve(float dt);
+
+    struct WallContact {
+        BodyId body;
+        int axis;
+        float side;     // -1 for the low wall, +1 for the high one
+        float target;   // normal velocity to reach: the bounce, or 0 at rest
+        float impulse;  // accumulated, in velocity units (the wall is infinitely heavy)
+    };
 
     WorldSettings<D> settings_;
     Bodies<D> bodies_;
@@ -93,6 +107,14 @@ private:
     std::vector<Aabb<D>> boxes_;
     PairList pairs_;
     std::vector<Contact<D>> contacts_;
+    std::vector<WallContact> wall_contacts_;
+    std::vector<WallContact> prev_wall_contacts_;
+    std::vector<float> impulse_;  // accumulated normal impulse per contact
+    std::vector<std::uint32_t> order_;  // solve order of the contacts
+    std::vector<float> height_;         // per contact, for the ground-up order
+    std::vector<float> target_;   // target normal velocity per contact
+    std::vector<std::uint64_t> prev_keys_;  // last step's contacts, for warm starting
+    std::vector<float> prev_impulse_;
     std::unique_ptr<BroadPhase<D>> broad_phase_;
     StepTimings timings_;
     std::uint64_t steps_ = 0;

@@ -4,6 +4,7 @@
 #include <cassert>
 #include <chrono>
 #include <cmath>
+#include <tuple>
 
 #include "collide/registry.hpp"
 
@@ -18,6 +19,47 @@ double ms_since(Clock::time_point& t) {
     const double ms = std::chrono::duration<double, std::milli>(now - t).count();
     t = now;
     return ms;
+}
+
+// The impulse (in velocity units) one contact gets in one solver pass, given its normal
+// velocity vn (positive = separating).
+// - With gravity, contacts are solved as a system: each accumulates a clamped impulse
+//   towards its target normal velocity (the bounce -e * vn0 decided before the solve, or 0
+//   for a slow, resting approach), which lets support spread through a pile.
+// - Without gravity (a gas) each contact is an instantaneous two-body collision at the
+//   current approach speed: at e = 1 that conserves kinetic energy exactly, however many
+//   bodies meet at once.
+float contact_impulse(bool as_system, float vn, float target, float& accumulated, float e) {
+    if (as_system) {
+        const float total = std::max(accumulated + target - vn, 0.0f);
+        const float j = total - accumulated;
+        accumulated = total;
+        return j;
+    }
+    return vn < 0.0f ? -(1.0f + e) * vn : 0.0f;
+}
+
+// The target normal velocity of a contact approaching at vn0 (< 0 = approaching).
+float bounce_target(float vn0, float e, float threshold) {
+    return -vn0 > threshold ? -e * vn0 : 0.0f;
+}
+
+// Approach speeds below this bounce with no restitution, so resting piles do not jitter:
+// gravity adds |g| dt per step, and that much must not come back as a bounce.
+template <int D>
+float restitution_threshold(const WorldSettings<D>& s, float dt) {
+    return 2.0f * glm::length(s.gravity) * dt;
+}
+
+// Puts a body of radius r back inside the world on every axis. Velocities are left to the
+// solver's wall contacts, which bounce or rest them.
+template <int D>
+void keep_inside(const Aabb<D>& bounds, float r, Vec<D>& p) {
+    for (int k = 0; k < D; ++k) {
+        const float lo = bounds.lo[k] + r;
+        const float hi = bounds.hi[k] - r;
+        p[k] = lo > hi ? 0.5f * (bounds.lo[k] + bounds.hi[k]) : std::clamp(p[k], lo, hi);
+    }
 }
 
 }  // namespace
@@ -54,8 +96,12 @@ void World<D>::move_body(BodyId id, const Vec<D>& pos, const Vec<D>& vel) {
 
 template <int D>
 void World<D>::step() {
+    // Substeps reuse the step's pairs: bodies move a fraction of a radius per substep, and
+    // contacts that appear in between are found at the next step.
+    const int substeps = std::max(settings_.substeps, 1);
+    const float dt = settings_.dt / static_cast<float>(substeps);
     auto t = Clock::now();
-    integrate();
+    integrate(dt);
     compute_boxes();
     timings_.integrate_ms = ms_since(t);
 
@@ -65,44 +111,19 @@ void World<D>::step() {
     find_contacts<D>(bodies_.pos, bodies_.radius, pairs_, contacts_);
     timings_.narrow_ms = ms_since(t);
 
-    resolve();
+    resolve(dt);
+    for (int k = 1; k < substeps; ++k) {
+        integrate(dt);
+        find_contacts<D>(bodies_.pos, bodies_.radius, pairs_, contacts_);
+        resolve(dt);
+    }
     timings_.resolve_ms = ms_since(t);
     ++steps_;
 }
 
-// Approach speeds below this bounce with no restitution, so resting piles do not jitter:
-// gravity adds |g| dt per step, and that much must not come back as a bounce.
 template <int D>
-static float restitution_threshold(const WorldSettings<D>& s) {
-    return 2.0f * glm::length(s.gravity) * s.dt;
-}
-
-// Keeps a body of radius r inside the world on every axis, reflecting its velocity.
-template <int D>
-static void keep_inside(const Aabb<D>& bounds, float r, float e, float threshold, Vec<D>& p,
-                        Vec<D>& v) {
-    for (int k = 0; k < D; ++k) {
-        const float lo = bounds.lo[k] + r;
-        const float hi = bounds.hi[k] - r;
-        if (lo > hi) {  // the body is wider than the world: centre it
-            p[k] = 0.5f * (bounds.lo[k] + bounds.hi[k]);
-            v[k] = 0.0f;
-        } else if (p[k] < lo) {
-            p[k] = lo;
-            if (v[k] < 0.0f) v[k] = -v[k] > threshold ? -v[k] * e : 0.0f;
-        } else if (p[k] > hi) {
-            p[k] = hi;
-            if (v[k] > 0.0f) v[k] = v[k] > threshold ? -v[k] * e : 0.0f;
-        }
-    }
-}
-
-template <int D>
-void World<D>::integrate() {
-    const float dt = settings_.dt;
+void World<D>::integrate(float dt) {
     const Vec<D> dv = settings_.gravity * dt;
-    const float e = settings_.restitution;
-    const float threshold = restitution_threshold(settings_);
     auto& pos = bodies_.pos;
     auto& vel = bodies_.vel;
     const std::size_t n = bodies_.size();
@@ -110,7 +131,7 @@ void World<D>::integrate() {
         if (bodies_.is_static[i]) continue;
         vel[i] += dv;
         pos[i] += vel[i] * dt;
-        keep_inside<D>(settings_.bounds, bodies_.radius[i], e, threshold, pos[i], vel[i]);
+        keep_inside<D>(settings_.bounds, bodies_.radius[i], pos[i]);
     }
 }
 
@@ -122,36 +143,137 @@ void World<D>::compute_boxes() {
     }
 }
 
+// Bodies touching a wall, each with the impulse it had last step (warm start, matched by
+// body, axis and side; both lists are in body order).
 template <int D>
-void World<D>::resolve() {
+void World<D>::find_wall_contacts(float threshold) {
+    std::swap(wall_contacts_, prev_wall_contacts_);
+    wall_contacts_.clear();
+    const Aabb<D>& w = settings_.bounds;
+    std::size_t prev = 0;
+    for (std::size_t i = 0; i < bodies_.size(); ++i) {
+        if (bodies_.is_static[i]) continue;
+        const float r = bodies_.radius[i];
+        const float slop = 0.01f * r;
+        for (int k = 0; k < D; ++k) {
+            for (const float side : {-1.0f, 1.0f}) {
+                const bool touching = side < 0 ? bodies_.pos[i][k] - r <= w.lo[k] + slop
+                                               : bodies_.pos[i][k] + r >= w.hi[k] - slop;
+                if (!touching) continue;
+                const float away = -bodies_.vel[i][k] * side;  // normal velocity
+                const float target = bounce_target(away, settings_.restitution, threshold);
+                WallContact c{BodyId(i), k, side, target, 0.0f};
+                const auto key = [](const WallContact& x) { return std::tuple(x.body, x.axis, x.side); };
+                while (prev < prev_wall_contacts_.size() && key(prev_wall_contacts_[prev]) < key(c)) ++prev;
+                if (target == 0.0f && prev < prev_wall_contacts_.size() && key(prev_wall_contacts_[prev]) == key(c)) {
+                    c.impulse = prev_wall_contacts_[prev].impulse;
+                }
+                wall_contacts_.push_back(c);
+            }
+        }
+    }
+}
+
+// One Gauss-Seidel pass over the wall contacts, or with warm_start, last step's impulses
+// applied again. The wall is infinitely heavy, so impulses are in velocity units.
+template <int D>
+void World<D>::solve_walls(bool warm_start, bool as_system) {
+    auto& vel = bodies_.vel;
+    for (WallContact& w : wall_contacts_) {
+        Vec<D>& v = vel[w.body];
+        if (warm_start) {
+            v[w.axis] -= w.side * w.impulse;
+            continue;
+        }
+        const float away = -v[w.axis] * w.side;  // normal velocity, positive = leaving
+        v[w.axis] -= w.side * contact_impulse(as_system, away, w.target, w.impulse, settings_.restitution);
+    }
+}
+
+// Gauss-Seidel converges fastest on a pile when it goes from the ground up: support then
+// travels through the whole pile in one sweep instead of one layer per iteration. Without
+// gravity the (a, b) order is kept. Either way the order depends only on the bodies.
+template <int D>
+void World<D>::order_contacts() {
+    const std::size_t m = contacts_.size();
+    order_.resize(m);
+    for (std::size_t c = 0; c < m; ++c) order_[c] = static_cast<std::uint32_t>(c);
+    const Vec<D> g = settings_.gravity;
+    if (glm::dot(g, g) == 0.0f) return;
+    height_.resize(m);
+    for (std::size_t c = 0; c < m; ++c) {
+        const Contact<D>& k = contacts_[c];
+        height_[c] = -std::max(glm::dot(bodies_.pos[k.a], g), glm::dot(bodies_.pos[k.b], g));
+    }
+    std::stable_sort(order_.begin(), order_.end(),
+                     [this](std::uint32_t x, std::uint32_t y) { return height_[x] < height_[y]; });
+}
+
+template <int D>
+void World<D>::resolve(float dt) {
     auto& pos = bodies_.pos;
     auto& vel = bodies_.vel;
-    const float threshold = restitution_threshold(settings_);
+    const float threshold = restitution_threshold(settings_, dt);
+    find_wall_contacts(threshold);
 
-    // Sequential impulses on the normal velocity. Each impulse is a two-body collision, so
-    // with restitution 1 it conserves kinetic energy and momentum exactly (up to rounding).
-    for (int it = 0; it < settings_.solver_iterations; ++it) {
-        bool any = false;
-        for (const Contact<D>& c : contacts_) {
-            const float ia = inv_mass_[c.a];
-            const float ib = inv_mass_[c.b];
-            if (ia + ib == 0.0f) continue;
-            const float vn = glm::dot(vel[c.b] - vel[c.a], c.normal);
-            if (vn >= 0.0f) continue;  // already separating
-            const float e = -vn > threshold ? settings_.restitution : 0.0f;
-            const float j = -(1.0f + e) * vn / (ia + ib);
-            vel[c.a] -= (j * ia) * c.normal;
-            vel[c.b] += (j * ib) * c.normal;
-            any = true;
+    // Sequential impulses (see contact_impulse for the two ways a contact is solved).
+    const bool as_system = threshold > 0.0f;
+    const float e = settings_.restitution;
+    const std::size_t m = contacts_.size();
+    impulse_.assign(m, 0.0f);
+    target_.resize(m);
+    // Targets first, from the velocities before any impulse: warm-start impulses must not
+    // look like an approach to the neighbouring contacts.
+    for (std::size_t c = 0; c < m; ++c) {
+        const Contact<D>& k = contacts_[c];
+        target_[c] = bounce_target(glm::dot(vel[k.b] - vel[k.a], k.normal), e, threshold);
+    }
+    // Warm start resting contacts with last step's impulse (both lists are sorted by pair),
+    // so support travels up a pile over steps instead of within one step's passes.
+    std::size_t prev = 0;
+    for (std::size_t c = 0; c < m && as_system; ++c) {
+        const Contact<D>& k = contacts_[c];
+        const std::uint64_t key = Pair{k.a, k.b}.key();
+        while (prev < prev_keys_.size() && prev_keys_[prev] < key) ++prev;
+        if (target_[c] == 0.0f && prev < prev_keys_.size() && prev_keys_[prev] == key) {
+            const float j = prev_impulse_[prev];
+            impulse_[c] = j;
+            vel[k.a] -= (j * inv_mass_[k.a]) * k.normal;
+            vel[k.b] += (j * inv_mass_[k.b]) * k.normal;
         }
-        if (!any) break;
+    }
+    if (as_system) solve_walls(true, as_system);
+    order_contacts();
+    for (int it = 0; it < settings_.solver_iterations; ++it) {
+        solve_walls(false, as_system);  // the ground first: piles rest on it
+        for (const std::uint32_t c : order_) {
+            const Contact<D>& k = contacts_[c];
+            const float ia = inv_mass_[k.a];
+            const float ib = inv_mass_[k.b];
+            if (ia + ib == 0.0f) continue;
+            // Solved in relative-velocity units, then shared out by inverse mass.
+            const float vn = glm::dot(vel[k.b] - vel[k.a], k.normal);
+            float accumulated = impulse_[c] * (ia + ib);
+            const float dv = contact_impulse(as_system, vn, target_[c], accumulated, e);
+            impulse_[c] = accumulated / (ia + ib);
+            const float j = dv / (ia + ib);
+            vel[k.a] -= (j * ia) * k.normal;
+            vel[k.b] += (j * ib) * k.normal;
+        }
     }
 
-    // Positional correction: push overlapping bodies apart by part of their penetration,
-    // weighted by inverse mass. Velocities are untouched, so no energy is added.
+    prev_keys_.resize(m);
+    for (std::size_t c = 0; c < m; ++c) prev_keys_[c] = Pair{contacts_[c].a, contacts_[c].b}.key();
+    prev_impulse_ = impulse_;
+
+    // Positional correction (non-linear Gauss-Seidel): push overlapping bodies apart by part
+    // of their penetration, weighted by inverse mass, and keep them inside the walls.
+    // Velocities are untouched, so no energy is added.
     const float beta = settings_.position_correction;
-    for (int pass = 0; pass < 2; ++pass) {
-        for (const Contact<D>& c : contacts_) {
+    const Aabb<D>& bounds = settings_.bounds;
+    for (int pass = 0; pass < settings_.position_iterations; ++pass) {
+        for (const std::uint32_t index : order_) {
+            const Contact<D>& c = contacts_[index];
             const float ia = inv_mass_[c.a];
             const float ib = inv_mass_[c.b];
             if (ia + ib == 0.0f) continue;
@@ -159,7 +281,7 @@ void World<D>::resolve() {
             const float rb = bodies_.radius[c.b];
             const Vec<D> d = pos[c.b] - pos[c.a];
             const float dist = glm::length(d);
-            const float slop = 0.01f * std::min(ra, rb);
+            const float slop = 0.005f * std::min(ra, rb);
             const float depth = ra + rb - dist;
             if (depth <= slop) continue;
             const Vec<D> n = dist > 1e-12f ? d / dist : c.normal;
@@ -167,14 +289,16 @@ void World<D>::resolve() {
             pos[c.a] -= ia * push;
             pos[c.b] += ib * push;
         }
+        for (const WallContact& w : wall_contacts_) {
+            const float r = bodies_.radius[w.body];
+            float& p = pos[w.body][w.axis];
+            p = w.side < 0 ? std::max(p, bounds.lo[w.axis] + r) : std::min(p, bounds.hi[w.axis] - r);
+        }
     }
-    // Corrections may push a body through a wall; put it back without touching velocity.
-    Vec<D> unused;
+    // A correction can push a body that was not at a wall through one.
     for (const Contact<D>& c : contacts_) {
         for (BodyId id : {c.a, c.b}) {
-            if (bodies_.is_static[id]) continue;
-            unused = vel[id];
-            keep_inside<D>(settings_.bounds, bodies_.radius[id], 1.0f, 0.0f, pos[id], unused);
+            if (!bodies_.is_static[id]) keep_inside<D>(bounds, bodies_.radius[id], pos[id]);
         }
     }
 }

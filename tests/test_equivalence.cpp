@@ -1,0 +1,228 @@
+// Every registry entry must report exactly the pairs of the reference double loop: on
+// every scene, in both dimensions, for several seeds and sizes, over moving frames, and on
+// the degenerate inputs. query() is checked against a linear scan.
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "collide/ballistic.hpp"
+#include "collide/random.hpp"
+#include "collide/registry.hpp"
+#include "collide/scenes.hpp"
+#include "test_support.hpp"
+
+namespace collide {
+namespace {
+
+using testing::pair_difference;
+using testing::reference_pairs;
+
+struct Case {
+    std::string algorithm;
+    int dim;
+    std::string scene;
+};
+
+std::vector<Case> all_cases() {
+    std::vector<Case> out;
+    for (const BroadPhaseEntry& e : broadphases()) {
+        for (int dim : {2, 3}) {
+            if (!e.supports(dim)) continue;
+            for (const SceneEntry& s : scene_list()) out.push_back({std::string(e.name), dim, std::string(s.name)});
+        }
+    }
+    return out;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+    std::string name = info.param.algorithm + "_" + std::to_string(info.param.dim) + "d_" + info.param.scene;
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
+}
+
+// Checks query() against a linear scan for a few regions around the boxes.
+template <int D>
+void expect_queries_match(const BroadPhase<D>& bp, const std::vector<Aabb<D>>& boxes, Rng& rng) {
+    if (boxes.empty()) return;
+    Aabb<D> all = Aabb<D>::empty();
+    for (const auto& b : boxes) all.grow(b);
+    std::vector<BodyId> got;
+    for (int q = 0; q < 4; ++q) {
+        const Vec<D> c = rng.in_box<D>(all.lo, all.hi);
+        const Vec<D> half = (all.hi - all.lo) * rng.uniform(0.0f, 0.3f);
+        const Aabb<D> region{c - half, c + half};
+        bp.query(region, got);
+        std::sort(got.begin(), got.end());
+        std::vector<BodyId> want;
+        for (std::size_t i = 0; i < boxes.size(); ++i) {
+            if (boxes[i].overlaps(region)) want.push_back(BodyId(i));
+        }
+        ASSERT_EQ(got, want) << "query " << q;
+    }
+}
+
+template <int D>
+void run_scene(const Case& c) {
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+        for (std::size_t n : {0u, 1u, 2u, 100u, 2000u}) {
+            // Moving frames: slow, then fast, so persistent structures see both coherence
+            // and bodies jumping several cells.
+            BallisticMotion<D> motion(make_scene<D>(c.scene, n, seed), seed == 3 ? 2.0f : 0.2f, seed);
+            auto bp = make_broadphase<D>(c.algorithm);
+            ASSERT_TRUE(bp);
+            PairList got;
+            Rng rng(seed);
+            for (int frame = 0; frame < 4; ++frame) {
+                bp->update(motion.boxes(), motion.is_static(), got);
+                const std::string diff =
+                    pair_difference(got, reference_pairs<D>(motion.boxes(), motion.is_static()));
+                ASSERT_TRUE(diff.empty()) << "seed " << seed << " n " << n << " frame " << frame << ": " << diff;
+                expect_queries_match<D>(*bp, motion.boxes(), rng);
+                motion.advance();
+            }
+        }
+    }
+}
+
+class EveryScene : public ::testing::TestWithParam<Case> {};
+
+TEST_P(EveryScene, MatchesReference) {
+    if (GetParam().dim == 2) {
+        run_scene<2>(GetParam());
+    } else {
+        run_scene<3>(GetParam());
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, EveryScene, ::testing::ValuesIn(all_cases()), case_name);
+
+// ---------------------------------------------------------------------------------------
+// Degenerate inputs, hand-built.
+
+template <int D>
+struct BoxSet {
+    std::string name;
+    std::vector<Aabb<D>> boxes;
+    std::vector<std::uint8_t> is_static;
+};
+
+template <int D>
+std::vector<BoxSet<D>> degenerate_sets() {
+    std::vector<BoxSet<D>> sets;
+    auto add = [&](std::string name, std::vector<Aabb<D>> boxes, std::vector<std::uint8_t> st = {}) {
+        if (st.empty()) st.assign(boxes.size(), 0);
+        sets.push_back({std::move(name), std::move(boxes), std::move(st)});
+    };
+    Rng rng(7);
+    add("empty", {});
+    add("one body", {Aabb<D>::around(Vec<D>(3.0f), 1.0f)});
+
+    std::vector<Aabb<D>> v;
+    for (int i = 0; i < 300; ++i) v.push_back(Aabb<D>::around(Vec<D>(5.0f), rng.uniform(0.1f, 1.0f)));
+    add("all at one point", v);
+
+    v.assign(200, Aabb<D>::around(Vec<D>(2.0f), 0.5f));
+    add("identical boxes", v);
+
+    // A lattice of unit boxes at integer positions: neighbours touch on faces, edges and
+    // corners only (closed intervals mean they all overlap).
+    v.clear();
+    const int side = D == 2 ? 12 : 6;
+    for (int i = 0; i < side; ++i) {
+        for (int j = 0; j < side; ++j) {
+            for (int k = 0; k < (D == 3 ? side : 1); ++k) {
+                Vec<D> lo(static_cast<float>(i));
+                lo[1] = static_cast<float>(j);
+                if constexpr (D == 3) lo[2] = static_cast<float>(k);
+                v.push_back({lo, lo + Vec<D>(1.0f)});
+            }
+        }
+    }
+    add("touching lattice", v);
+
+    v.clear();
+    for (int i = 0; i < 300; ++i) v.push_back(Aabb<D>::around(Vec<D>(std::floor(rng.uniform(0.0f, 8.0f))), 0.0f));
+    add("zero radius, coincident points", v);
+
+    v.clear();
+    for (int i = 0; i < 300; ++i) {
+        Vec<D> p = rng.in_box<D>(Vec<D>(-1e4f), Vec<D>(1e4f));
+        if (i % 3 == 0) p *= 100.0f;  // far outside any world
+        v.push_back(Aabb<D>::around(p, rng.uniform(0.0f, 500.0f)));
+    }
+    add("outside the world, negative and huge", v);
+
+    v.clear();
+    v.push_back(Aabb<D>::around(Vec<D>(0.0f), 1e5f));  // one box around everything
+    for (int i = 0; i < 300; ++i) v.push_back(Aabb<D>::around(rng.in_box<D>(Vec<D>(0.0f), Vec<D>(50.0f)), 1.0f));
+    add("one giant box", v);
+
+    v.clear();
+    std::vector<std::uint8_t> st;
+    for (int i = 0; i < 400; ++i) {
+        v.push_back(Aabb<D>::around(rng.in_box<D>(Vec<D>(0.0f), Vec<D>(20.0f)), rng.uniform(0.2f, 1.5f)));
+        st.push_back(i % 2);
+    }
+    add("half static", v, st);
+    st.assign(v.size(), 1);
+    add("all static", v, st);
+    return sets;
+}
+
+class Degenerate : public ::testing::TestWithParam<std::pair<std::string, int>> {};
+
+template <int D>
+void run_degenerate(const std::string& algorithm) {
+    Rng rng(11);
+    for (const BoxSet<D>& set : degenerate_sets<D>()) {
+        auto bp = make_broadphase<D>(algorithm);
+        PairList got;
+        // Twice: a persistent structure must also be right on its second update.
+        for (int round = 0; round < 2; ++round) {
+            bp->update(set.boxes, set.is_static, got);
+            const std::string diff = pair_difference(got, reference_pairs<D>(set.boxes, set.is_static));
+            ASSERT_TRUE(diff.empty()) << set.name << ", update " << round << ": " << diff;
+        }
+        expect_queries_match<D>(*bp, set.boxes, rng);
+    }
+}
+
+TEST_P(Degenerate, MatchesReference) {
+    if (GetParam().second == 2) {
+        run_degenerate<2>(GetParam().first);
+    } else {
+        run_degenerate<3>(GetParam().first);
+    }
+}
+
+std::vector<std::pair<std::string, int>> algorithms_by_dim() {
+    std::vector<std::pair<std::string, int>> out;
+    for (const BroadPhaseEntry& e : broadphases()) {
+        for (int dim : {2, 3}) {
+            if (e.supports(dim)) out.emplace_back(std::string(e.name), dim);
+        }
+    }
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, Degenerate, ::testing::ValuesIn(algorithms_by_dim()),
+                         [](const auto& info) {
+                             std::string name = info.param.first + "_" + std::to_string(info.param.second) + "d";
+                             std::replace(name.begin(), name.end(), '-', '_');
+                             return name;
+                         });
+
+TEST(Registry, NamesAreUniqueAndEveryEntryBuilds) {
+    std::set<std::string_view> names;
+    for (const BroadPhaseEntry& e : broadphases()) {
+        EXPECT_TRUE(names.insert(e.name).second) << e.name;
+        EXPECT_TRUE(e.in_2d || e.in_3d) << e.name;
+        EXPECT_EQ(e.in_2d, make_broadphase<2>(e.name) != nullptr) << e.name;
+        EXPECT_EQ(e.in_3d, make_broadphase<3>(e.name) != nullptr) << e.name;
+    }
+    EXPECT_EQ(find_broadphase("no-such-thing"), nullptr);
+    EXPECT_FALSE(make_broadphase<2>("no-such-thing"));
+}
+
+}  // namespace
+}  // namespace collide

@@ -1,0 +1,166 @@
+// Scene generators and the CSV loader, including every kind of bad row.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "collide/parse.hpp"
+#include "collide/scenes.hpp"
+
+namespace collide {
+namespace {
+
+template <int D>
+void scenes_are_sane() {
+    for (const SceneEntry& e : scene_list()) {
+        for (std::size_t n : {0u, 1u, 2u, 100u, 3000u}) {
+            SCOPED_TRACE(std::string(e.name) + " n=" + std::to_string(n));
+            const Scene<D> s = make_scene<D>(e.name, n, 42);
+            ASSERT_EQ(s.bodies.size(), n);
+            for (int k = 0; k < D; ++k) ASSERT_LT(s.settings.bounds.lo[k], s.settings.bounds.hi[k]);
+            for (std::size_t i = 0; i < n; ++i) {
+                ASSERT_TRUE(s.settings.bounds.contains(s.bodies.pos[i])) << "body " << i;
+                ASSERT_GE(s.bodies.radius[i], 0.0f);
+                ASSERT_TRUE(std::isfinite(s.bodies.radius[i]));
+                for (int k = 0; k < D; ++k) ASSERT_TRUE(std::isfinite(s.bodies.vel[i][k]));
+            }
+            // Same seed, same bodies; another seed, other bodies.
+            const Scene<D> again = make_scene<D>(e.name, n, 42);
+            EXPECT_EQ(again.bodies.pos, s.bodies.pos);
+            if (n >= 2) {
+                EXPECT_NE(make_scene<D>(e.name, n, 43).bodies.pos, s.bodies.pos);
+            }
+        }
+    }
+}
+
+TEST(Scenes, Sane2D) { scenes_are_sane<2>(); }
+TEST(Scenes, Sane3D) { scenes_are_sane<3>(); }
+
+TEST(Scenes, PowerlawSpansAFactorOf1000) {
+    for (std::size_t n : {2u, 1000u, 50000u}) {
+        const auto s = make_scene<2>("powerlaw", n, 1);
+        const auto [lo, hi] = std::minmax_element(s.bodies.radius.begin(), s.bodies.radius.end());
+        EXPECT_FLOAT_EQ(*hi / *lo, 1000.0f) << "n=" << n;
+    }
+}
+
+TEST(Scenes, CenterlineBodiesStraddleTheCentre) {
+    const auto s = make_scene<2>("centerline", 1000, 1);
+    const float mid = s.settings.bounds.center().x;
+    int straddling = 0;
+    for (std::size_t i = 0; i < s.bodies.size(); ++i) {
+        for (int k = 0; k < 2; ++k) {
+            if (std::abs(s.bodies.pos[i][k] - mid) <= s.bodies.radius[i]) {
+                ++straddling;
+                break;
+            }
+        }
+    }
+    EXPECT_GE(straddling, 800);
+}
+
+TEST(Scenes, UnknownNameAndAbsurdSizeAreRefused) {
+    EXPECT_THROW(make_scene<2>("nope", 10, 1), SceneError);
+    try {
+        make_scene<2>("uniform", kMaxBodies + 1, 1);
+        FAIL() << "no error";
+    } catch (const SceneError& e) {
+        EXPECT_NE(std::string(e.what()).find(std::to_string(kMaxBodies + 1)), std::string::npos) << e.what();
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+
+class CsvScene : public ::testing::Test {
+protected:
+    std::string write(const std::string& text) {
+        const auto path = std::filesystem::temp_directory_path() /
+                          ("collidoscope_test_" + std::to_string(counter_++) + "_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".csv");
+        std::ofstream(path) << text;
+        paths_.push_back(path);
+        return path.string();
+    }
+    void TearDown() override {
+        for (const auto& p : paths_) std::filesystem::remove(p);
+    }
+    // The error message loading `text` gives; fails the test if it loads.
+    template <int D = 2>
+    std::string error_of(const std::string& text) {
+        const std::string path = write(text);
+        try {
+            load_csv_scene<D>(path);
+        } catch (const SceneError& e) {
+            return e.what();
+        }
+        ADD_FAILURE() << "loaded without error:\n" << text;
+        return {};
+    }
+    std::vector<std::filesystem::path> paths_;
+    int counter_ = 0;
+};
+
+TEST_F(CsvScene, Loads2DWithOptionalColumnsAndComments) {
+    const auto path = write("# a comment\nx, y, r, vx, vy, static\n1,2,0.5,1,0,0  # trailing\n\n4,2,1,0,0,1\n");
+    const Scene<2> s = load_csv_scene<2>(path);
+    ASSERT_EQ(s.bodies.size(), 2u);
+    EXPECT_EQ(s.bodies.pos[0], Vec<2>(1, 2));
+    EXPECT_EQ(s.bodies.vel[0], Vec<2>(1, 0));
+    EXPECT_EQ(s.bodies.is_static[1], 1);
+    // Bounds of the centres padded by the largest radius.
+    EXPECT_EQ(s.settings.bounds.lo, Vec<2>(0, 1));
+    EXPECT_EQ(s.settings.bounds.hi, Vec<2>(5, 3));
+    EXPECT_EQ(csv_scene_dimension(path), 2);
+}
+
+TEST_F(CsvScene, Loads3DWithWorldLine) {
+    const auto path = write("world,0,0,0,10,20,30\nr,x,y,z\n1,5,5,5\n");
+    const Scene<3> s = load_csv_scene<3>(path);
+    ASSERT_EQ(s.bodies.size(), 1u);
+    EXPECT_EQ(s.bodies.pos[0], Vec<3>(5, 5, 5));
+    EXPECT_EQ(s.settings.bounds.hi, Vec<3>(10, 20, 30));
+    EXPECT_EQ(csv_scene_dimension(path), 3);
+    EXPECT_EQ(make_scene<3>("csv:" + path, 0, 0).bodies.size(), 1u);
+}
+
+TEST_F(CsvScene, BadRowsNameFileLineAndReason) {
+    const std::string header = "x,y,r\n1,1,1\n";
+    EXPECT_NE(error_of(header + "2,2\n").find(":3: missing field"), std::string::npos);
+    EXPECT_NE(error_of(header + "2,2,1,4\n").find(":3: too many fields"), std::string::npos);
+    EXPECT_NE(error_of(header + "2,abc,1\n").find(":3: 'abc' in column 'y' is not a number"), std::string::npos);
+    EXPECT_NE(error_of(header + "2,3x,1\n").find("'3x'"), std::string::npos);
+    EXPECT_NE(error_of(header + "nan,2,1\n").find(":3: 'nan' in column 'x' is not a finite number"), std::string::npos);
+    EXPECT_NE(error_of(header + "2,inf,1\n").find(":3: 'inf'"), std::string::npos);
+    EXPECT_NE(error_of(header + "2,2,-1\n").find(":3: negative radius -1"), std::string::npos);
+    EXPECT_NE(error_of(header + "2,,1\n").find(":3: missing value for 'y'"), std::string::npos);
+    EXPECT_NE(error_of("x,y,r,static\n1,1,1,2\n").find(":2: 'static' must be 0 or 1"), std::string::npos);
+    EXPECT_NE(error_of("x,y\n1,1\n").find(":1: the header has no 'r' column"), std::string::npos);
+    EXPECT_NE(error_of("x,y,r,w\n").find(":1: unknown column 'w'"), std::string::npos);
+    EXPECT_NE(error_of("x,y,r,x\n").find("appears twice"), std::string::npos);
+    EXPECT_NE(error_of("# nothing\n").find("no header row"), std::string::npos);
+    EXPECT_NE(error_of("world,0,0,1\nx,y,r\n").find(":1: the world line needs 4 numbers"), std::string::npos);
+    EXPECT_NE(error_of("world,0,0,-1,1\nx,y,r\n").find(":1: the world box is empty on axis x"), std::string::npos);
+    EXPECT_NE(error_of("x,y,z,r\n1,1,1,1\n").find("is 3D"), std::string::npos);
+    EXPECT_NE(error_of<3>("x,y,r\n1,1,1\n").find("is 2D"), std::string::npos);
+    EXPECT_NE(error_of("x,y,r,vz\n").find("'vz' in a 2D file"), std::string::npos);
+}
+
+TEST_F(CsvScene, MissingFileIsAnError) {
+    EXPECT_THROW(load_csv_scene<2>("/nonexistent/dir/scene.csv"), SceneError);
+}
+
+TEST(Parse, NumbersAreStrict) {
+    EXPECT_EQ(parse_number<int>("42"), 42);
+    EXPECT_FALSE(parse_number<int>("42x"));
+    EXPECT_FALSE(parse_number<int>(""));
+    EXPECT_FALSE(parse_number<unsigned>("-1"));
+    EXPECT_FALSE(parse_number<float>("nan"));
+    EXPECT_FALSE(parse_number<float>("inf"));
+    EXPECT_EQ(parse_number<float>("0.5"), 0.5f);
+    EXPECT_EQ(split("a,,b", ',').size(), 3u);
+}
+
+}  // namespace
+}  // namespace collide

@@ -1,0 +1,168 @@
+// The simulation: energy conservation, walls, determinism, independence from the broad
+// phase, and piles that settle.
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "collide/registry.hpp"
+#include "collide/scenes.hpp"
+#include "collide/world.hpp"
+
+namespace collide {
+namespace {
+
+template <int D>
+World<D> make_world(const std::string& scene, std::size_t n, std::uint64_t seed,
+                    const std::string& algorithm = "sort-and-sweep") {
+    Scene<D> s = make_scene<D>(scene, n, seed);
+    World<D> w(s.settings, std::move(s.bodies));
+    w.set_broad_phase(make_broadphase<D>(algorithm));
+    return w;
+}
+
+template <int D>
+void expect_inside(const World<D>& w) {
+    const auto& b = w.bodies();
+    const Aabb<D>& box = w.settings().bounds;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        for (int k = 0; k < D; ++k) {
+            ASSERT_GE(b.pos[i][k], box.lo[k]) << "body " << i << " left the world";
+            ASSERT_LE(b.pos[i][k], box.hi[k]) << "body " << i << " left the world";
+        }
+    }
+}
+
+template <int D>
+void energy_is_conserved() {
+    World<D> w = make_world<D>("uniform", 1000, 5);
+    w.settings().restitution = 1.0f;
+    w.settings().gravity = Vec<D>(0.0f);
+    const double e0 = w.kinetic_energy();
+    ASSERT_GT(e0, 0.0);
+    std::size_t contacts = 0;
+    for (int i = 0; i < 10000; ++i) {
+        w.step();
+        contacts += w.contacts().size();
+    }
+    EXPECT_GT(contacts, 10000u) << "the test needs collisions to mean anything";
+    EXPECT_NEAR(w.kinetic_energy() / e0, 1.0, 0.01);
+    expect_inside(w);
+}
+
+TEST(World, EnergyConservedWithRestitutionOne2D) { energy_is_conserved<2>(); }
+TEST(World, EnergyConservedWithRestitutionOne3D) { energy_is_conserved<3>(); }
+
+template <int D>
+void same_state(const World<D>& a, const World<D>& b) {
+    ASSERT_EQ(a.bodies().size(), b.bodies().size());
+    const std::size_t bytes = a.bodies().size() * sizeof(Vec<D>);
+    EXPECT_EQ(std::memcmp(a.bodies().pos.data(), b.bodies().pos.data(), bytes), 0);
+    EXPECT_EQ(std::memcmp(a.bodies().vel.data(), b.bodies().vel.data(), bytes), 0);
+}
+
+template <int D>
+void deterministic() {
+    for (const SceneEntry& s : scene_list()) {
+        World<D> a = make_world<D>(std::string(s.name), 400, 9);
+        World<D> b = make_world<D>(std::string(s.name), 400, 9);
+        for (int i = 0; i < 300; ++i) {
+            a.step();
+            b.step();
+        }
+        SCOPED_TRACE(std::string(s.name));
+        same_state(a, b);
+    }
+}
+
+TEST(World, BitIdenticalForSameSeed2D) { deterministic<2>(); }
+TEST(World, BitIdenticalForSameSeed3D) { deterministic<3>(); }
+
+// Contacts are resolved in (a, b) order, so every correct broad phase gives the same world.
+template <int D>
+void independent_of_broad_phase() {
+    for (const BroadPhaseEntry& e : broadphases()) {
+        if (!e.supports(D)) continue;
+        World<D> ref = make_world<D>("clusters", 300, 4, "brute-force");
+        World<D> other = make_world<D>("clusters", 300, 4, std::string(e.name));
+        for (int i = 0; i < 200; ++i) {
+            ref.step();
+            other.step();
+            ASSERT_EQ(ref.pairs().size(), other.pairs().size()) << e.name << " step " << i;
+        }
+        SCOPED_TRACE(std::string(e.name));
+        same_state(ref, other);
+    }
+}
+
+TEST(World, SameStateWithEveryBroadPhase2D) { independent_of_broad_phase<2>(); }
+TEST(World, SameStateWithEveryBroadPhase3D) { independent_of_broad_phase<3>(); }
+
+TEST(World, SwitchingBroadPhaseKeepsBodies) {
+    World<2> w = make_world<2>("uniform", 200, 1);
+    for (int i = 0; i < 10; ++i) w.step();
+    const auto before = w.bodies().pos;
+    w.set_broad_phase(make_broadphase<2>("brute-force"));
+    EXPECT_EQ(w.bodies().pos, before);
+}
+
+// A pile of rain must come to rest: small overlaps (no sinking), nothing bouncing (no
+// jitter), nobody through the floor. Bodies are frictionless, so one on the floor may still
+// glide slowly sideways; that is far below the 10% of a radius per second allowed here.
+template <int D>
+void rain_settles() {
+    World<D> w = make_world<D>("rain", 400, 3);
+    for (int i = 0; i < 1800; ++i) w.step();
+    const auto before = w.bodies().pos;
+    float max_speed = 0;
+    for (int i = 0; i < 60; ++i) {
+        w.step();
+        for (const auto& v : w.bodies().vel) max_speed = std::max(max_speed, glm::length(v));
+    }
+    const auto& b = w.bodies();
+    float max_move = 0, max_overlap = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) max_move = std::max(max_move, glm::length(b.pos[i] - before[i]) / b.radius[i]);
+    for (const Contact<D>& c : w.contacts()) {
+        max_overlap = std::max(max_overlap, c.depth / std::min(b.radius[c.a], b.radius[c.b]));
+    }
+    EXPECT_LT(max_move, 0.1f) << "bodies still moving after 30 s";
+    EXPECT_LT(max_speed, 0.2f) << "some body is bouncing (jitter)";
+    EXPECT_LT(max_overlap, 0.05f) << "bodies sinking into each other";
+    EXPECT_GT(w.contacts().size(), b.size() / 2) << "a settled pile has contacts";
+    expect_inside(w);
+}
+
+TEST(World, RainSettles2D) { rain_settles<2>(); }
+TEST(World, RainSettles3D) { rain_settles<3>(); }
+
+TEST(World, StaticBodiesNeverMove) {
+    Bodies<2> bodies;
+    bodies.add({5, 5}, {0, 0}, 1.0f, true);
+    bodies.add({5, 8}, {0, -3}, 1.0f);
+    WorldSettings<2> s;
+    s.bounds = {{0, 0}, {10, 10}};
+    World<2> w(s, bodies);
+    bool touched = false;
+    for (int i = 0; i < 120; ++i) {
+        w.step();
+        touched |= !w.contacts().empty();
+    }
+    EXPECT_TRUE(touched);
+    EXPECT_EQ(w.bodies().pos[0], Vec<2>(5, 5));
+    EXPECT_GT(w.bodies().vel[1].y, 0.0f) << "the moving body bounced off";
+}
+
+TEST(World, HeadOnElasticCollisionSwapsVelocities) {
+    Bodies<2> bodies;
+    bodies.add({4, 5}, {1, 0}, 0.5f);
+    bodies.add({6, 5}, {-1, 0}, 0.5f);
+    WorldSettings<2> s;
+    s.bounds = {{0, 0}, {10, 10}};
+    s.dt = 0.01f;
+    World<2> w(s, bodies);
+    for (int i = 0; i < 60; ++i) w.step();
+    EXPECT_NEAR(w.bodies().vel[0].x, -1.0f, 1e-5f);
+    EXPECT_NEAR(w.bodies().vel[1].x, 1.0f, 1e-5f);
+}
+
+}  // namespace
+}  // namespace collide
