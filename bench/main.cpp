@@ -58,7 +58,7 @@ T number(const std::string& flag, std::string_view text, T min, T max) {
     const auto v = parse_number<T>(text);
     if (!v || *v < min || *v > max) {
         std::ostringstream msg;
-        msg << flag << " '" << text << "' is not a number in " << min << ".." << max;
+        msg << flag << ": '" << text << "' is not a number in " << min << ".." << max;
         usage_error(msg.str());
     }
     return *v;
@@ -98,7 +98,7 @@ Options parse(int argc, char** argv) {
             std::exit(0);
         } else if (flag == "--dim") {
             const std::string v = value();
-            if (v != "2" && v != "3") usage_error("--dim '" + v + "' must be 2 or 3");
+            if (v != "2" && v != "3") usage_error("--dim: '" + v + "' must be 2 or 3");
             o.run.dim = v[0] - '0';
         } else if (flag == "--scene") {
             o.run.scene = value();
@@ -126,14 +126,14 @@ Options parse(int argc, char** argv) {
             o.run.budget_s = number<double>(flag, value(), 0.001, 1e6);
         } else if (flag == "--mode") {
             const std::string v = value();
-            if (v != "broad" && v != "step") usage_error("--mode '" + v + "' must be broad or step");
+            if (v != "broad" && v != "step") usage_error("--mode: '" + v + "' must be broad or step");
             o.run.mode = v == "step" ? Mode::kStep : Mode::kBroad;
         } else if (flag == "--check" && !inline_value) {
             o.run.check = true;
         } else if (flag == "--format") {
             o.format = value();
             if (o.format != "table" && o.format != "csv" && o.format != "json") {
-                usage_error("--format '" + o.format + "' must be table, csv or json");
+                usage_error("--format: '" + o.format + "' must be table, csv or json");
             }
         } else if (flag == "--out") {
             o.out = value();
@@ -143,8 +143,8 @@ Options parse(int argc, char** argv) {
     }
     for (const std::string& a : o.algorithms) {
         const BroadPhaseEntry* e = find_broadphase(a);
-        if (e == nullptr) usage_error("unknown broad phase '" + a + "' (see --list)");
-        if (!e->supports(o.run.dim)) usage_error("broad phase '" + a + "' has no " + std::to_string(o.run.dim) + "D version");
+        if (e == nullptr) usage_error("--broadphase: unknown algorithm '" + a + "' (see --list)");
+        if (!e->supports(o.run.dim)) usage_error("--broadphase: '" + a + "' has no " + std::to_string(o.run.dim) + "D version");
     }
     // Build the scene once at the smallest n so a bad name or file fails before any work.
     try {
@@ -154,7 +154,7 @@ Options parse(int argc, char** argv) {
             (void)make_scene<3>(o.run.scene, std::min<std::size_t>(o.counts.front(), 2), o.run.seed);
         }
     } catch (const SceneError& e) {
-        usage_error(std::string("scene: ") + e.what());
+        usage_error(std::string("--scene: ") + e.what());
     }
     return o;
 }

@@ -19,6 +19,8 @@ struct Case {
     int dim;
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.algorithm << " " << c.dim << "D"; }
+
 std::vector<Case> cases() {
     std::vector<Case> out;
     for (const auto& e : collide::broadphases()) {

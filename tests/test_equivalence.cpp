@@ -23,6 +23,9 @@ struct Case {
     std::string scene;
 };
 
+// Printed in test output instead of the raw bytes of the struct.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.algorithm << " " << c.dim << "D " << c.scene; }
+
 std::vector<Case> all_cases() {
     std::vector<Case> out;
     for (const BroadPhaseEntry& e : broadphases()) {

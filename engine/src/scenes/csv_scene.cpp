@@ -1,6 +1,6 @@
 // CSV scenes: a header row naming the columns (x,y,r or x,y,z,r; optional vx,vy[,vz] and
 // static), then one body per row. '#' starts a comment. An optional line
-// "world,lo...,hi..." before the first body sets the world box. Every row is checked
+// "world,lo...,hi..." before the header row sets the world box. Every row is checked
 // before anything is returned, so a bad file loads nothing.
 #include <algorithm>
 #include <array>

@@ -1,0 +1,189 @@
+#include "app.hpp"
+
+#include <SDL.h>
+#include <backends/imgui_impl_sdl.h>
+#include <imgui.h>
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <memory>
+
+#include "collide/scenes.hpp"
+#include "screenshot.hpp"
+
+namespace collidoscope {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+constexpr float kRingPx = 7.0f;  // smallest selection ring, in pixels
+
+// ImGui packs colours as 0xAABBGGRR; ours are 0xAARRGGBB.
+ImU32 to_imgui(collide::Color c) {
+    return (c & 0xFF00FF00u) | ((c >> 16) & 0xFFu) | ((c & 0xFFu) << 16);
+}
+
+bool same_box(const Box3& a, const Box3& b) {
+    return a.lo == b.lo && a.hi == b.hi;
+}
+
+}  // namespace
+
+int run_app(const Options& options) {
+    // The world first: a scene that cannot be built is a usage error, reported before any
+    // window appears.
+    std::unique_ptr<Demo> demo;
+    try {
+        demo = std::make_unique<Demo>(options);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "collidoscope: %s\nTry 'collidoscope --help' for usage.\n", e.what());
+        return 2;
+    }
+    try {
+        Platform platform("Collidoscope", options.width, options.height, options.msaa,
+                          /*vsync=*/!options.frames.has_value());
+        App app(options, *demo, platform);
+        return app.run();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "collidoscope: %s\n", e.what());
+        return 1;
+    }
+}
+
+App::App(const Options& options, Demo& demo, Platform& platform)
+    : options_(options), demo_(demo), platform_(platform) {}
+
+int App::run() {
+    bool quit = false;
+    int exit_code = 0;
+    std::int64_t frame = 0;
+    Clock::time_point previous = Clock::now();
+    while (true) {
+        const glm::vec2 screen(platform_.window_size());
+        bool fit_asked = false;
+        InputTargets targets{demo_, camera_2d_, camera_3d_, screen, quit, fit_asked};
+        SDL_Event event;
+        while (SDL_PollEvent(&event)) {
+            ImGui_ImplSDL2_ProcessEvent(&event);
+            input_.handle(event, targets);
+        }
+        ++frame;
+        // The frame in which the user quits is still drawn, so a screenshot can capture it.
+        const bool last_frame = quit || (options_.frames && frame >= *options_.frames);
+
+        platform_.begin_imgui_frame();
+        const UiActions actions =
+            ui_.draw(demo_, {stats_, overlay_report_, screen, platform_.gl_description()});
+        fit_camera_if_needed(screen, fit_asked || actions.fit_camera);
+        input_.update_drag(targets);
+        const bool stepped = demo_.update();
+
+        const Clock::time_point render_start = Clock::now();
+        const glm::ivec2 framebuffer = platform_.framebuffer_size();
+        overlay_report_ = render_world(screen, framebuffer);
+        draw_labels(screen);
+        ImGui::Render();
+        renderer_.add_draw_calls(platform_.render_imgui(ImGui::GetDrawData()));
+        const double render_ms = ms_between(render_start, Clock::now());
+
+        if (last_frame && !options_.screenshot.empty()) {
+            std::string error = save_screenshot(options_.screenshot, framebuffer);
+            if (!error.empty()) {
+                std::fprintf(stderr, "collidoscope: screenshot: %s\n", error.c_str());
+                exit_code = 1;
+            }
+        }
+        platform_.swap();
+
+        const Clock::time_point now = Clock::now();
+        const SimWorld& world = demo_.world();
+        stats_.record(ms_between(previous, now), stepped, world.timings(), render_ms,
+                      {world.pair_count(), world.contact_count(),
+                       world.broad_phase_stats().candidate_tests, renderer_.draw_calls()});
+        previous = now;
+        if (last_frame) break;
+    }
+    if (options_.frames) {
+        std::fputs(stats_
+                       .summary(demo_.broad_phase(), demo_.dim(), demo_.scene(),
+                                demo_.world().body_count())
+                       .c_str(),
+                   stdout);
+    }
+    return exit_code;
+}
+
+void App::fit_camera_if_needed(glm::vec2 screen, bool asked) {
+    const Box3 bounds = demo_.world().bounds();
+    if (!asked && fitted_dim_ == demo_.dim() && same_box(bounds, fitted_bounds_)) return;
+    const ScreenRect area = Ui::free_area(screen);
+    if (demo_.dim() == 2) {
+        camera_2d_.fit(bounds, area, screen);
+    } else {
+        camera_3d_.fit(bounds, area, screen);
+    }
+    fitted_dim_ = demo_.dim();
+    fitted_bounds_ = bounds;
+}
+
+OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
+    SimWorld& world = demo_.world();
+    const ViewOptions& view = demo_.view();
+    renderer_.begin_frame(framebuffer);
+    world.fill_instances(view.color_mode, instances_);
+
+    OverlayRequest req;
+    req.aabbs = view.overlays.aabbs;
+    req.pairs = view.overlays.pairs;
+    req.structure = view.overlays.structure;
+    req.selected = demo_.selected();
+    lines_.clear();
+    labels_.clear();
+    OverlayReport report;
+    // GL works in framebuffer pixels, the cameras in window points; they differ on HiDPI.
+    const float pixels_per_point = static_cast<float>(framebuffer.y) / std::max(screen.y, 1.0f);
+    if (demo_.dim() == 2) {
+        const glm::mat4 view_proj = camera_2d_.view_proj(screen);
+        req.view = camera_2d_.visible(screen);
+        req.min_ring_radius = kRingPx * camera_2d_.world_per_pixel();
+        renderer_.draw_circles(instances_, view_proj,
+                               camera_2d_.world_per_pixel() / pixels_per_point);
+        report = world.fill_overlays(req, lines_, labels_);
+        renderer_.draw_lines(lines_, view_proj, false);
+    } else {
+        const glm::mat4 view_matrix = camera_3d_.view();
+        const glm::mat4 proj = camera_3d_.proj(screen);
+        req.view = camera_3d_.visible(world.bounds(), screen);
+        req.ring_right = camera_3d_.right();
+        req.ring_up = camera_3d_.up();
+        if (req.selected != collide::kNoBody) {
+            req.min_ring_radius =
+                kRingPx * camera_3d_.pixel_size_at(world.position(req.selected), screen);
+        }
+        renderer_.draw_spheres(instances_, view_matrix, proj);
+        report = world.fill_overlays(req, lines_, labels_);
+        renderer_.draw_lines(lines_, proj * view_matrix, !view.overlays_on_top);
+    }
+    return report;
+}
+
+void App::draw_labels(glm::vec2 screen) const {
+    if (labels_.empty()) return;
+    ImDrawList* draw = ImGui::GetBackgroundDrawList();
+    for (const Label& label : labels_) {
+        glm::vec2 at;
+        if (demo_.dim() == 2) {
+            at = camera_2d_.world_to_screen(glm::vec2(label.at), screen);
+        } else if (!camera_3d_.world_to_screen(label.at, screen, at)) {
+            continue;
+        }
+        draw->AddText(ImVec2(at.x, at.y), to_imgui(label.color), label.text.c_str());
+    }
+}
+
+}  // namespace collidoscope

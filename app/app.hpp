@@ -1,0 +1,53 @@
+// The app's frame loop: events, ImGui panels, stepping the world, drawing bodies and
+// overlays, screenshots and the exit summary. main() parses the command line; run_app()
+// builds the world first (so a bad scene fails before any window opens) and then the
+// window, and owns everything for the lifetime of the run.
+#pragma once
+
+#include <vector>
+
+#include "camera.hpp"
+#include "cli.hpp"
+#include "demo.hpp"
+#include "frame_stats.hpp"
+#include "input.hpp"
+#include "platform.hpp"
+#include "renderer.hpp"
+#include "ui.hpp"
+
+namespace collidoscope {
+
+// Returns the process exit code: 0, 1 for a runtime failure, 2 for a bad scene.
+int run_app(const Options& options);
+
+class App {
+public:
+    App(const Options& options, Demo& demo, Platform& platform);
+    // Runs until the user quits or --frames is reached; returns the exit code.
+    int run();
+
+private:
+    // Draws the world and its overlays into the back buffer; returns what the overlays drew.
+    OverlayReport render_world(glm::vec2 screen, glm::ivec2 framebuffer);
+    void draw_labels(glm::vec2 screen) const;
+    // Frames the world when the dimension or the world's size changed, or when asked to.
+    void fit_camera_if_needed(glm::vec2 screen, bool asked);
+
+    const Options& options_;
+    Demo& demo_;
+    Platform& platform_;
+    Renderer renderer_;
+    Ui ui_;
+    Input input_;
+    FrameStats stats_;
+    Camera2D camera_2d_;
+    Camera3D camera_3d_;
+    int fitted_dim_ = 0;
+    Box3 fitted_bounds_;
+    OverlayReport overlay_report_;
+    std::vector<Instance> instances_;
+    std::vector<LineVertex> lines_;
+    std::vector<Label> labels_;
+};
+
+}  // namespace collidoscope

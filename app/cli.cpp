@@ -1,0 +1,353 @@
+#include "cli.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "collide/parse.hpp"
+#include "collide/registry.hpp"
+#include "collide/scenes.hpp"
+
+namespace collidoscope {
+namespace {
+
+// The raw text of every flag, validated only once all of them are known (so that, e.g.,
+// --broadphase can be checked against a --dim that comes after it).
+struct RawArgs {
+    std::optional<std::string_view> dim, scene, count, seed, broadphase, overlay, frames,
+        screenshot, size, select, msaa;
+    bool paused = false;
+    bool list = false;
+    bool help = false;
+};
+
+// A flag stores either its value or the fact that it was given.
+struct FlagSpec {
+    std::string_view name;
+    std::optional<std::string_view> RawArgs::*value = nullptr;
+    bool RawArgs::*toggle = nullptr;
+};
+
+constexpr FlagSpec kFlags[] = {
+    {"--dim", &RawArgs::dim},
+    {"--scene", &RawArgs::scene},
+    {"--count", &RawArgs::count},
+    {"--seed", &RawArgs::seed},
+    {"--broadphase", &RawArgs::broadphase},
+    {"--overlay", &RawArgs::overlay},
+    {"--frames", &RawArgs::frames},
+    {"--screenshot", &RawArgs::screenshot},
+    {"--size", &RawArgs::size},
+    {"--select", &RawArgs::select},
+    {"--msaa", &RawArgs::msaa},
+    {"--paused", nullptr, &RawArgs::paused},
+    {"--list", nullptr, &RawArgs::list},
+    {"--help", nullptr, &RawArgs::help},
+};
+
+std::string quote(std::string_view s) {
+    return "'" + std::string(s) + "'";
+}
+
+const FlagSpec* find_flag(std::string_view name) {
+    for (const FlagSpec& f : kFlags) {
+        if (f.name == name) return &f;
+    }
+    return nullptr;
+}
+
+bool scene_is_csv(std::string_view scene) {
+    return scene.starts_with("csv:");
+}
+
+RawArgs split_args(std::span<const std::string_view> args) {
+    RawArgs raw;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string_view arg = args[i];
+        if (arg == "-h") arg = "--help";
+        if (!arg.starts_with("--")) throw CliError("unexpected argument " + quote(arg));
+        std::string_view name = arg;
+        std::optional<std::string_view> value;
+        if (auto eq = arg.find('='); eq != std::string_view::npos) {
+            name = arg.substr(0, eq);
+            value = arg.substr(eq + 1);
+        }
+        const FlagSpec* flag = find_flag(name);
+        if (!flag) throw CliError("unknown option " + quote(name));
+        if (flag->toggle) {
+            if (value) {
+                throw CliError(std::string(name) + " takes no value (got " + quote(*value) + ")");
+            }
+            raw.*(flag->toggle) = true;
+            continue;
+        }
+        if (!value) {
+            // A following flag is a forgotten value, not the value itself.
+            if (i + 1 >= args.size() || args[i + 1].starts_with("--")) {
+                throw CliError(std::string(name) + " needs a value");
+            }
+            value = args[++i];
+        }
+        raw.*(flag->value) = *value;
+    }
+    return raw;
+}
+
+std::uint64_t parse_count(std::string_view flag, std::string_view text, std::uint64_t max) {
+    auto n = collide::parse_number<std::uint64_t>(text);
+    if (!n) throw CliError(std::string(flag) + ": " + quote(text) + " is not a whole number");
+    if (*n > max) {
+        throw CliError(std::string(flag) + ": " + quote(text) + " is too large (at most " +
+                       std::to_string(max) + ")");
+    }
+    return *n;
+}
+
+int parse_dim(std::string_view text) {
+    if (text == "2") return 2;
+    if (text == "3") return 3;
+    throw CliError("--dim: " + quote(text) + " is not a dimension (use 2 or 3)");
+}
+
+// Resolves the scene and, for CSV files, the dimension the file declares.
+void validate_scene(const RawArgs& raw, Options& opt) {
+    if (raw.scene) opt.scene = std::string(*raw.scene);
+    if (scene_is_csv(opt.scene)) {
+        std::string path = opt.scene.substr(4);
+        if (path.empty()) throw CliError("--scene: 'csv:' needs a path, as in csv:bodies.csv");
+        try {
+            int file_dim = collide::csv_scene_dimension(path);
+            if (raw.dim && file_dim != opt.dim) {
+                throw CliError("--scene: " + quote(path) + " is a " + std::to_string(file_dim) +
+                               "D scene but --dim is " + std::to_string(opt.dim));
+            }
+            opt.dim = file_dim;
+            std::size_t bodies = file_dim == 2 ? collide::load_csv_scene<2>(path).bodies.size()
+                                               : collide::load_csv_scene<3>(path).bodies.size();
+            if (bodies > kMaxAppBodies) {
+                throw CliError("--scene: " + quote(path) + " has " + std::to_string(bodies) +
+                               " bodies; the app shows at most " + std::to_string(kMaxAppBodies));
+            }
+            opt.count = bodies;
+        } catch (const collide::SceneError& e) {
+            throw CliError(std::string("--scene: ") + e.what());
+        }
+        return;
+    }
+    auto scenes = collide::scene_list();
+    bool known = std::any_of(scenes.begin(), scenes.end(),
+                             [&](const collide::SceneEntry& s) { return s.name == opt.scene; });
+    if (!known) {
+        throw CliError("--scene: unknown scene " + quote(opt.scene) +
+                       " (see --list, or use csv:PATH)");
+    }
+}
+
+void validate_broadphase(const RawArgs& raw, Options& opt) {
+    if (!raw.broadphase) {
+        opt.broadphase = default_broadphase(opt.dim);
+        if (opt.broadphase.empty()) {
+            throw CliError("no broad phase in the registry supports " + std::to_string(opt.dim) +
+                           "D");
+        }
+        return;
+    }
+    const collide::BroadPhaseEntry* entry = collide::find_broadphase(*raw.broadphase);
+    if (!entry) {
+        throw CliError("--broadphase: unknown algorithm " + quote(*raw.broadphase) +
+                       " (see --list)");
+    }
+    if (!entry->supports(opt.dim)) {
+        throw CliError("--broadphase: " + quote(*raw.broadphase) + " does not support " +
+                       std::to_string(opt.dim) + "D");
+    }
+    opt.broadphase = std::string(*raw.broadphase);
+}
+
+OverlayFlags parse_overlays(std::string_view text) {
+    OverlayFlags flags;
+    std::size_t start = 0;
+    while (true) {
+        std::size_t comma = text.find(',', start);
+        std::string_view item = text.substr(
+            start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+        if (item == "aabbs") {
+            flags.aabbs = true;
+        } else if (item == "pairs") {
+            flags.pairs = true;
+        } else if (item == "structure") {
+            flags.structure = true;
+        } else if (item == "all") {
+            flags = {true, true, true};
+        } else if (item == "none") {
+            flags = {};
+        } else {
+            throw CliError("--overlay: unknown overlay " + quote(item) +
+                           " (use aabbs, pairs, structure, all or none, comma separated)");
+        }
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    return flags;
+}
+
+void parse_size(std::string_view text, Options& opt) {
+    auto x = text.find('x');
+    auto w = x == std::string_view::npos ? std::nullopt
+                                         : collide::parse_number<std::uint64_t>(text.substr(0, x));
+    auto h = x == std::string_view::npos ? std::nullopt
+                                         : collide::parse_number<std::uint64_t>(text.substr(x + 1));
+    if (!w || !h) throw CliError("--size: " + quote(text) + " is not WIDTHxHEIGHT, as in 1280x720");
+    constexpr std::uint64_t kMin = 64;
+    constexpr std::uint64_t kMax = 16384;
+    if (*w < kMin || *h < kMin || *w > kMax || *h > kMax) {
+        throw CliError("--size: " + quote(text) + " is out of range (each side " +
+                       std::to_string(kMin) + " to " + std::to_string(kMax) + ")");
+    }
+    opt.width = static_cast<int>(*w);
+    opt.height = static_cast<int>(*h);
+}
+
+void validate_screenshot(std::string_view text, Options& opt) {
+    std::filesystem::path path(text);
+    std::string ext = path.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (text.empty() || ext != ".png") {
+        throw CliError("--screenshot: " + quote(text) + " must name a .png file");
+    }
+    std::filesystem::path dir = path.parent_path();
+    std::error_code ec;
+    if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
+        throw CliError("--screenshot: folder " + quote(dir.string()) + " does not exist");
+    }
+    opt.screenshot = std::string(text);
+}
+
+}  // namespace
+
+std::string default_broadphase(int dim) {
+    std::string fallback;
+    for (const collide::BroadPhaseEntry& e : collide::broadphases()) {
+        if (!e.supports(dim)) continue;
+        if (e.name != "brute-force") return std::string(e.name);
+        if (fallback.empty()) fallback = std::string(e.name);
+    }
+    return fallback;
+}
+
+CliResult parse_cli(std::span<const std::string_view> args) {
+    // --help wins over everything else on the line, even over mistakes.
+    for (std::string_view a : args) {
+        if (a == "--help" || a == "-h") return {CliAction::kHelp, {}};
+    }
+    RawArgs raw = split_args(args);
+    CliResult result;
+    if (raw.list) {
+        result.action = CliAction::kList;
+        return result;
+    }
+    Options& opt = result.options;
+    if (raw.dim) opt.dim = parse_dim(*raw.dim);
+    if (raw.count) opt.count = parse_count("--count", *raw.count, kMaxAppBodies);
+    if (raw.seed) {
+        auto seed = collide::parse_number<std::uint64_t>(*raw.seed);
+        if (!seed) {
+            throw CliError("--seed: " + quote(*raw.seed) +
+                           " is not a whole number from 0 to 18446744073709551615");
+        }
+        opt.seed = *seed;
+    }
+    validate_scene(raw, opt);
+    validate_broadphase(raw, opt);
+    if (raw.overlay) opt.overlays = parse_overlays(*raw.overlay);
+    if (raw.frames) {
+        auto frames = collide::parse_number<std::int64_t>(*raw.frames);
+        if (!frames || *frames < 1) {
+            throw CliError("--frames: " + quote(*raw.frames) + " is not a positive whole number");
+        }
+        opt.frames = *frames;
+    }
+    if (raw.screenshot) validate_screenshot(*raw.screenshot, opt);
+    if (raw.size) parse_size(*raw.size, opt);
+    if (raw.select) {
+        auto id = collide::parse_number<std::uint64_t>(*raw.select);
+        if (!id) throw CliError("--select: " + quote(*raw.select) + " is not a body id");
+        if (*id >= opt.count) {
+            throw CliError("--select: body " + std::string(*raw.select) +
+                           " does not exist (the scene has " + std::to_string(opt.count) +
+                           " bodies)");
+        }
+        opt.select = static_cast<collide::BodyId>(*id);
+    }
+    if (raw.msaa) {
+        auto samples = collide::parse_number<std::uint64_t>(*raw.msaa);
+        if (!samples || (*samples != 0 && *samples != 2 && *samples != 4 && *samples != 8)) {
+            throw CliError("--msaa: " + quote(*raw.msaa) + " is not 0, 2, 4 or 8");
+        }
+        opt.msaa = static_cast<int>(*samples);
+    }
+    opt.paused = raw.paused;
+    return result;
+}
+
+std::string help_text() {
+    return R"(collidoscope: watch broad-phase collision detection algorithms at work.
+
+Usage: collidoscope [options]
+
+Scene
+  --dim 2|3              circles (2) or spheres (3); default 2
+  --scene NAME|csv:PATH  a generated scene (see --list) or bodies from a CSV file, whose
+                         header sets the dimension; default uniform
+  --count N              number of bodies, 0 to 1000000; default 5000
+  --seed S               random seed (unsigned 64-bit); default 1
+  --broadphase NAME      algorithm (see --list); default the first fast one for the dimension
+  --paused               start paused (P pauses, O steps once)
+
+View
+  --overlay LIST         comma-separated: aabbs, pairs, structure, all, none
+  --size WxH             window size; default 1280x720
+  --select ID            start with body ID selected
+  --msaa 0|2|4|8         multisampling (antialiasing); default 4. Software GL is faster with 0
+
+Runs and captures
+  --frames N             run N frames, print a stats summary, then quit
+  --screenshot FILE.png  save the last frame (UI included) when the app quits
+
+  --list                 list the algorithms and scenes, then exit
+  --help                 show this text
+
+Both --flag value and --flag=value work. Exit codes: 0 ok, 1 runtime failure, 2 bad usage.
+
+Mouse and keys
+  left click / drag      select a body / drag it (it keeps the drag's velocity)
+  right drag             2D: pan   3D: orbit (shift: pan)
+  middle drag            pan
+  wheel                  2D: zoom about the cursor   3D: dolly
+  P pause   O step   R reset scene   C or Home: fit camera   1-9 choose algorithm   Esc quit
+)";
+}
+
+std::string list_text() {
+    std::ostringstream out;
+    out << "Broad phases (--broadphase):\n";
+    for (const collide::BroadPhaseEntry& e : collide::broadphases()) {
+        std::string name(e.name);
+        name.resize(std::max<std::size_t>(name.size(), 22), ' ');
+        out << "  " << name << (e.in_2d ? "2D " : "   ") << (e.in_3d ? "3D " : "   ") << " "
+            << e.description << "\n";
+    }
+    out << "\nScenes (--scene):\n";
+    for (const collide::SceneEntry& s : collide::scene_list()) {
+        std::string name(s.name);
+        name.resize(std::max<std::size_t>(name.size(), 22), ' ');
+        out << "  " << name << s.description << "\n";
+    }
+    out << "  csv:PATH              bodies from a CSV file; its header sets the dimension\n";
+    return out.str();
+}
+
+}  // namespace collidoscope

@@ -1,0 +1,68 @@
+// Command-line parsing for collidoscope. Everything the user can get wrong is checked here,
+// before a window exists: numbers are parsed strictly, names are looked up in the engine's
+// registry and scene list, and a CSV scene is loaded once to validate it. No SDL, no GL, so
+// the parser is testable on its own.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "collide/core.hpp"
+
+namespace collidoscope {
+
+// A bad command line; the message names the offending flag or value.
+class CliError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+inline constexpr std::size_t kMaxAppBodies = 1'000'000;
+
+struct OverlayFlags {
+    bool aabbs = false;
+    bool pairs = false;
+    bool structure = false;
+};
+
+struct Options {
+    int dim = 2;
+    std::string scene = "uniform";  // a scene_list() name or "csv:PATH"
+    std::size_t count = 5000;
+    std::uint64_t seed = 1;
+    std::string broadphase;  // always a registry name supporting `dim` after parsing
+    OverlayFlags overlays;
+    std::optional<std::int64_t> frames;  // run this many frames, then quit
+    std::string screenshot;              // PNG of the last frame; empty = none
+    int width = 1280;
+    int height = 720;
+    bool paused = false;
+    int msaa = 4;                               // samples per pixel; 0 = off
+    collide::BodyId select = collide::kNoBody;  // body selected at start (for screenshots)
+};
+
+enum class CliAction { kRun, kHelp, kList };
+
+struct CliResult {
+    CliAction action = CliAction::kRun;
+    Options options;
+};
+
+// Parses and validates the arguments after the program name. Throws CliError.
+CliResult parse_cli(std::span<const std::string_view> args);
+
+std::string help_text();
+
+// Every broad phase (with its dimensions) and every scene, for --list.
+std::string list_text();
+
+// The broad phase the app starts with when none is named: the first registry entry for
+// `dim` that is not the brute-force reference (which is quadratic), else any entry.
+std::string default_broadphase(int dim);
+
+}  // namespace collidoscope

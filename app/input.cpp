@@ -1,0 +1,184 @@
+#include "input.hpp"
+
+#include <SDL.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace collidoscope {
+namespace {
+
+constexpr float kPickSlackPx = 3.0f;  // sub-pixel bodies can still be clicked
+constexpr float kZoomPerNotch = 1.15f;
+
+}  // namespace
+
+void Input::handle(const SDL_Event& event, InputTargets& t) {
+    const ImGuiIO& io = ImGui::GetIO();
+    switch (event.type) {
+        case SDL_QUIT:
+            t.quit = true;
+            break;
+        case SDL_WINDOWEVENT:
+            if (event.window.event == SDL_WINDOWEVENT_CLOSE) t.quit = true;
+            break;
+        case SDL_KEYDOWN:
+            if (!io.WantCaptureKeyboard) {
+                key_down(event.key.keysym.sym, t);
+            }
+            break;
+        case SDL_MOUSEBUTTONDOWN: {
+            mouse_ = {static_cast<float>(event.button.x), static_cast<float>(event.button.y)};
+            if (io.WantCaptureMouse) break;
+            const bool shift = (SDL_GetModState() & KMOD_SHIFT) != 0;
+            if (event.button.button == SDL_BUTTON_LEFT) {
+                pick(mouse_, t);
+            } else if (event.button.button == SDL_BUTTON_RIGHT) {
+                camera_drag_ = t.demo.dim() == 3 && !shift ? CameraDrag::kOrbit : CameraDrag::kPan;
+            } else if (event.button.button == SDL_BUTTON_MIDDLE) {
+                camera_drag_ = CameraDrag::kPan;
+            }
+            break;
+        }
+        case SDL_MOUSEBUTTONUP:
+            // Releases are honoured even over a panel, so no drag gets stuck.
+            if (event.button.button == SDL_BUTTON_LEFT) drag_.active = false;
+            if (event.button.button != SDL_BUTTON_LEFT) camera_drag_ = CameraDrag::kNone;
+            break;
+        case SDL_MOUSEMOTION: {
+            mouse_ = {static_cast<float>(event.motion.x), static_cast<float>(event.motion.y)};
+            const glm::vec2 delta(static_cast<float>(event.motion.xrel),
+                                  static_cast<float>(event.motion.yrel));
+            if (camera_drag_ == CameraDrag::kOrbit) {
+                t.camera_3d.orbit(delta);
+            } else if (camera_drag_ == CameraDrag::kPan) {
+                if (t.demo.dim() == 2) {
+                    t.camera_2d.pan(delta);
+                } else {
+                    t.camera_3d.pan(delta, t.screen);
+                }
+            }
+            break;
+        }
+        case SDL_MOUSEWHEEL: {
+            if (io.WantCaptureMouse) break;
+            float notches = event.wheel.preciseY;
+            if (event.wheel.direction == SDL_MOUSEWHEEL_FLIPPED) notches = -notches;
+            if (t.demo.dim() == 2) {
+                t.camera_2d.zoom_at(mouse_, std::pow(kZoomPerNotch, notches), t.screen);
+            } else {
+                t.camera_3d.dolly(notches);
+            }
+            break;
+        }
+        default:
+            break;
+    }
+}
+
+void Input::key_down(int key, InputTargets& t) {
+    Demo& demo = t.demo;
+    switch (key) {
+        case SDLK_ESCAPE:
+            // Escape closes an open menu first (ImGui does that); only then does it quit.
+            if (!ImGui::IsPopupOpen("",
+                                    ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel)) {
+                t.quit = true;
+            }
+            break;
+        case SDLK_p:
+            demo.set_paused(!demo.paused());
+            break;
+        case SDLK_o:
+            demo.set_paused(true);
+            demo.step_once();
+            break;
+        case SDLK_r:
+            demo.reset();
+            break;
+        case SDLK_c:
+        case SDLK_HOME:
+            t.fit_camera = true;
+            break;
+        default:
+            if (key >= SDLK_1 && key <= SDLK_9) {
+                const auto algorithms = demo.algorithms();
+                const auto n = static_cast<std::size_t>(key - SDLK_1);
+                if (n < algorithms.size()) demo.set_broad_phase(std::string(algorithms[n]->name));
+            }
+            break;
+    }
+}
+
+void Input::pick(glm::vec2 px, InputTargets& t) {
+    SimWorld& world = t.demo.world();
+    drag_ = {};
+    mouse_ = px;
+    collide::BodyId hit = collide::kNoBody;
+    if (t.demo.dim() == 2) {
+        const glm::vec2 p = t.camera_2d.screen_to_world(px, t.screen);
+        const float slack = kPickSlackPx * t.camera_2d.world_per_pixel();
+        hit = world.pick({p, 0.0f}, {0, 0, -1}, slack);
+        if (hit != collide::kNoBody) {
+            drag_.offset = world.position(hit) - glm::vec3(p, 0.0f);
+        }
+    } else {
+        const Ray ray = t.camera_3d.ray_at(px, t.screen);
+        const glm::vec3 centre = (world.bounds().lo + world.bounds().hi) * 0.5f;
+        const float slack = kPickSlackPx * t.camera_3d.pixel_size_at(centre, t.screen);
+        hit = world.pick(ray.origin, ray.dir, slack);
+        if (hit != collide::kNoBody) {
+            drag_.plane_point = world.position(hit);
+            drag_.plane_normal = t.camera_3d.forward();
+            glm::vec3 grabbed;
+            if (cursor_on_drag_plane(t, grabbed)) drag_.offset = drag_.plane_point - grabbed;
+        }
+    }
+    t.demo.select(hit);
+    drag_.active = hit != collide::kNoBody;
+    drag_.id = hit;
+    if (drag_.active) drag_.last_target = world.position(hit);
+}
+
+bool Input::cursor_on_drag_plane(InputTargets& t, glm::vec3& out) const {
+    if (t.demo.dim() == 2) {
+        out = glm::vec3(t.camera_2d.screen_to_world(mouse_, t.screen), 0.0f);
+        return true;
+    }
+    const Ray ray = t.camera_3d.ray_at(mouse_, t.screen);
+    const float denom = glm::dot(ray.dir, drag_.plane_normal);
+    if (std::abs(denom) < 1e-6f) return false;
+    const float s = glm::dot(drag_.plane_point - ray.origin, drag_.plane_normal) / denom;
+    if (s <= 0.0f) return false;
+    out = ray.origin + ray.dir * s;
+    return true;
+}
+
+void Input::update_drag(InputTargets& t) {
+    SimWorld& world = t.demo.world();
+    if (!drag_.active || drag_.id >= world.body_count() || drag_.id != t.demo.selected()) {
+        drag_.active = false;
+        return;
+    }
+    glm::vec3 cursor;
+    if (!cursor_on_drag_plane(t, cursor)) return;
+    // Keep the body inside the walls, as the world would.
+    const Box3 bounds = world.bounds();
+    const float r = world.radius(drag_.id);
+    glm::vec3 target = cursor + drag_.offset;
+    for (int k = 0; k < t.demo.dim(); ++k) {
+        const float lo = bounds.lo[k] + r;
+        const float hi = bounds.hi[k] - r;
+        target[k] = lo <= hi ? std::clamp(target[k], lo, hi) : 0.5f * (bounds.lo[k] + bounds.hi[k]);
+    }
+    // Velocity from the motion per step, smoothed so a release mid-throw keeps its speed
+    // even if the last frame's motion was tiny.
+    const float dt = std::max(world.physics().dt, 1e-5f);
+    const glm::vec3 v = (target - drag_.last_target) / dt;
+    drag_.velocity = glm::mix(drag_.velocity, v, 0.5f);
+    world.move_body(drag_.id, target, drag_.velocity);
+    drag_.last_target = target;
+}
+
+}  // namespace collidoscope

@@ -1,0 +1,58 @@
+// Mouse and keyboard: camera control (pan, zoom, orbit, dolly), picking and dragging bodies,
+// and the keyboard shortcuts. Events reach the app only when ImGui does not want them
+// (io.WantCaptureMouse / WantCaptureKeyboard), so typing in a field or dragging a slider
+// never moves the camera.
+#pragma once
+
+#include <glm/glm.hpp>
+
+#include "camera.hpp"
+#include "collide/core.hpp"
+#include "demo.hpp"
+
+union SDL_Event;
+
+namespace collidoscope {
+
+// What input acts on, gathered for one frame.
+struct InputTargets {
+    Demo& demo;
+    Camera2D& camera_2d;
+    Camera3D& camera_3d;
+    glm::vec2 screen;  // window size in points, the unit of mouse events
+    bool& quit;
+    bool& fit_camera;
+};
+
+class Input {
+public:
+    void handle(const SDL_Event& event, InputTargets& t);
+    // Moves the dragged body to the cursor and gives it the drag's velocity. Call once per
+    // frame, before the world steps.
+    void update_drag(InputTargets& t);
+    // Selects the body under `px` (or nothing) and starts dragging it.
+    void pick(glm::vec2 px, InputTargets& t);
+
+private:
+    enum class CameraDrag { kNone, kPan, kOrbit };
+
+    struct BodyDrag {
+        bool active = false;
+        collide::BodyId id = collide::kNoBody;
+        glm::vec3 offset{0.0f};        // body centre minus the grabbed point
+        glm::vec3 plane_normal{0.0f};  // 3D: the camera-facing plane through the body
+        glm::vec3 plane_point{0.0f};
+        glm::vec3 last_target{0.0f};
+        glm::vec3 velocity{0.0f};
+    };
+
+    void key_down(int key, InputTargets& t);
+    // Where the cursor points in the drag's plane (2D: the world plane); false if nowhere.
+    bool cursor_on_drag_plane(InputTargets& t, glm::vec3& out) const;
+
+    CameraDrag camera_drag_ = CameraDrag::kNone;
+    BodyDrag drag_;
+    glm::vec2 mouse_{0.0f};
+};
+
+}  // namespace collidoscope

@@ -1,0 +1,31 @@
+// collidoscope: the interactive demo. main() only parses the command line (exiting with 2
+// and a clear message on any mistake, before a window exists) and hands over to run_app.
+#include <cstdio>
+#include <string_view>
+#include <vector>
+
+#include "app.hpp"
+#include "cli.hpp"
+
+int main(int argc, char** argv) {
+    using namespace collidoscope;
+    const std::vector<std::string_view> args(argv + 1, argv + argc);
+    CliResult cli;
+    try {
+        cli = parse_cli(args);
+    } catch (const CliError& e) {
+        std::fprintf(stderr, "collidoscope: %s\nTry 'collidoscope --help' for usage.\n", e.what());
+        return 2;
+    }
+    switch (cli.action) {
+        case CliAction::kHelp:
+            std::fputs(help_text().c_str(), stdout);
+            return 0;
+        case CliAction::kList:
+            std::fputs(list_text().c_str(), stdout);
+            return 0;
+        case CliAction::kRun:
+            break;
+    }
+    return run_app(cli.options);
+}

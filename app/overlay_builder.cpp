@@ -1,0 +1,176 @@
+#include "overlay_builder.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numbers>
+
+#include "dim_cast.hpp"
+
+namespace collidoscope {
+namespace {
+
+using collide::BodyId;
+
+constexpr std::size_t kMaxLabels = 256;
+constexpr int kRingSegments = 48;
+
+template <int D>
+collide::Aabb<D> to_aabb(const Box3& b) {
+    collide::Aabb<D> out;
+    for (int k = 0; k < D; ++k) {
+        out.lo[k] = b.lo[k];
+        out.hi[k] = b.hi[k];
+    }
+    return out;
+}
+
+void add_line(std::vector<LineVertex>& lines, const glm::vec3& a, const glm::vec3& b,
+              collide::Color c) {
+    lines.push_back({a, c});
+    lines.push_back({b, c});
+}
+
+// A box as its 4 (2D) or 12 (3D) edges.
+template <int D>
+void add_box(std::vector<LineVertex>& lines, const collide::Aabb<D>& box, collide::Color c) {
+    const glm::vec3 lo = to3<D>(box.lo);
+    const glm::vec3 hi = to3<D>(box.hi);
+    if constexpr (D == 2) {
+        add_line(lines, {lo.x, lo.y, 0}, {hi.x, lo.y, 0}, c);
+        add_line(lines, {hi.x, lo.y, 0}, {hi.x, hi.y, 0}, c);
+        add_line(lines, {hi.x, hi.y, 0}, {lo.x, hi.y, 0}, c);
+        add_line(lines, {lo.x, hi.y, 0}, {lo.x, lo.y, 0}, c);
+    } else {
+        // Corner i has x from bit 0, y from bit 1, z from bit 2; an edge flips one bit.
+        auto corner = [&](int i) {
+            return glm::vec3(i & 1 ? hi.x : lo.x, i & 2 ? hi.y : lo.y, i & 4 ? hi.z : lo.z);
+        };
+        for (int i = 0; i < 8; ++i) {
+            for (int bit = 1; bit < 8; bit <<= 1) {
+                if (!(i & bit)) add_line(lines, corner(i), corner(i | bit), c);
+            }
+        }
+    }
+}
+
+void add_ring(std::vector<LineVertex>& lines, const glm::vec3& centre, float radius,
+              const glm::vec3& right, const glm::vec3& up, collide::Color c) {
+    constexpr float kStep = 2.0f * std::numbers::pi_v<float> / kRingSegments;
+    glm::vec3 prev = centre + right * radius;
+    for (int i = 1; i <= kRingSegments; ++i) {
+        const float a = kStep * static_cast<float>(i);
+        const glm::vec3 next = centre + (right * std::cos(a) + up * std::sin(a)) * radius;
+        add_line(lines, prev, next, c);
+        prev = next;
+    }
+}
+
+// Over the cap, every k-th item in view is drawn, so a capped overlay thins out evenly
+// instead of covering whichever bodies come first in id order.
+std::size_t stride_for(std::size_t in_view, std::size_t cap) {
+    return cap == 0 ? in_view + 1 : std::max<std::size_t>(1, (in_view + cap - 1) / cap);
+}
+
+template <int D>
+void add_boxes(const collide::World<D>& world, const collide::Aabb<D>& view, std::size_t cap,
+               std::vector<LineVertex>& lines, OverlayReport& report) {
+    const auto boxes = world.boxes();
+    report.boxes_total = boxes.size();
+    report.boxes_in_view = static_cast<std::size_t>(std::count_if(
+        boxes.begin(), boxes.end(), [&](const collide::Aabb<D>& b) { return b.overlaps(view); }));
+    const std::size_t stride = stride_for(report.boxes_in_view, cap);
+    std::size_t seen = 0;
+    for (const auto& box : boxes) {
+        if (!box.overlaps(view) || seen++ % stride != 0) continue;
+        add_box<D>(lines, box, kBoxColor);
+        ++report.boxes_drawn;
+    }
+}
+
+template <int D>
+void add_pairs(const collide::World<D>& world, const collide::Aabb<D>& view, std::size_t cap,
+               std::vector<LineVertex>& lines, OverlayReport& report) {
+    // Contacts as sorted keys, so each pair's "is it real" is a binary search.
+    std::vector<std::uint64_t> touching;
+    touching.reserve(world.contacts().size());
+    for (const auto& c : world.contacts())
+        touching.push_back(collide::make_pair(c.a, c.b).key());
+    if (!std::is_sorted(touching.begin(), touching.end())) {
+        std::sort(touching.begin(), touching.end());
+    }
+    const auto& pos = world.bodies().pos;
+    auto in_view = [&](const collide::Pair& p) {
+        const collide::Aabb<D> extent{glm::min(pos[p.a], pos[p.b]), glm::max(pos[p.a], pos[p.b])};
+        return extent.overlaps(view);
+    };
+    const auto& pairs = world.pairs();
+    report.pairs_total = pairs.size();
+    report.pairs_in_view =
+        static_cast<std::size_t>(std::count_if(pairs.begin(), pairs.end(), in_view));
+    const std::size_t stride = stride_for(report.pairs_in_view, cap);
+    std::size_t seen = 0;
+    for (const collide::Pair& p : pairs) {
+        if (!in_view(p) || seen++ % stride != 0) continue;
+        const bool real = std::binary_search(touching.begin(), touching.end(), p.key());
+        add_line(lines, to3<D>(pos[p.a]), to3<D>(pos[p.b]), real ? kContactColor : kPairColor);
+        ++report.pairs_drawn;
+    }
+}
+
+template <int D>
+void add_structure(const collide::World<D>& world, const OverlayRequest& req,
+                   const collide::Aabb<D>& view, std::vector<LineVertex>& lines,
+                   std::vector<Label>& labels, OverlayReport& report) {
+    collide::DebugDraw<D> dd;
+    dd.view = view;
+    collide::Overlays which;
+    which.structure = true;
+    which.selected = req.selected;
+    world.broad_phase()->draw(dd, which);
+    report.structure_primitives = dd.lines.size() + dd.boxes.size();
+    report.structure_capped = dd.full();
+    lines.reserve(lines.size() + dd.lines.size() * 2 + dd.boxes.size() * (D == 2 ? 8 : 24));
+    for (const auto& l : dd.lines)
+        add_line(lines, to3<D>(l.a), to3<D>(l.b), l.color);
+    for (const auto& b : dd.boxes)
+        add_box<D>(lines, b.box, b.color);
+    for (const auto& l : dd.labels) {
+        if (labels.size() >= kMaxLabels) break;
+        labels.push_back({to3<D>(l.at), l.text, l.color});
+    }
+}
+
+}  // namespace
+
+template <int D>
+OverlayReport build_overlays(const collide::World<D>& world, const OverlayRequest& req,
+                             std::vector<LineVertex>& lines, std::vector<Label>& labels) {
+    OverlayReport report;
+    const collide::Aabb<D> view = to_aabb<D>(req.view);
+    add_box<D>(lines, world.settings().bounds, kWorldOutlineColor);
+
+    if (req.structure && world.broad_phase()) {
+        add_structure<D>(world, req, view, lines, labels, report);
+    }
+    if (req.aabbs) add_boxes<D>(world, view, req.max_boxes, lines, report);
+    if (req.pairs) add_pairs<D>(world, view, req.max_pairs, lines, report);
+
+    const auto& bodies = world.bodies();
+    if (req.selected < bodies.size()) {
+        const glm::vec3 c = to3<D>(bodies.pos[req.selected]);
+        const float r = std::max(bodies.radius[req.selected] * 1.2f, req.min_ring_radius);
+        // A dark ring under the white one keeps the selection visible on any colour.
+        add_ring(lines, c, r + req.min_ring_radius * 0.25f, req.ring_right, req.ring_up,
+                 kSelectionShadowColor);
+        add_ring(lines, c, r, req.ring_right, req.ring_up, kSelectionColor);
+    }
+    return report;
+}
+
+template OverlayReport build_overlays<2>(const collide::World<2>&, const OverlayRequest&,
+                                         std::vector<LineVertex>&, std::vector<Label>&);
+template OverlayReport build_overlays<3>(const collide::World<3>&, const OverlayRequest&,
+                                         std::vector<LineVertex>&, std::vector<Label>&);
+
+}  // namespace collidoscope

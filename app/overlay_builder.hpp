@@ -1,0 +1,27 @@
+// Turns a world's state into overlay lines: the world outline (always), every body's box,
+// the broad phase's pairs (real contacts in their own colour), the algorithm's own
+// structure through collide::DebugDraw, and the ring around the selected body. All of it
+// ends up in one vector of line vertices, which the renderer draws in a single call.
+#pragma once
+
+#include <vector>
+
+#include "collide/world.hpp"
+#include "sim_world.hpp"
+
+namespace collidoscope {
+
+// Colours of the app's own overlays (0xAARRGGBB).
+inline constexpr collide::Color kWorldOutlineColor = 0xFFB4B9C3;
+inline constexpr collide::Color kBoxColor = 0x9080C8FF;
+inline constexpr collide::Color kPairColor = 0xC8FFFFFF;
+inline constexpr collide::Color kContactColor = 0xFFFF40FF;
+inline constexpr collide::Color kSelectionColor = 0xFFFFFFFF;
+inline constexpr collide::Color kSelectionShadowColor = 0xC0000000;
+
+// Appends the requested overlays for `world` to `lines` (pairs of vertices) and `labels`.
+template <int D>
+OverlayReport build_overlays(const collide::World<D>& world, const OverlayRequest& req,
+                             std::vector<LineVertex>& lines, std::vector<Label>& labels);
+
+}  // namespace collidoscope

@@ -1,0 +1,148 @@
+#include "renderer.hpp"
+
+#include <cstddef>
+
+#include <glm/gtc/type_ptr.hpp>
+
+#include "shaders/circle.frag.hpp"
+#include "shaders/circle.vert.hpp"
+#include "shaders/lines.frag.hpp"
+#include "shaders/lines.vert.hpp"
+#include "shaders/sphere.frag.hpp"
+#include "shaders/sphere.vert.hpp"
+
+namespace collidoscope {
+namespace {
+
+constexpr glm::vec3 kBackground{0.095f, 0.105f, 0.125f};
+
+// Byte offset of a member, as the pointer GL's attribute API wants.
+const void* offset(std::size_t bytes) {
+    return reinterpret_cast<const void*>(bytes);
+}
+
+GLint uniform(const GlProgram& p, const char* name) {
+    return glGetUniformLocation(p.get(), name);
+}
+
+}  // namespace
+
+Renderer::Renderer() : instance_vao_(make_vertex_array()), line_vao_(make_vertex_array()) {
+    circles_.program = make_program("circle", shaders::kCircleVert, shaders::kCircleFrag);
+    circles_.view_proj = uniform(circles_.program, "u_view_proj");
+    circles_.world_per_pixel = uniform(circles_.program, "u_world_per_pixel");
+
+    spheres_.program = make_program("sphere", shaders::kSphereVert, shaders::kSphereFrag);
+    spheres_.view = uniform(spheres_.program, "u_view");
+    spheres_.proj = uniform(spheres_.program, "u_proj");
+    spheres_.viewport_height = uniform(spheres_.program, "u_viewport_height");
+
+    lines_.program = make_program("lines", shaders::kLinesVert, shaders::kLinesFrag);
+    lines_.view_proj = uniform(lines_.program, "u_view_proj");
+
+    // Circles and spheres share one instance layout: centre, radius, colour (BGRA bytes,
+    // which is how 0xAARRGGBB sits in memory on a little-endian machine). Corners come from
+    // gl_VertexID, so there is no per-vertex buffer at all.
+    glBindVertexArray(instance_vao_.get());
+    glBindBuffer(GL_ARRAY_BUFFER, instance_buffer_.get());
+    constexpr GLsizei kStride = sizeof(Instance);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, kStride, offset(offsetof(Instance, centre)));
+    glVertexAttribDivisor(0, 1);
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, 1, GL_FLOAT, GL_FALSE, kStride, offset(offsetof(Instance, radius)));
+    glVertexAttribDivisor(1, 1);
+    glEnableVertexAttribArray(2);
+    glVertexAttribPointer(2, GL_BGRA, GL_UNSIGNED_BYTE, GL_TRUE, kStride,
+                          offset(offsetof(Instance, color)));
+    glVertexAttribDivisor(2, 1);
+
+    glBindVertexArray(line_vao_.get());
+    glBindBuffer(GL_ARRAY_BUFFER, line_buffer_.get());
+    constexpr GLsizei kLineStride = sizeof(LineVertex);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, kLineStride, offset(offsetof(LineVertex, pos)));
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, GL_BGRA, GL_UNSIGNED_BYTE, GL_TRUE, kLineStride,
+                          offset(offsetof(LineVertex, color)));
+    glBindVertexArray(0);
+
+    GLint samples = 0;
+    glGetIntegerv(GL_SAMPLES, &samples);
+    multisampled_ = samples > 1;
+}
+
+void Renderer::begin_frame(glm::ivec2 framebuffer) {
+    framebuffer_ = glm::max(framebuffer, glm::ivec2(1));
+    draw_calls_ = 0;
+    glViewport(0, 0, framebuffer_.x, framebuffer_.y);
+    glClearColor(kBackground.r, kBackground.g, kBackground.b, 1.0f);
+    glClearDepth(1.0);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+}
+
+void Renderer::upload_instances(std::span<const Instance> instances) {
+    glBindVertexArray(instance_vao_.get());
+    instance_buffer_.upload(instances.data(), instances.size_bytes());
+}
+
+void Renderer::draw_circles(std::span<const Instance> circles, const glm::mat4& view_proj,
+                            float world_per_pixel) {
+    if (circles.empty()) return;
+    upload_instances(circles);
+    glDisable(GL_DEPTH_TEST);
+    glUseProgram(circles_.program.get());
+    glUniformMatrix4fv(circles_.view_proj, 1, GL_FALSE, glm::value_ptr(view_proj));
+    glUniform1f(circles_.world_per_pixel, world_per_pixel);
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(circles.size()));
+    ++draw_calls_;
+}
+
+void Renderer::draw_spheres(std::span<const Instance> spheres, const glm::mat4& view,
+                            const glm::mat4& proj) {
+    if (spheres.empty()) return;
+    upload_instances(spheres);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_TRUE);
+    glUseProgram(spheres_.program.get());
+    glUniformMatrix4fv(spheres_.view, 1, GL_FALSE, glm::value_ptr(view));
+    glUniformMatrix4fv(spheres_.proj, 1, GL_FALSE, glm::value_ptr(proj));
+    glUniform1f(spheres_.viewport_height, static_cast<float>(framebuffer_.y));
+    // With multisampling the rim's alpha becomes sample coverage: smooth edges that do not
+    // depend on draw order. Without it, plain blending gives a softer (order-dependent) rim.
+    if (multisampled_) {
+        glDisable(GL_BLEND);
+        glEnable(GL_SAMPLE_ALPHA_TO_COVERAGE);
+    }
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(spheres.size()));
+    ++draw_calls_;
+    glDisable(GL_SAMPLE_ALPHA_TO_COVERAGE);
+    glEnable(GL_BLEND);
+    glDisable(GL_DEPTH_TEST);
+}
+
+void Renderer::draw_lines(std::span<const LineVertex> lines, const glm::mat4& view_proj,
+                          bool depth_test) {
+    if (lines.empty()) return;
+    glBindVertexArray(line_vao_.get());
+    line_buffer_.upload(lines.data(), lines.size_bytes());
+    if (depth_test) {
+        glEnable(GL_DEPTH_TEST);
+        glDepthFunc(GL_LEQUAL);
+        glDepthMask(GL_FALSE);  // lines must not hide each other
+    } else {
+        glDisable(GL_DEPTH_TEST);
+    }
+    glUseProgram(lines_.program.get());
+    glUniformMatrix4fv(lines_.view_proj, 1, GL_FALSE, glm::value_ptr(view_proj));
+    glDrawArrays(GL_LINES, 0, static_cast<GLsizei>(lines.size()));
+    ++draw_calls_;
+    glDepthMask(GL_TRUE);
+    glDisable(GL_DEPTH_TEST);
+    glBindVertexArray(0);
+}
+
+}  // namespace collidoscope

@@ -1,0 +1,270 @@
+#include "sim_world.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "collide/registry.hpp"
+#include "collide/scenes.hpp"
+#include "dim_cast.hpp"
+#include "overlay_builder.hpp"
+
+namespace collidoscope {
+namespace {
+
+using collide::BodyId;
+using collide::kNoBody;
+
+constexpr collide::Color kStaticColor = 0xFF8C8C8C;
+
+// A stable, well-mixed hash so neighbouring ids get unrelated hues.
+std::uint32_t mix_bits(std::uint32_t x) {
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+collide::Color hue_color(float h) {
+    // HSV with fixed saturation and value; h in [0, 1).
+    constexpr float kS = 0.6f;
+    constexpr float kV = 0.95f;
+    float f = h * 6.0f;
+    int sector = static_cast<int>(f) % 6;
+    float frac = f - std::floor(f);
+    float p = kV * (1 - kS), q = kV * (1 - kS * frac), t = kV * (1 - kS * (1 - frac));
+    switch (sector) {
+        case 0:
+            return collide::rgba(kV, t, p);
+        case 1:
+            return collide::rgba(q, kV, p);
+        case 2:
+            return collide::rgba(p, kV, t);
+        case 3:
+            return collide::rgba(p, q, kV);
+        case 4:
+            return collide::rgba(t, p, kV);
+        default:
+            return collide::rgba(kV, p, q);
+    }
+}
+
+template <int D>
+class WorldAdapter final : public SimWorld {
+public:
+    WorldAdapter(collide::Scene<D> scene, std::string_view broadphase)
+        : world_(scene.settings, std::move(scene.bodies)) {
+        auto bp = collide::make_broadphase<D>(broadphase);
+        if (!bp) {
+            throw std::invalid_argument("broad phase '" + std::string(broadphase) +
+                                        "' is not available in " + std::to_string(D) + "D");
+        }
+        world_.set_broad_phase(std::move(bp));
+        collide::Vec<D> g = world_.settings().gravity;
+        float g_len = glm::length(g);
+        gravity_dir_ = collide::Vec<D>(0.0f);
+        gravity_dir_[1] = -1.0f;
+        if (g_len > 0.0f) gravity_dir_ = g / g_len;
+        for (std::size_t i = 0; i < speed_lut_.size(); ++i) {
+            speed_lut_[i] = collide::ramp_color(static_cast<float>(i) /
+                                                static_cast<float>(speed_lut_.size() - 1));
+        }
+    }
+
+    int dim() const override { return D; }
+    std::size_t body_count() const override { return world_.bodies().size(); }
+    Box3 bounds() const override {
+        return {to3<D>(world_.settings().bounds.lo), to3<D>(world_.settings().bounds.hi)};
+    }
+
+    void step() override { world_.step(); }
+    const collide::StepTimings& timings() const override { return world_.timings(); }
+    std::size_t pair_count() const override { return world_.pairs().size(); }
+    std::size_t contact_count() const override { return world_.contacts().size(); }
+
+    bool set_broad_phase(std::string_view name) override {
+        auto bp = collide::make_broadphase<D>(name);
+        if (!bp) return false;
+        // Build the new structure right away so its overlay and stats show even when paused;
+        // the pairs it reports are the ones the world already has. Before the first step
+        // there is nothing to show yet, and the step will build it anyway.
+        if (world_.steps() > 0) {
+            bp->update(world_.boxes(), world_.bodies().is_static, scratch_pairs_);
+        }
+        world_.set_broad_phase(std::move(bp));
+        return true;
+    }
+    collide::BroadPhaseStats broad_phase_stats() const override {
+        return world_.broad_phase()->stats();
+    }
+    std::span<collide::Param> broad_phase_params() override {
+        return world_.broad_phase()->params();
+    }
+
+    Physics physics() const override {
+        const auto& s = world_.settings();
+        return {s.restitution, glm::length(s.gravity), s.dt};
+    }
+    void set_physics(const Physics& p) override {
+        auto& s = world_.settings();
+        s.restitution = p.restitution;
+        s.gravity = gravity_dir_ * p.gravity;
+        s.dt = p.dt;
+    }
+
+    BodyId pick(const glm::vec3& origin, const glm::vec3& dir, float min_radius) const override;
+    glm::vec3 position(BodyId id) const override { return to3<D>(world_.bodies().pos[id]); }
+    float radius(BodyId id) const override { return world_.bodies().radius[id]; }
+    void move_body(BodyId id, const glm::vec3& pos, const glm::vec3& vel) override {
+        world_.move_body(id, from3<D>(pos), from3<D>(vel));
+    }
+    BodyInfo body_info(BodyId id, std::size_t max_partners) const override;
+    void fill_instances(ColorMode mode, std::vector<Instance>& out) override;
+    OverlayReport fill_overlays(const OverlayRequest& req, std::vector<LineVertex>& lines,
+                                std::vector<Label>& labels) const override {
+        return build_overlays<D>(world_, req, lines, labels);
+    }
+
+private:
+    float speed_scale();
+
+    collide::World<D> world_;
+    collide::Vec<D> gravity_dir_;
+    collide::PairList scratch_pairs_;
+    std::array<collide::Color, 256> speed_lut_{};
+    std::vector<float> speed_sample_;
+    float speed_scale_ = 0.0f;  // smoothed 95th-percentile speed; 0 = not yet known
+};
+
+template <int D>
+BodyId WorldAdapter<D>::pick(const glm::vec3& origin, const glm::vec3& dir,
+                             float min_radius) const {
+    const auto& b = world_.bodies();
+    BodyId best = kNoBody;
+    float best_score = std::numeric_limits<float>::infinity();
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        const float r = std::max(b.radius[i], min_radius);
+        if constexpr (D == 2) {
+            // The most central hit, so a small body on top of a large one can be picked.
+            const glm::vec2 d = b.pos[i] - glm::vec2(origin);
+            const float d2 = glm::dot(d, d);
+            if (d2 > r * r) continue;
+            const float score = d2 / (r * r);
+            if (score < best_score) best_score = score, best = static_cast<BodyId>(i);
+        } else {
+            const glm::vec3 oc = b.pos[i] - origin;
+            const float along = glm::dot(oc, dir);
+            const float h = along * along - (glm::dot(oc, oc) - r * r);
+            if (h < 0.0f) continue;
+            const float root = std::sqrt(h);
+            float t = along - root;
+            if (t < 0.0f) t = along + root;  // the eye is inside this sphere
+            if (t < 0.0f || t >= best_score) continue;
+            best_score = t;
+            best = static_cast<BodyId>(i);
+        }
+    }
+    return best;
+}
+
+template <int D>
+BodyInfo WorldAdapter<D>::body_info(BodyId id, std::size_t max_partners) const {
+    BodyInfo info;
+    const auto& b = world_.bodies();
+    if (id >= b.size()) return info;
+    info.id = id;
+    info.pos = to3<D>(b.pos[id]);
+    info.vel = to3<D>(b.vel[id]);
+    info.radius = b.radius[id];
+    info.is_static = b.is_static[id] != 0;
+    std::vector<BodyId> touching;
+    for (const auto& c : world_.contacts()) {
+        if (c.a == id) touching.push_back(c.b);
+        if (c.b == id) touching.push_back(c.a);
+    }
+    std::sort(touching.begin(), touching.end());
+    info.contact_total = touching.size();
+    for (const collide::Pair& p : world_.pairs()) {
+        if (p.a != id && p.b != id) continue;
+        ++info.partner_total;
+        if (info.partners.size() >= max_partners) continue;
+        BodyId other = p.a == id ? p.b : p.a;
+        info.partners.push_back(other);
+        info.partner_touches.push_back(std::binary_search(touching.begin(), touching.end(), other));
+    }
+    return info;
+}
+
+template <int D>
+float WorldAdapter<D>::speed_scale() {
+    // The 95th percentile of a strided sample: cheap at a million bodies, and one very fast
+    // body does not turn everything else blue.
+    const auto& b = world_.bodies();
+    constexpr std::size_t kSample = 4096;
+    const std::size_t stride = std::max<std::size_t>(1, b.size() / kSample);
+    speed_sample_.clear();
+    for (std::size_t i = 0; i < b.size(); i += stride) {
+        if (!b.is_static[i]) speed_sample_.push_back(glm::length(b.vel[i]));
+    }
+    if (speed_sample_.empty()) return 1.0f;
+    auto nth = speed_sample_.begin() + static_cast<std::ptrdiff_t>(speed_sample_.size() * 95 / 100);
+    std::nth_element(speed_sample_.begin(), nth, speed_sample_.end());
+    const float target = std::max(*nth, 1e-6f);
+    // Rises at once (so nothing saturates for long) but falls slowly, so the colours do not
+    // flicker with the sample and a pile coming to rest fades to blue instead of rescaling.
+    if (speed_scale_ <= 0.0f || target > speed_scale_) {
+        speed_scale_ = target;
+    } else {
+        speed_scale_ += 0.02f * (target - speed_scale_);
+    }
+    return speed_scale_;
+}
+
+template <int D>
+void WorldAdapter<D>::fill_instances(ColorMode mode, std::vector<Instance>& out) {
+    const auto& b = world_.bodies();
+    out.resize(b.size());
+    const float inv_scale = mode == ColorMode::kSpeed ? 1.0f / speed_scale() : 0.0f;
+    const float lut_max = static_cast<float>(speed_lut_.size() - 1);
+    auto fill = [&](const tbb::blocked_range<std::size_t>& range) {
+        for (std::size_t i = range.begin(); i != range.end(); ++i) {
+            collide::Color color;
+            if (b.is_static[i]) {
+                color = kStaticColor;
+            } else if (mode == ColorMode::kSpeed) {
+                float t = std::min(glm::length(b.vel[i]) * inv_scale, 1.0f);
+                color = speed_lut_[static_cast<std::size_t>(t * lut_max + 0.5f)];
+            } else {
+                color = hue_color(static_cast<float>(mix_bits(static_cast<std::uint32_t>(i)) >> 8) /
+                                  16777216.0f);
+            }
+            out[i] = {to3<D>(b.pos[i]), b.radius[i], color};
+        }
+    };
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b.size(), 16384), fill);
+}
+
+template <int D>
+std::unique_ptr<SimWorld> make_world(std::string_view scene, std::size_t count, std::uint64_t seed,
+                                     std::string_view broadphase) {
+    return std::make_unique<WorldAdapter<D>>(collide::make_scene<D>(scene, count, seed),
+                                             broadphase);
+}
+
+}  // namespace
+
+std::unique_ptr<SimWorld> make_sim_world(int dim, std::string_view scene, std::size_t count,
+                                         std::uint64_t seed, std::string_view broadphase) {
+    if (dim == 2) return make_world<2>(scene, count, seed, broadphase);
+    if (dim == 3) return make_world<3>(scene, count, seed, broadphase);
+    throw std::invalid_argument("dimension " + std::to_string(dim) + " is neither 2 nor 3");
+}
+
+}  // namespace collidoscope

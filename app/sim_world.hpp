@@ -1,0 +1,136 @@
+// SimWorld: a collide::World of either dimension behind one small interface, so the demo can
+// switch between circles and spheres live and the renderer and UI never see the template
+// parameter. Positions cross this boundary as glm::vec3 (z = 0 in 2D). It also turns the
+// world into what the renderer draws: one instance per body and one batch of coloured lines.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "collide/broadphase.hpp"
+#include "collide/debug_draw.hpp"
+#include "collide/world.hpp"
+
+namespace collidoscope {
+
+// One body as the GPU sees it (20 bytes). `color` is 0xAARRGGBB, read as BGRA bytes.
+struct Instance {
+    glm::vec3 centre;
+    float radius;
+    collide::Color color;
+};
+
+// One end of an overlay line.
+struct LineVertex {
+    glm::vec3 pos;
+    collide::Color color;
+};
+
+struct Label {
+    glm::vec3 at;
+    std::string text;
+    collide::Color color;
+};
+
+struct Box3 {
+    glm::vec3 lo{0.0f};
+    glm::vec3 hi{0.0f};
+};
+
+enum class ColorMode { kSpeed, kId };
+
+// The live-tunable part of the world's settings.
+struct Physics {
+    float restitution = 1.0f;
+    float gravity = 0.0f;  // magnitude; the direction stays the scene's (or -y)
+    float dt = 1.0f / 60.0f;
+};
+
+struct OverlayRequest {
+    bool aabbs = false;
+    bool pairs = false;
+    bool structure = false;
+    collide::BodyId selected = collide::kNoBody;
+    Box3 view;                        // what the camera sees (for culling and DebugDraw::view)
+    glm::vec3 ring_right{1, 0, 0};    // the screen's axes in world space, to draw the
+    glm::vec3 ring_up{0, 1, 0};       // selection ring facing the viewer
+    float min_ring_radius = 0.0f;     // world units; keeps the ring visible on tiny bodies
+    std::size_t max_boxes = 100'000;  // caps so a million-body overlay stays drawable
+    std::size_t max_pairs = 200'000;
+};
+
+// What the overlays actually drew, so the UI can say when a cap kicked in.
+struct OverlayReport {
+    std::size_t boxes_drawn = 0;
+    std::size_t boxes_in_view = 0;
+    std::size_t boxes_total = 0;
+    std::size_t pairs_drawn = 0;
+    std::size_t pairs_in_view = 0;
+    std::size_t pairs_total = 0;
+    std::size_t structure_primitives = 0;
+    bool structure_capped = false;
+};
+
+struct BodyInfo {
+    collide::BodyId id = collide::kNoBody;
+    glm::vec3 pos{0.0f};
+    glm::vec3 vel{0.0f};
+    float radius = 0.0f;
+    bool is_static = false;
+    std::vector<collide::BodyId> partners;  // broad-phase pairs with this body (capped)
+    std::vector<bool> partner_touches;      // parallel: a real contact, not just boxes
+    std::size_t partner_total = 0;
+    std::size_t contact_total = 0;
+};
+
+class SimWorld {
+public:
+    virtual ~SimWorld() = default;
+
+    virtual int dim() const = 0;
+    virtual std::size_t body_count() const = 0;
+    virtual Box3 bounds() const = 0;
+
+    virtual void step() = 0;
+    virtual const collide::StepTimings& timings() const = 0;
+    virtual std::size_t pair_count() const = 0;
+    virtual std::size_t contact_count() const = 0;
+
+    // Replaces the broad phase without touching the bodies; false if `name` is not
+    // available in this dimension.
+    virtual bool set_broad_phase(std::string_view name) = 0;
+    virtual collide::BroadPhaseStats broad_phase_stats() const = 0;
+    virtual std::span<collide::Param> broad_phase_params() = 0;
+
+    virtual Physics physics() const = 0;
+    virtual void set_physics(const Physics& p) = 0;
+
+    // Nearest body hit by the ray (3D) or containing origin.xy (2D; `dir` unused). Bodies
+    // get at least `min_radius` so that sub-pixel ones can still be clicked.
+    virtual collide::BodyId pick(const glm::vec3& origin, const glm::vec3& dir,
+                                 float min_radius) const = 0;
+    virtual glm::vec3 position(collide::BodyId id) const = 0;
+    virtual float radius(collide::BodyId id) const = 0;
+    virtual void move_body(collide::BodyId id, const glm::vec3& pos, const glm::vec3& vel) = 0;
+    virtual BodyInfo body_info(collide::BodyId id, std::size_t max_partners) const = 0;
+
+    // One instance per body, coloured by speed or id; static bodies grey.
+    virtual void fill_instances(ColorMode mode, std::vector<Instance>& out) = 0;
+    // The world outline, the requested overlays and the selection ring, as line pairs.
+    virtual OverlayReport fill_overlays(const OverlayRequest& req, std::vector<LineVertex>& lines,
+                                        std::vector<Label>& labels) const = 0;
+};
+
+// Builds scene `scene` in dimension `dim` with broad phase `broadphase`. Throws
+// collide::SceneError for a bad scene and std::invalid_argument for a bad algorithm.
+std::unique_ptr<SimWorld> make_sim_world(int dim, std::string_view scene, std::size_t count,
+                                         std::uint64_t seed, std::string_view broadphase);
+
+}  // namespace collidoscope

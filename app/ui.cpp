@@ -1,0 +1,292 @@
+#include "ui.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <string>
+
+#include "overlay_builder.hpp"
+
+namespace collidoscope {
+namespace {
+
+constexpr std::size_t kMaxListedPartners = 48;
+
+ImVec4 to_imvec(collide::Color c) {
+    return {static_cast<float>((c >> 16) & 0xFF) / 255.0f,
+            static_cast<float>((c >> 8) & 0xFF) / 255.0f, static_cast<float>(c & 0xFF) / 255.0f,
+            1.0f};
+}
+
+void swatch(collide::Color c) {
+    ImGui::SameLine();
+    ImGui::PushID(static_cast<int>(c));  // several swatches share a window
+    ImGui::ColorButton("##swatch", to_imvec(c),
+                       ImGuiColorEditFlags_NoTooltip | ImGuiColorEditFlags_NoDragDrop,
+                       ImVec2(ImGui::GetTextLineHeight(), ImGui::GetTextLineHeight()));
+    ImGui::PopID();
+}
+
+void hint(const char* text) {
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
+// Says how much of an overlay is drawn when the view or the cap leaves some out.
+void capped_note(std::size_t drawn, std::size_t in_view, std::size_t total) {
+    if (drawn == total) return;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    if (drawn == in_view) {
+        ImGui::TextWrapped("  %s of %s (the rest are out of view)", format_count(drawn).c_str(),
+                           format_count(total).c_str());
+    } else {
+        ImGui::TextWrapped("  %s of %s: capped, so an even sample of the %s in view",
+                           format_count(drawn).c_str(), format_count(total).c_str(),
+                           format_count(in_view).c_str());
+    }
+    ImGui::PopStyleColor();
+}
+
+const char* scene_label(const Demo& demo) {
+    for (const SceneChoice& s : demo.scenes()) {
+        if (s.name == demo.scene()) return s.label.c_str();
+    }
+    return demo.scene().c_str();
+}
+
+}  // namespace
+
+ScreenRect Ui::free_area(glm::vec2 screen) {
+    return {{kLeftPanelWidth + 2 * kPanelMargin, 0.0f},
+            {screen.x - kRightPanelWidth - 2 * kPanelMargin, screen.y}};
+}
+
+UiActions Ui::draw(Demo& demo, const UiFrame& frame) {
+    UiActions actions;
+    ImGui::SetNextWindowPos(ImVec2(kPanelMargin, kPanelMargin), ImGuiCond_Once);
+    ImGui::SetNextWindowSize(ImVec2(kLeftPanelWidth, frame.screen.y - 2 * kPanelMargin),
+                             ImGuiCond_Once);
+    ImGui::Begin("Collidoscope");
+    ImGui::PushItemWidth(-110.0f);  // room for the labels on the right
+    if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) {
+        scene_section(demo, actions);
+        physics_section(demo);
+    }
+    if (ImGui::CollapsingHeader("Broad phase", ImGuiTreeNodeFlags_DefaultOpen)) {
+        broad_phase_section(demo);
+    }
+    if (ImGui::CollapsingHeader("Overlays", ImGuiTreeNodeFlags_DefaultOpen)) {
+        overlays_section(demo, frame.overlays);
+    }
+    if (ImGui::CollapsingHeader("Mouse and keys")) {
+        ImGui::TextUnformatted(
+            "Left click    select a body\n"
+            "Left drag     move it (it keeps the velocity)\n"
+            "Right drag    2D pan, 3D orbit (shift: pan)\n"
+            "Middle drag   pan\n"
+            "Wheel         2D zoom at cursor, 3D dolly\n"
+            "P pause   O step   R reset\n"
+            "C / Home      fit the camera\n"
+            "1-9           choose the algorithm\n"
+            "Esc           quit");
+    }
+    ImGui::PopItemWidth();
+    ImGui::End();
+
+    stats_panel(demo, frame);
+    selection_panel(demo, frame);
+    return actions;
+}
+
+void Ui::scene_section(Demo& demo, UiActions& actions) {
+    if (ImGui::RadioButton("2D circles", demo.dim() == 2)) demo.set_dim(2);
+    ImGui::SameLine();
+    if (ImGui::RadioButton("3D spheres", demo.dim() == 3)) demo.set_dim(3);
+
+    if (ImGui::BeginCombo("Scene##combo", scene_label(demo))) {
+        for (const SceneChoice& s : demo.scenes()) {
+            if (s.dim != 0 && s.dim != demo.dim()) continue;
+            const bool current = s.name == demo.scene();
+            if (ImGui::Selectable(s.label.c_str(), current)) demo.set_scene(s.name);
+            hint(s.description.c_str());
+            if (current) ImGui::SetItemDefaultFocus();
+        }
+        ImGui::EndCombo();
+    }
+
+    ImGui::BeginDisabled(demo.scene_is_csv());
+    int shown = count_edit_ >= 0 ? count_edit_ : static_cast<int>(demo.count());
+    if (ImGui::SliderInt("Bodies", &shown, 1, static_cast<int>(kMaxAppBodies), "%d",
+                         ImGuiSliderFlags_Logarithmic)) {
+        count_edit_ = shown;
+    }
+    if (ImGui::IsItemDeactivatedAfterEdit() && count_edit_ >= 0) {
+        demo.set_count(static_cast<std::size_t>(count_edit_));
+    }
+    if (!ImGui::IsItemActive()) count_edit_ = -1;
+    hint("Rebuilds the scene when released. Ctrl+click to type a number.");
+    ImGui::EndDisabled();
+
+    std::uint64_t seed = demo.seed();
+    const std::uint64_t one = 1;
+    if (ImGui::InputScalar("Seed", ImGuiDataType_U64, &seed, &one, nullptr, "%" PRIu64,
+                           ImGuiInputTextFlags_EnterReturnsTrue)) {
+        demo.set_seed(seed);
+    }
+
+    if (ImGui::Button("Reset (R)")) demo.reset();
+    ImGui::SameLine();
+    if (ImGui::Button(demo.paused() ? "Run (P)" : "Pause (P)")) demo.set_paused(!demo.paused());
+    ImGui::SameLine();
+    if (ImGui::Button("Step (O)")) {
+        demo.set_paused(true);
+        demo.step_once();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Fit (C)")) actions.fit_camera = true;
+    if (!demo.last_error().empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.4f, 0.4f, 1.0f));
+        ImGui::TextWrapped("%s", demo.last_error().c_str());
+        ImGui::PopStyleColor();
+    }
+}
+
+void Ui::physics_section(Demo& demo) {
+    Physics p = demo.physics();
+    bool changed = false;
+    changed |= ImGui::SliderFloat("Restitution", &p.restitution, 0.0f, 1.0f, "%.2f");
+    changed |= ImGui::SliderFloat("Gravity", &p.gravity, 0.0f, demo.max_gravity(), "%.2f");
+    changed |= ImGui::SliderFloat("Time step", &p.dt, 1.0f / 960.0f, 1.0f / 15.0f, "%.4f s",
+                                  ImGuiSliderFlags_Logarithmic);
+    if (changed) demo.set_physics(p);
+    if (ImGui::SmallButton("Scene defaults")) demo.set_physics(demo.scene_physics());
+    hint("Restitution, gravity and time step as the scene defines them");
+
+    ImGui::TextUnformatted("Colour by");
+    ImGui::SameLine();
+    ColorMode& mode = demo.view().color_mode;
+    if (ImGui::RadioButton("speed", mode == ColorMode::kSpeed)) mode = ColorMode::kSpeed;
+    hint("Blue (slow) to red (fast), scaled to the 95th percentile speed. Static bodies grey.");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("id", mode == ColorMode::kId)) mode = ColorMode::kId;
+}
+
+void Ui::broad_phase_section(Demo& demo) {
+    const auto algorithms = demo.algorithms();
+    const collide::BroadPhaseEntry* current = nullptr;
+    if (ImGui::BeginCombo("Algorithm", demo.broad_phase().c_str())) {
+        for (std::size_t i = 0; i < algorithms.size(); ++i) {
+            const std::string name(algorithms[i]->name);
+            const std::string label = (i < 9 ? std::to_string(i + 1) + "  " : "   ") + name;
+            const bool selected = name == demo.broad_phase();
+            if (ImGui::Selectable(label.c_str(), selected)) demo.set_broad_phase(name);
+            hint(std::string(algorithms[i]->description).c_str());
+            if (selected) ImGui::SetItemDefaultFocus();
+        }
+        ImGui::EndCombo();
+    }
+    for (const auto* e : algorithms) {
+        if (e->name == demo.broad_phase()) current = e;
+    }
+    if (current) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        ImGui::TextWrapped("%s", std::string(current->description).c_str());
+        ImGui::PopStyleColor();
+    }
+
+    std::span<collide::Param> params = demo.world().broad_phase_params();
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        collide::Param& p = params[i];
+        ImGui::PushID(static_cast<int>(i));
+        ImGui::SliderFloat(p.name, &p.value, p.min, p.max, "%.3g");
+        ImGui::PopID();
+    }
+    if (params.empty()) ImGui::TextDisabled("(no parameters)");
+
+    const collide::BroadPhaseStats s = demo.world().broad_phase_stats();
+    if (ImGui::BeginTable("bpstats", 2, ImGuiTableFlags_SizingStretchProp)) {
+        auto row = [](const char* name, const std::string& value) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(name);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(value.c_str());
+        };
+        row("Candidate tests", format_count(s.candidate_tests));
+        row("Structure memory", format_bytes(s.structure_bytes));
+        row("Nodes / cells", format_count(s.nodes));
+        row("Depth", s.depth > 0 ? std::to_string(s.depth) : std::string("-"));
+        ImGui::EndTable();
+    }
+}
+
+void Ui::overlays_section(Demo& demo, const OverlayReport& report) {
+    OverlayFlags& o = demo.view().overlays;
+    ImGui::Checkbox("Boxes (AABBs)", &o.aabbs);
+    swatch(kBoxColor);
+    if (o.aabbs) capped_note(report.boxes_drawn, report.boxes_in_view, report.boxes_total);
+    ImGui::Checkbox("Pairs", &o.pairs);
+    swatch(kPairColor);
+    hint("White: the boxes overlap (a broad-phase pair). Magenta: the bodies really touch.");
+    swatch(kContactColor);
+    hint("Magenta: the bodies really touch (a narrow-phase contact).");
+    if (o.pairs) capped_note(report.pairs_drawn, report.pairs_in_view, report.pairs_total);
+    ImGui::Checkbox("Structure", &o.structure);
+    hint("What the algorithm built: cells, nodes, intervals");
+    if (o.structure) {
+        ImGui::TextDisabled("  %s primitives%s", format_count(report.structure_primitives).c_str(),
+                            report.structure_capped ? " (budget reached)" : "");
+    }
+    if (demo.dim() == 3) ImGui::Checkbox("Draw overlays on top", &demo.view().overlays_on_top);
+}
+
+void Ui::selection_panel(Demo& demo, const UiFrame& frame) {
+    const collide::BodyId id = demo.selected();
+    if (id == collide::kNoBody) return;
+    const BodyInfo info = demo.world().body_info(id, kMaxListedPartners);
+    // Anchored to the bottom right and sized to its content, so it grows upwards as the list
+    // of partners changes and never runs off the screen.
+    ImGui::SetNextWindowPos(ImVec2(frame.screen.x - kPanelMargin, frame.screen.y - kPanelMargin),
+                            ImGuiCond_Always, ImVec2(1.0f, 1.0f));
+    ImGui::SetNextWindowSizeConstraints(ImVec2(kRightPanelWidth, 0.0f),
+                                        ImVec2(kRightPanelWidth, frame.screen.y * 0.45f));
+    bool open = true;
+    ImGui::Begin("Selected body", &open,
+                 ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_AlwaysAutoResize |
+                     ImGuiWindowFlags_NoMove);
+    const bool three = demo.dim() == 3;
+    ImGui::Text("Body %u%s", id, info.is_static ? "  (static)" : "");
+    if (three) {
+        ImGui::Text("Position  %.3f  %.3f  %.3f", info.pos.x, info.pos.y, info.pos.z);
+        ImGui::Text("Velocity  %.3f  %.3f  %.3f", info.vel.x, info.vel.y, info.vel.z);
+    } else {
+        ImGui::Text("Position  %.3f  %.3f", info.pos.x, info.pos.y);
+        ImGui::Text("Velocity  %.3f  %.3f", info.vel.x, info.vel.y);
+    }
+    ImGui::Text("Speed     %.3f", glm::length(info.vel));
+    ImGui::Text("Radius    %.4g", info.radius);
+    ImGui::Separator();
+    ImGui::Text("Pairs %zu, of which %zu touch", info.partner_total, info.contact_total);
+    // Partner ids as buttons that select that body; touching ones in the contact colour.
+    const float right_edge = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    const ImGuiStyle& style = ImGui::GetStyle();
+    for (std::size_t i = 0; i < info.partners.size(); ++i) {
+        const std::string label = std::to_string(info.partners[i]);
+        const float width = ImGui::CalcTextSize(label.c_str()).x + 2 * style.FramePadding.x;
+        if (i > 0) {
+            const float next = ImGui::GetItemRectMax().x + style.ItemSpacing.x + width;
+            if (next < right_edge) ImGui::SameLine();
+        }
+        if (info.partner_touches[i]) ImGui::PushStyleColor(ImGuiCol_Text, to_imvec(kContactColor));
+        if (ImGui::SmallButton(label.c_str())) demo.select(info.partners[i]);
+        if (info.partner_touches[i]) ImGui::PopStyleColor();
+    }
+    if (info.partner_total > info.partners.size()) {
+        ImGui::TextDisabled("... and %zu more", info.partner_total - info.partners.size());
+    }
+    if (info.partner_total > 0) ImGui::TextDisabled("magenta: touching; click to select");
+    ImGui::End();
+    if (!open) demo.select(collide::kNoBody);
+}
+
+}  // namespace collidoscope

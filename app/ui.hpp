@@ -1,0 +1,61 @@
+// The ImGui panels: a control panel on the left (scene, broad phase, overlays), the stats
+// panel on the right (timings with rolling plots, pair counts, memory, draw calls) and an
+// info panel for the selected body. Panels act on the Demo directly; what needs the rest of
+// the app (fitting the camera) comes back as UiActions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <glm/glm.hpp>
+
+#include "camera.hpp"
+#include "demo.hpp"
+#include "frame_stats.hpp"
+
+namespace collidoscope {
+
+inline constexpr float kPanelMargin = 8.0f;
+inline constexpr float kLeftPanelWidth = 310.0f;
+inline constexpr float kRightPanelWidth = 290.0f;
+
+struct UiFrame {
+    const FrameStats& stats;
+    const OverlayReport& overlays;
+    glm::vec2 screen;  // window size in points
+    const std::string& gl_description;
+};
+
+struct UiActions {
+    bool fit_camera = false;
+};
+
+class Ui {
+public:
+    // Lays out every panel for this frame.
+    UiActions draw(Demo& demo, const UiFrame& frame);
+
+    // The part of the window the panels leave free, where the camera frames the world.
+    static ScreenRect free_area(glm::vec2 screen);
+
+private:
+    void scene_section(Demo& demo, UiActions& actions);
+    void physics_section(Demo& demo);
+    void broad_phase_section(Demo& demo);
+    void overlays_section(Demo& demo, const OverlayReport& report);
+    void selection_panel(Demo& demo, const UiFrame& frame);
+
+    // The count slider's value while it is being dragged; the world is only rebuilt when
+    // the slider is let go, since building a million bodies takes a moment.
+    int count_edit_ = -1;
+};
+
+// The stats panel (ui_stats.cpp).
+void stats_panel(const Demo& demo, const UiFrame& frame);
+
+// "12.3 MiB" and the like.
+std::string format_bytes(std::size_t bytes);
+// "1,234,567".
+std::string format_count(std::uint64_t n);
+
+}  // namespace collidoscope

@@ -1,0 +1,44 @@
+// Ray-cast sphere: intersects the eye ray with the sphere, shades the hit with ambient,
+// Lambert and a little Blinn-Phong specular, and writes the true depth so spheres cut each
+// other (and the overlays) correctly. The rim's coverage goes out as alpha.
+#version 330 core
+
+in vec3 v_ray;
+flat in vec3 v_centre;
+flat in float v_radius;
+flat in vec4 v_color;
+
+uniform mat4 u_proj;
+
+out vec4 frag_color;
+
+const vec3 kLight = vec3(-0.45, 0.75, 0.5);  // view space: from the upper left, towards the eye
+
+void main() {
+    vec3 rd = normalize(v_ray);
+    float b = dot(rd, v_centre);
+    // How far inside the silhouette the ray passes, turned into pixels by fwidth, gives an
+    // antialiased edge (as alpha, which becomes coverage when multisampling is on).
+    float miss = sqrt(max(dot(v_centre, v_centre) - b * b, 0.0));
+    float inside = v_radius - miss;
+    float coverage = clamp(inside / max(fwidth(inside), 1e-7) + 0.5, 0.0, 1.0);
+    if (coverage <= 0.0) discard;
+    // Rays that graze past the rim still shade the nearest point of the rim.
+    float h = max(v_radius * v_radius - miss * miss, 0.0);
+    float t = b - sqrt(h);
+    vec3 p = rd * t;
+    vec3 n = normalize(p - v_centre);
+
+    vec3 l = normalize(kLight);
+    float diffuse = max(dot(n, l), 0.0);
+    vec3 half_vector = normalize(l - rd);
+    float specular = pow(max(dot(n, half_vector), 0.0), 48.0) * 0.35;
+    // A darker rim separates touching spheres of the same colour.
+    float facing = max(dot(n, -rd), 0.0);
+    float rim = smoothstep(0.0, 0.35, facing);
+    vec3 rgb = v_color.rgb * (0.22 + 0.78 * diffuse) * mix(0.45, 1.0, rim) + vec3(specular);
+    frag_color = vec4(rgb, v_color.a * coverage);
+
+    vec4 clip = u_proj * vec4(p, 1.0);
+    gl_FragDepth = clamp(clip.z / clip.w * 0.5 + 0.5, 0.0, 1.0);
+}

@@ -1,0 +1,44 @@
+// Instanced sphere impostors for the 3D view. Each instance becomes a quad facing the eye
+// (perpendicular to the line of sight to the centre, not to the view axis) and sized to the
+// sphere's tangent cone, so the quad covers the silhouette exactly at any position on screen.
+#version 330 core
+
+layout(location = 0) in vec3 a_centre;
+layout(location = 1) in float a_radius;
+layout(location = 2) in vec4 a_color;
+
+uniform mat4 u_view;
+uniform mat4 u_proj;
+uniform float u_viewport_height;
+
+out vec3 v_ray;  // view-space point on the quad: the ray direction from the eye
+flat out vec3 v_centre;
+flat out float v_radius;
+flat out vec4 v_color;
+
+void main() {
+    vec3 c = (u_view * vec4(a_centre, 1.0)).xyz;
+    // Never smaller than a pixel, so distant or tiny bodies stay visible.
+    float pixel_at_depth = max(-c.z, 1e-4) * 2.0 / (u_proj[1][1] * u_viewport_height);
+    float r = max(a_radius, pixel_at_depth);
+    float d = length(c);
+    v_centre = c;
+    v_radius = r;
+    v_color = a_color;
+    if (d <= r * 1.001) {
+        // The eye is inside this sphere: drop it rather than fill the screen.
+        v_ray = vec3(0.0);
+        gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+        return;
+    }
+    vec3 dir = c / d;
+    vec3 hint = abs(dir.y) < 0.99 ? vec3(0.0, 1.0, 0.0) : vec3(1.0, 0.0, 0.0);
+    vec3 u = normalize(cross(hint, dir));
+    vec3 v = cross(dir, u);
+    // Radius of the tangent cone where it crosses the plane through the centre.
+    float s = r * d / sqrt(d * d - r * r);
+    vec2 corner = vec2((gl_VertexID & 1) != 0 ? 1.0 : -1.0, (gl_VertexID & 2) != 0 ? 1.0 : -1.0);
+    vec3 p = c + (corner.x * u + corner.y * v) * s;
+    v_ray = p;
+    gl_Position = u_proj * vec4(p, 1.0);
+}
