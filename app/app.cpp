@@ -123,7 +123,11 @@ void App::fit_camera_if_needed(glm::vec2 screen, bool asked) {
     if (!asked && fitted_dim_ == demo_.dim() && same_box(bounds, fitted_bounds_)) return;
     const ScreenRect area = Ui::free_area(screen);
     if (demo_.dim() == 2) {
-        camera_2d_.fit(bounds, area, screen);
+        // Leave room under the world: structure overlays such as sort-and-sweep's sorted
+        // intervals are drawn in a strip there.
+        Box3 framed = bounds;
+        framed.lo.y -= 0.14f * (bounds.hi.y - bounds.lo.y);
+        camera_2d_.fit(framed, area, screen);
     } else {
         camera_3d_.fit(bounds, area, screen);
     }

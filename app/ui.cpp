@@ -205,17 +205,10 @@ void Ui::broad_phase_section(Demo& demo) {
 
     const collide::BroadPhaseStats s = demo.world().broad_phase_stats();
     if (ImGui::BeginTable("bpstats", 2, ImGuiTableFlags_SizingStretchProp)) {
-        auto row = [](const char* name, const std::string& value) {
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(name);
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(value.c_str());
-        };
-        row("Candidate tests", format_count(s.candidate_tests));
-        row("Structure memory", format_bytes(s.structure_bytes));
-        row("Nodes / cells", format_count(s.nodes));
-        row("Depth", s.depth > 0 ? std::to_string(s.depth) : std::string("-"));
+        table_row("Candidate tests", format_count(s.candidate_tests));
+        table_row("Structure memory", format_bytes(s.structure_bytes));
+        table_row("Nodes / cells", format_count(s.nodes));
+        table_row("Depth", s.depth > 0 ? std::to_string(s.depth) : std::string("-"));
         ImGui::EndTable();
     }
 }

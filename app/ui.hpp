@@ -58,4 +58,7 @@ std::string format_bytes(std::size_t bytes);
 // "1,234,567".
 std::string format_count(std::uint64_t n);
 
+// One "name | value" row of a two-column ImGui table.
+void table_row(const char* name, const std::string& value);
+
 }  // namespace collidoscope

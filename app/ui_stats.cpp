@@ -35,6 +35,14 @@ std::string format_count(std::uint64_t n) {
     return out;
 }
 
+void table_row(const char* name, const std::string& value) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(name);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(value.c_str());
+}
+
 void stats_panel(const Demo& demo, const UiFrame& frame) {
     const FrameStats& stats = frame.stats;
     ImGui::SetNextWindowPos(ImVec2(frame.screen.x - kPanelMargin, kPanelMargin), ImGuiCond_Always,
@@ -63,30 +71,23 @@ void stats_panel(const Demo& demo, const UiFrame& frame) {
     const collide::BroadPhaseStats bp = world.broad_phase_stats();
     const FrameFacts& last = stats.last();
     if (ImGui::BeginTable("stats", 2, ImGuiTableFlags_SizingStretchProp)) {
-        auto row = [](const char* name, const std::string& value) {
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(name);
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(value.c_str());
-        };
-        row("Algorithm", demo.broad_phase());
-        row("Bodies", format_count(world.body_count()));
-        row("Pairs", format_count(world.pair_count()));
-        row("Contacts", format_count(world.contact_count()));
-        row("Candidate tests", format_count(bp.candidate_tests));
+        table_row("Algorithm", demo.broad_phase());
+        table_row("Bodies", format_count(world.body_count()));
+        table_row("Pairs", format_count(world.pair_count()));
+        table_row("Contacts", format_count(world.contact_count()));
+        table_row("Candidate tests", format_count(bp.candidate_tests));
         char efficiency[32] = "-";
         if (bp.candidate_tests > 0) {
             std::snprintf(efficiency, sizeof efficiency, "%.2f %%",
                           100.0 * static_cast<double>(world.pair_count()) /
                               static_cast<double>(bp.candidate_tests));
         }
-        row("Efficiency", efficiency);
+        table_row("Efficiency", efficiency);
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextDisabled("  (pairs / tests)");
-        row("Structure memory", format_bytes(bp.structure_bytes));
-        row("Draw calls", std::to_string(last.draw_calls));
+        table_row("Structure memory", format_bytes(bp.structure_bytes));
+        table_row("Draw calls", std::to_string(last.draw_calls));
         ImGui::EndTable();
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);

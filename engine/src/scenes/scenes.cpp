@@ -51,6 +51,17 @@ Vec<D> random_velocity(Rng& rng, float lo, float hi) {
     return rng.direction<D>() * rng.uniform(lo, hi);
 }
 
+// Bodies of the given radii (total measure `total`) spread uniformly over a world sized
+// for the scene fraction, moving in random directions.
+template <int D>
+Scene<D> scatter(const std::vector<float>& radii, double total, Rng& rng) {
+    const float side = world_side<D>(total, kFraction<D>);
+    Scene<D> scene{settings_for<D>(side), {}};
+    scene.bodies.reserve(radii.size());
+    for (float r : radii) scene.bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, 1.0f, 3.0f), r);
+    return scene;
+}
+
 // Radii 0.5..1 uniformly over the world at the scene fraction.
 template <int D>
 Scene<D> uniform_scene(std::size_t n, Rng& rng) {
@@ -60,11 +71,7 @@ Scene<D> uniform_scene(std::size_t n, Rng& rng) {
         r = rng.uniform(0.5f, 1.0f);
         total += measure<D>(r);
     }
-    const float side = world_side<D>(total, kFraction<D>);
-    Scene<D> scene{settings_for<D>(side), {}};
-    scene.bodies.reserve(n);
-    for (float r : radii) scene.bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, 1.0f, 3.0f), r);
-    return scene;
+    return scatter<D>(radii, total, rng);
 }
 
 // Truncated Pareto radii (tail exponent 1) on [0.05, 50]; with n >= 2 the extremes are
@@ -89,11 +96,7 @@ Scene<D> powerlaw_scene(std::size_t n, Rng& rng) {
         radii[i] = r;
         total += measure<D>(r);
     }
-    const float side = world_side<D>(total, kFraction<D>);
-    Scene<D> scene{settings_for<D>(side), {}};
-    scene.bodies.reserve(n);
-    for (float r : radii) scene.bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, 1.0f, 3.0f), r);
-    return scene;
+    return scatter<D>(radii, total, rng);
 }
 
 // Most bodies small and straddling the centre lines (2D) or planes (3D): the bodies a
