@@ -92,6 +92,8 @@ private:
     void solve_walls(bool warm_start, bool as_system);
     void order_contacts();
     void resolve(float dt);
+    void solve_velocities(float restitution_threshold);
+    void correct_positions();
 
     struct WallContact {
         BodyId body;

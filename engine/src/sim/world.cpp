@@ -211,12 +211,17 @@ void World<D>::order_contacts() {
 
 template <int D>
 void World<D>::resolve(float dt) {
-    auto& pos = bodies_.pos;
-    auto& vel = bodies_.vel;
     const float threshold = restitution_threshold(settings_, dt);
     find_wall_contacts(threshold);
+    order_contacts();
+    solve_velocities(threshold);
+    correct_positions();
+}
 
-    // Sequential impulses (see contact_impulse for the two ways a contact is solved).
+// Sequential impulses (see contact_impulse for the two ways a contact is solved).
+template <int D>
+void World<D>::solve_velocities(float threshold) {
+    auto& vel = bodies_.vel;
     const bool as_system = threshold > 0.0f;
     const float e = settings_.restitution;
     const std::size_t m = contacts_.size();
@@ -243,7 +248,6 @@ void World<D>::resolve(float dt) {
         }
     }
     if (as_system) solve_walls(true, as_system);
-    order_contacts();
     for (int it = 0; it < settings_.solver_iterations; ++it) {
         solve_walls(false, as_system);  // the ground first: piles rest on it
         for (const std::uint32_t c : order_) {
@@ -265,10 +269,14 @@ void World<D>::resolve(float dt) {
     prev_keys_.resize(m);
     for (std::size_t c = 0; c < m; ++c) prev_keys_[c] = Pair{contacts_[c].a, contacts_[c].b}.key();
     prev_impulse_ = impulse_;
+}
 
-    // Positional correction (non-linear Gauss-Seidel): push overlapping bodies apart by part
-    // of their penetration, weighted by inverse mass, and keep them inside the walls.
-    // Velocities are untouched, so no energy is added.
+// Positional correction (non-linear Gauss-Seidel): push overlapping bodies apart by part of
+// their penetration, weighted by inverse mass, and keep them inside the walls. Velocities
+// are untouched, so no energy is added.
+template <int D>
+void World<D>::correct_positions() {
+    auto& pos = bodies_.pos;
     const float beta = settings_.position_correction;
     const Aabb<D>& bounds = settings_.bounds;
     for (int pass = 0; pass < settings_.position_iterations; ++pass) {
