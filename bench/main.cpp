@@ -2,6 +2,7 @@
 // Parses and validates the whole command line before running anything.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -58,7 +59,7 @@ T number(const std::string& flag, std::string_view text, T min, T max) {
     const auto v = parse_number<T>(text);
     if (!v || *v < min || *v > max) {
         std::ostringstream msg;
-        msg << flag << ": '" << text << "' is not a number in " << min << ".." << max;
+        msg << flag << ": '" << text << "' must be a number from " << min << " to " << max;
         usage_error(msg.str());
     }
     return *v;
@@ -137,6 +138,9 @@ Options parse(int argc, char** argv) {
             }
         } else if (flag == "--out") {
             o.out = value();
+            // Fail now rather than after minutes of measuring.
+            const auto dir = std::filesystem::absolute(o.out).parent_path();
+            if (!std::filesystem::is_directory(dir)) usage_error("--out: folder '" + dir.string() + "' does not exist");
         } else {
             usage_error("unknown option '" + args[i] + "'");
         }
