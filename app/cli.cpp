@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "collide/parse.hpp"
 #include "collide/registry.hpp"
 #include "collide/scenes.hpp"
@@ -59,7 +61,7 @@ const FlagSpec* find_flag(std::string_view name) {
 }
 
 bool scene_is_csv(std::string_view scene) {
-    return scene.starts_with("csv:");
+    return collide::is_csv_scene(scene);
 }
 
 RawArgs split_args(std::span<const std::string_view> args) {
@@ -168,11 +170,7 @@ void validate_broadphase(const RawArgs& raw, Options& opt) {
 
 OverlayFlags parse_overlays(std::string_view text) {
     OverlayFlags flags;
-    std::size_t start = 0;
-    while (true) {
-        std::size_t comma = text.find(',', start);
-        std::string_view item = text.substr(
-            start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    for (const std::string_view item : collide::split(text, ',')) {
         if (item == "aabbs") {
             flags.aabbs = true;
         } else if (item == "pairs") {
@@ -187,8 +185,6 @@ OverlayFlags parse_overlays(std::string_view text) {
             throw CliError("--overlay: unknown overlay " + quote(item) +
                            " (use aabbs, pairs, structure, all or none, comma separated)");
         }
-        if (comma == std::string_view::npos) break;
-        start = comma + 1;
     }
     return flags;
 }
@@ -223,6 +219,10 @@ void validate_screenshot(std::string_view text, Options& opt) {
     if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
         throw CliError("--screenshot: folder " + quote(dir.string()) + " does not exist");
     }
+    // Checked now so a long run does not end in a failed write.
+    if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) {
+        throw CliError("--screenshot: folder " + quote(dir.empty() ? "." : dir.string()) + " is not writable");
+    }
     opt.screenshot = std::string(text);
 }
 
@@ -232,7 +232,7 @@ std::string default_broadphase(int dim) {
     std::string fallback;
     for (const collide::BroadPhaseEntry& e : collide::broadphases()) {
         if (!e.supports(dim)) continue;
-        if (e.name != "brute-force") return std::string(e.name);
+        if (e.name != collide::kReferenceBroadPhase) return std::string(e.name);
         if (fallback.empty()) fallback = std::string(e.name);
     }
     return fallback;

@@ -11,6 +11,7 @@
 
 #include "cli.hpp"
 #include "collide/registry.hpp"
+#include "collide/scenes.hpp"
 #include "sim_world.hpp"
 
 namespace collidoscope {
@@ -42,7 +43,7 @@ public:
     const std::string& scene() const { return scene_; }
     std::size_t count() const { return count_; }
     std::uint64_t seed() const { return seed_; }
-    bool scene_is_csv() const { return scene_.starts_with("csv:"); }
+    bool scene_is_csv() const { return collide::is_csv_scene(scene_); }
     std::span<const SceneChoice> scenes() const { return scenes_; }
     void set_dim(int dim);
     void set_scene(const std::string& name);

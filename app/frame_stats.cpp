@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <numeric>
 
 namespace collidoscope {
 namespace {
@@ -45,10 +44,6 @@ void History::push(float v) {
 
 float History::max() const {
     return *std::max_element(values_.begin(), values_.end());
-}
-
-float History::mean() const {
-    return std::accumulate(values_.begin(), values_.end(), 0.0f) / static_cast<float>(kHistory);
 }
 
 void FrameStats::record(double frame_ms, bool stepped, const collide::StepTimings& step,

@@ -28,7 +28,6 @@ public:
     int offset() const { return static_cast<int>(next_); }
     float latest() const { return values_[(next_ + kHistory - 1) % kHistory]; }
     float max() const;
-    float mean() const;
 
 private:
     std::array<float, kHistory> values_{};

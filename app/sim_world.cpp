@@ -239,7 +239,8 @@ void WorldAdapter<D>::fill_instances(ColorMode mode, std::vector<Instance>& out)
             if (b.is_static[i]) {
                 color = kStaticColor;
             } else if (mode == ColorMode::kSpeed) {
-                float t = std::min(glm::length(b.vel[i]) * inv_scale, 1.0f);
+                float t = glm::length(b.vel[i]) * inv_scale;
+                if (!(t < 1.0f)) t = 1.0f;  // also catches NaN, which must not index the table
                 color = speed_lut_[static_cast<std::size_t>(t * lut_max + 0.5f)];
             } else {
                 color = hue_color(static_cast<float>(mix_bits(static_cast<std::uint32_t>(i)) >> 8) /

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <sstream>
 
 #include "collide/ballistic.hpp"
+#include "collide/pair_check.hpp"
 #include "collide/registry.hpp"
 #include "collide/scenes.hpp"
 #include "collide/world.hpp"
@@ -24,33 +24,33 @@ double percentile(std::vector<double> v, double q) {
     return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
 }
 
-std::optional<CheckFailure> compare(PairList got, PairList want, const std::string& algorithm,
-                                    const std::string& reference, std::size_t n, int frame) {
-    std::sort(got.begin(), got.end());
-    std::sort(want.begin(), want.end());
-    if (got == want) return std::nullopt;
-    const auto [g, w] = std::mismatch(got.begin(), got.end(), want.begin(), want.end());
-    std::ostringstream msg;
-    msg << "check failed: " << algorithm << " differs from " << reference << " at n=" << n << ", frame " << frame
-        << " (" << got.size() << " pairs vs " << want.size() << "): ";
-    if (w != want.end() && (g == got.end() || *w < *g)) {
-        msg << "pair (" << w->a << "," << w->b << ") missing";
-    } else if (g != got.end() && g + 1 != got.end() && *g == *(g + 1)) {
-        msg << "pair (" << g->a << "," << g->b << ") reported twice";
+// --check for one frame: the pairs must equal the reference's, or, where the algorithm is
+// its own reference, keep the contract. Returns the failure, if any.
+template <int D>
+std::optional<CheckFailure> check_frame(const PairList& pairs, BroadPhase<D>* ref, std::span<const Aabb<D>> boxes,
+                                        std::span<const std::uint8_t> is_static, PairList& expected,
+                                        const std::string& algorithm, int frame) {
+    std::string problem;
+    if (ref) {
+        ref->update(boxes, is_static, expected);
+        std::sort(expected.begin(), expected.end());
+        problem = pair_set_difference(pairs, expected);
     } else {
-        msg << "pair (" << g->a << "," << g->b << ") is not in " << reference << "'s set";
+        problem = pair_contract_violation<D>(pairs, boxes, is_static);
     }
-    return CheckFailure{msg.str()};
+    if (problem.empty()) return std::nullopt;
+    return CheckFailure{"check failed: " + algorithm + " at n=" + std::to_string(boxes.size()) + ", frame " +
+                        std::to_string(frame) + (ref ? " differs from the reference: " : ": ") + problem};
 }
 
 template <int D>
 RunResult run_broad(const RunConfig& cfg, const std::string& algorithm, std::optional<CheckFailure>& failure) {
     BallisticMotion<D> motion(make_scene<D>(cfg.scene, cfg.n, cfg.seed), cfg.speed, cfg.seed);
     auto bp = make_broadphase<D>(algorithm);
-    const std::string reference = reference_for(motion.size());
+    const std::string_view reference = reference_for(motion.size());
     auto ref = cfg.check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
 
-    RunResult r{.algorithm = algorithm, .n_bodies = motion.size()};
+    RunResult r{.algorithm = algorithm, .n_bodies = motion.size(), .compared = ref != nullptr};
     std::vector<double> times;
     PairList pairs, expected;
     double tests = 0;
@@ -59,9 +59,8 @@ RunResult run_broad(const RunConfig& cfg, const std::string& algorithm, std::opt
         const auto t0 = Clock::now();
         bp->update(motion.boxes(), motion.is_static(), pairs);
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-        if (ref) {
-            ref->update(motion.boxes(), motion.is_static(), expected);
-            failure = compare(pairs, expected, algorithm, reference, motion.size(), f);
+        if (cfg.check) {
+            failure = check_frame<D>(pairs, ref.get(), motion.boxes(), motion.is_static(), expected, algorithm, f);
             if (failure) return r;
         }
         if (f >= cfg.warmup) {
@@ -73,7 +72,8 @@ RunResult run_broad(const RunConfig& cfg, const std::string& algorithm, std::opt
             r.pairs_last = pairs.size();
         }
         motion.advance();
-        if (std::chrono::duration<double>(Clock::now() - start).count() > cfg.budget_s) {
+        if (f + 1 < cfg.warmup + cfg.frames &&
+            std::chrono::duration<double>(Clock::now() - start).count() > cfg.budget_s) {
             r.status = "timed out";
             break;
         }
@@ -91,19 +91,19 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm, std::opti
     Scene<D> scene = make_scene<D>(cfg.scene, cfg.n, cfg.seed);
     World<D> world(scene.settings, std::move(scene.bodies));
     world.set_broad_phase(make_broadphase<D>(algorithm));
-    const std::string reference = reference_for(world.bodies().size());
+    const std::string_view reference = reference_for(world.bodies().size());
     auto ref = cfg.check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
 
-    RunResult r{.algorithm = algorithm, .n_bodies = world.bodies().size()};
+    RunResult r{.algorithm = algorithm, .n_bodies = world.bodies().size(), .compared = ref != nullptr};
     std::vector<double> total, integrate, broad, narrow, resolve;
     double tests = 0;
     PairList expected;
     const auto start = Clock::now();
     for (int f = 0; f < cfg.warmup + cfg.frames; ++f) {
         world.step();
-        if (ref) {
-            ref->update(world.boxes(), world.bodies().is_static, expected);
-            failure = compare(world.pairs(), expected, algorithm, reference, world.bodies().size(), f);
+        if (cfg.check) {
+            failure = check_frame<D>(world.pairs(), ref.get(), world.boxes(), world.bodies().is_static, expected,
+                                     algorithm, f);
             if (failure) return r;
         }
         if (f >= cfg.warmup) {
@@ -119,7 +119,8 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm, std::opti
             if (f == cfg.warmup) r.pairs_first = world.pairs().size();
             r.pairs_last = world.pairs().size();
         }
-        if (std::chrono::duration<double>(Clock::now() - start).count() > cfg.budget_s) {
+        if (f + 1 < cfg.warmup + cfg.frames &&
+            std::chrono::duration<double>(Clock::now() - start).count() > cfg.budget_s) {
             r.status = "timed out";
             break;
         }
@@ -138,7 +139,9 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm, std::opti
 
 }  // namespace
 
-std::string reference_for(std::size_t n) { return n <= 20000 ? "brute-force" : "sort-and-sweep"; }
+std::string_view reference_for(std::size_t n) {
+    return n <= kBruteForceLimit ? kReferenceBroadPhase : kDefaultBroadPhase;
+}
 
 RunResult run_one(const RunConfig& config, const std::string& algorithm, std::optional<CheckFailure>& failure) {
     failure.reset();

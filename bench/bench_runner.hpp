@@ -27,9 +27,12 @@ struct RunConfig {
     bool check = false;
 };
 
+// Above this n brute force is too slow to run by default or to serve as the reference.
+inline constexpr std::size_t kBruteForceLimit = 20000;
+
 struct RunResult {
     std::string algorithm;
-    std::string status = "ok";  // ok, timed out, skipped
+    std::string status = "ok";  // ok, timed out, skipped (predicted over budget)
     std::size_t n_bodies = 0;   // the scene's real count (a csv scene ignores --n)
     double median_ms = 0, p10_ms = 0, p90_ms = 0;
     // --mode step only: median ms per phase.
@@ -38,6 +41,9 @@ struct RunResult {
     double candidate_tests = 0;  // mean per frame
     std::size_t structure_bytes = 0;  // peak over the frames
     int frames_run = 0;
+    // --check: compared with another algorithm every frame, or (when it is the reference
+    // itself) only checked against the contract.
+    bool compared = false;
 };
 
 // A pair-set mismatch found by --check.
@@ -46,7 +52,7 @@ struct CheckFailure {
 };
 
 // The algorithm --check compares against at this n.
-std::string reference_for(std::size_t n);
+std::string_view reference_for(std::size_t n);
 
 // Runs `algorithm`; throws SceneError for a bad scene. A --check mismatch is returned.
 RunResult run_one(const RunConfig& config, const std::string& algorithm,

@@ -28,7 +28,7 @@ void update_once(benchmark::State& state, std::string_view algorithm) {
 
 const bool registered = [] {
     for (const BroadPhaseEntry& e : broadphases()) {
-        const long max_n = e.name == "brute-force" ? 4096 : 65536;
+        const long max_n = e.name == kReferenceBroadPhase ? 4096 : 65536;
         for (int dim : {2, 3}) {
             if (!e.supports(dim)) continue;
             const std::string name = std::string(e.name) + "/" + std::to_string(dim) + "d";

@@ -3,6 +3,7 @@
 // fails if the app fails, or the PNG is missing or nearly uniform (nothing was drawn).
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <map>
 
 #include <gtest/gtest.h>
@@ -31,36 +32,74 @@ std::vector<Case> cases() {
     return out;
 }
 
-class AppSmoke : public ::testing::TestWithParam<Case> {};
+// Colour variety of the middle of a screenshot, where the world is drawn between the panels.
+struct RegionColours {
+    std::size_t distinct = 0;
+    double most_common_share = 1.0;  // of the region's pixels
+};
 
-TEST_P(AppSmoke, RendersAScreenshot) {
-    const Case& c = GetParam();
-    std::filesystem::create_directories(SMOKE_OUT_DIR);
-    const std::string png = std::string(SMOKE_OUT_DIR) + "/" + c.algorithm + "_" + std::to_string(c.dim) + "d.png";
-    std::filesystem::remove(png);
-    const std::string cmd = "xvfb-run -a -s '-screen 0 1280x720x24' '" COLLIDOSCOPE_APP "' --dim " +
-                            std::to_string(c.dim) + " --broadphase " + c.algorithm +
-                            " --overlay all --select 0 --frames 30 --screenshot '" + png + "'";
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    ASSERT_TRUE(std::filesystem::exists(png)) << png;
-
+RegionColours world_region_colours(const std::string& png) {
     int w = 0, h = 0, channels = 0;
     unsigned char* pixels = stbi_load(png.c_str(), &w, &h, &channels, 3);
-    ASSERT_NE(pixels, nullptr) << stbi_failure_reason();
+    EXPECT_NE(pixels, nullptr) << png << ": " << stbi_failure_reason();
+    if (pixels == nullptr) return {};
     EXPECT_EQ(w, 1280);
     EXPECT_EQ(h, 720);
-    // Nearly uniform = the most common colour covers almost every pixel.
     std::map<std::uint32_t, int> histogram;
-    const int count = w * h;
-    for (int i = 0; i < count; ++i) {
-        const unsigned char* p = pixels + 3 * i;
-        ++histogram[(std::uint32_t{p[0]} << 16) | (std::uint32_t{p[1]} << 8) | p[2]];
+    int count = 0;
+    for (int y = h * 15 / 100; y < h * 85 / 100; ++y) {
+        for (int x = w * 30 / 100; x < w * 70 / 100; ++x) {
+            const unsigned char* p = pixels + 3 * (y * w + x);
+            ++histogram[(std::uint32_t{p[0]} << 16) | (std::uint32_t{p[1]} << 8) | p[2]];
+            ++count;
+        }
     }
     stbi_image_free(pixels);
     int most = 0;
     for (const auto& [color, n] : histogram) most = std::max(most, n);
-    EXPECT_LT(most, count * 95 / 100) << "the screenshot is nearly one colour";
-    EXPECT_GT(histogram.size(), 200u) << "too few distinct colours for circles, overlays and UI";
+    const RegionColours c{histogram.size(), static_cast<double>(most) / std::max(count, 1)};
+    std::cout << png << ": world region has " << c.distinct << " colours, the commonest on "
+              << c.most_common_share * 100 << "% of it\n";
+    return c;
+}
+
+// Bodies drawn = many colours (shading, antialiasing, speed ramp) and no single colour
+// covering nearly everything.
+bool shows_bodies(const RegionColours& c) { return c.distinct > 200 && c.most_common_share < 0.9; }
+
+// Runs the app under Xvfb and returns the screenshot's path.
+std::string run_app(const std::string& name, const std::string& args) {
+    std::filesystem::create_directories(SMOKE_OUT_DIR);
+    const std::string png = std::string(SMOKE_OUT_DIR) + "/" + name + ".png";
+    std::filesystem::remove(png);
+    const std::string cmd = "xvfb-run -a -s '-screen 0 1280x720x24' '" COLLIDOSCOPE_APP "' " + args +
+                            " --frames 30 --screenshot '" + png + "'";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    EXPECT_TRUE(std::filesystem::exists(png)) << png;
+    return png;
+}
+
+class AppSmoke : public ::testing::TestWithParam<Case> {};
+
+TEST_P(AppSmoke, RendersAScreenshot) {
+    const Case& c = GetParam();
+    const std::string png = run_app(c.algorithm + "_" + std::to_string(c.dim) + "d",
+                                    "--dim " + std::to_string(c.dim) + " --broadphase " + c.algorithm +
+                                        " --overlay all --select 0");
+    const RegionColours colours = world_region_colours(png);
+    EXPECT_TRUE(shows_bodies(colours)) << "the world region looks empty: " << colours.distinct
+                                       << " colours, the commonest covering " << colours.most_common_share;
+}
+
+// The check above must be able to fail: an empty world (UI and world outline only) does not
+// pass it.
+TEST(AppSmokeControl, EmptyWorldIsSeenAsEmpty) {
+    for (int dim : {2, 3}) {
+        const std::string png = run_app("empty_" + std::to_string(dim) + "d", "--dim " + std::to_string(dim) + " --count 0 --overlay all");
+        const RegionColours colours = world_region_colours(png);
+        EXPECT_FALSE(shows_bodies(colours)) << dim << "D: " << colours.distinct << " colours, commonest "
+                                            << colours.most_common_share;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, AppSmoke, ::testing::ValuesIn(cases()), [](const auto& info) {

@@ -46,6 +46,23 @@ TEST(Scenes, PowerlawSpansAFactorOf1000) {
     }
 }
 
+// Rain starts from a lattice: no two bodies overlap, at any n (the layers must fit).
+template <int D>
+void rain_starts_apart() {
+    for (std::size_t n : {1u, 100u, 400u, 1000u, 4321u}) {
+        const auto s = make_scene<D>("rain", n, 2);
+        const auto& b = s.bodies;
+        for (std::size_t i = 0; i < n; ++i) {
+            for (std::size_t j = i + 1; j < n; ++j) {
+                ASSERT_GE(glm::distance(b.pos[i], b.pos[j]), b.radius[i] + b.radius[j]) << "n=" << n << ": " << i << ", " << j;
+            }
+        }
+    }
+}
+
+TEST(Scenes, RainStartsWithoutOverlaps2D) { rain_starts_apart<2>(); }
+TEST(Scenes, RainStartsWithoutOverlaps3D) { rain_starts_apart<3>(); }
+
 TEST(Scenes, CenterlineBodiesStraddleTheCentre) {
     const auto s = make_scene<2>("centerline", 1000, 1);
     const float mid = s.settings.bounds.center().x;
@@ -131,7 +148,7 @@ TEST_F(CsvScene, BadRowsNameFileLineAndReason) {
     EXPECT_NE(error_of(header + "2,2,1,4\n").find(":3: too many fields"), std::string::npos);
     EXPECT_NE(error_of(header + "2,abc,1\n").find(":3: 'abc' in column 'y' is not a number"), std::string::npos);
     EXPECT_NE(error_of(header + "2,3x,1\n").find("'3x'"), std::string::npos);
-    EXPECT_NE(error_of(header + "nan,2,1\n").find(":3: 'nan' in column 'x' is not a finite number"), std::string::npos);
+    EXPECT_NE(error_of(header + "nan,2,1\n").find(":3: 'nan' in column 'x' is not finite"), std::string::npos);
     EXPECT_NE(error_of(header + "2,inf,1\n").find(":3: 'inf'"), std::string::npos);
     EXPECT_NE(error_of(header + "2,2,-1\n").find(":3: negative radius -1"), std::string::npos);
     EXPECT_NE(error_of(header + "2,,1\n").find(":3: missing value for 'y'"), std::string::npos);
@@ -145,6 +162,15 @@ TEST_F(CsvScene, BadRowsNameFileLineAndReason) {
     EXPECT_NE(error_of("x,y,z,r\n1,1,1,1\n").find("is 3D"), std::string::npos);
     EXPECT_NE(error_of<3>("x,y,r\n1,1,1\n").find("is 2D"), std::string::npos);
     EXPECT_NE(error_of("x,y,r,vz\n").find("'vz' in a 2D file"), std::string::npos);
+    EXPECT_NE(error_of(header + "2,1e30,1\n").find(":3: '1e30' in column 'y' is out of range"), std::string::npos);
+    EXPECT_NE(error_of(header + "2,1e60,1\n").find(":3: '1e60' in column 'y' is out of range"), std::string::npos);
+    EXPECT_NE(error_of("world,0,0,10,10\nx,y,r\n5,5,1\n11,5,1\n").find(":4: the body's centre lies outside the world box given on line 1"), std::string::npos);
+    const std::string empty = error_of("# nothing\n");
+    EXPECT_NE(empty.find(".csv: no header row"), std::string::npos) << empty;
+}
+
+TEST_F(CsvScene, ByteOrderMarkIsSkipped) {
+    EXPECT_EQ(load_csv_scene<2>(write("\xEF\xBB\xBFx,y,r\n1,1,1\n")).bodies.size(), 1u);
 }
 
 TEST_F(CsvScene, MissingFileIsAnError) {

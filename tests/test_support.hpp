@@ -1,11 +1,10 @@
-// Helpers shared by the engine test suites: an independent pair reference and box sets.
+// Helpers shared by the engine test suites: an independent pair reference.
 #pragma once
 
-#include <algorithm>
 #include <span>
-#include <string>
 
 #include "collide/core.hpp"
+#include "collide/pair_check.hpp"
 
 namespace collide::testing {
 
@@ -21,26 +20,6 @@ PairList reference_pairs(std::span<const Aabb<D>> boxes, std::span<const std::ui
         }
     }
     return out;  // already sorted by (a, b)
-}
-
-inline PairList sorted(PairList p) {
-    std::sort(p.begin(), p.end());
-    return p;
-}
-
-// Empty when equal; otherwise says which pair differs first.
-inline std::string pair_difference(const PairList& got_unsorted, const PairList& want) {
-    const PairList got = sorted(got_unsorted);
-    for (const Pair& p : got) {
-        if (p.a >= p.b) return "pair (" + std::to_string(p.a) + "," + std::to_string(p.b) + ") has a >= b";
-    }
-    if (got == want) return {};
-    const auto [g, w] = std::mismatch(got.begin(), got.end(), want.begin(), want.end());
-    std::string what = std::to_string(got.size()) + " pairs reported, " + std::to_string(want.size()) + " expected; ";
-    if (w != want.end() && (g == got.end() || *w < *g)) {
-        return what + "missing (" + std::to_string(w->a) + "," + std::to_string(w->b) + ")";
-    }
-    return what + "extra or repeated (" + std::to_string(g->a) + "," + std::to_string(g->b) + ")";
 }
 
 }  // namespace collide::testing

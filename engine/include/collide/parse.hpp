@@ -29,6 +29,17 @@ std::optional<T> parse_number(std::string_view s) {
     return value;
 }
 
+// Why `s` is not a finite number (for messages): "is out of range", "is not finite" or
+// "is not a number".
+inline const char* number_problem(std::string_view s) {
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ptr != s.data() + s.size() || s.empty()) return "is not a number";
+    if (ec == std::errc::result_out_of_range) return "is out of range";
+    if (ec != std::errc()) return "is not a number";
+    return std::isfinite(v) ? "is out of range" : "is not finite";
+}
+
 // Splits on `sep`, keeping empty fields (so "a,,b" has three).
 inline std::vector<std::string_view> split(std::string_view s, char sep) {
     std::vector<std::string_view> out;

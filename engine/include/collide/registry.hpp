@@ -11,6 +11,11 @@
 
 namespace collide {
 
+// Brute force is the reference every algorithm is checked against (and quadratic: benches
+// leave it out at large n); sort-and-sweep is what a World uses until told otherwise.
+inline constexpr std::string_view kReferenceBroadPhase = "brute-force";
+inline constexpr std::string_view kDefaultBroadPhase = "sort-and-sweep";
+
 struct BroadPhaseEntry {
     std::string_view name;         // CLI name, e.g. "sort-and-sweep"
     std::string_view description;  // one line for menus and --list

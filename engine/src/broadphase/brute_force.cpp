@@ -1,11 +1,14 @@
 #include "broadphase/brute_force.hpp"
 
+#include <cassert>
+
 namespace collide {
 
 template <int D>
 void BruteForce<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                            PairList& out) {
     out.clear();
+    assert(is_static.size() == boxes.size());
     boxes_.assign(boxes.begin(), boxes.end());
     const std::size_t n = boxes.size();
     std::uint64_t tests = 0;

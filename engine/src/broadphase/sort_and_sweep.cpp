@@ -1,6 +1,7 @@
 #include "broadphase/sort_and_sweep.hpp"
 
 #include <algorithm>
+#include <cassert>
 
 namespace collide {
 
@@ -32,15 +33,19 @@ bool insertion_sort_within(std::vector<T>& v, std::size_t budget, Less less) {
 template <int D>
 int SortAndSweep<D>::choose_axis(std::span<const Aabb<D>> boxes) const {
     // Variance of the box centres per axis; stay on the current axis unless another is
-    // clearly better, so the order is not thrown away for a marginal gain.
-    Vec<D> sum(0.0f), sum2(0.0f);
+    // clearly better, so the order is not thrown away for a marginal gain. Accumulated in
+    // double around the first centre, so large or offset worlds do not cancel it away.
+    if (boxes.empty()) return axis_;
+    using DVec = glm::vec<D, double>;
+    const DVec origin(boxes[0].center());
+    DVec sum(0.0), sum2(0.0);
     for (const Aabb<D>& b : boxes) {
-        const Vec<D> c = b.center();
+        const DVec c = DVec(b.center()) - origin;
         sum += c;
         sum2 += c * c;
     }
-    const float n = static_cast<float>(std::max<std::size_t>(boxes.size(), 1));
-    const Vec<D> var = sum2 / n - (sum / n) * (sum / n);
+    const double n = static_cast<double>(boxes.size());
+    const DVec var = sum2 / n - (sum / n) * (sum / n);
     int best = axis_;
     for (int k = 0; k < D; ++k) {
         if (var[k] > 1.5f * var[best]) best = k;
@@ -52,14 +57,16 @@ template <int D>
 void SortAndSweep<D>::sort_entries(std::span<const Aabb<D>> boxes, bool rebuilt) {
     for (Entry& e : entries_) e.lo = boxes[e.id].lo[axis_];
     const auto less = [](const Entry& a, const Entry& b) { return a.lo < b.lo; };
-    last_sort_was_full_ = rebuilt || !insertion_sort_within(entries_, 8 * entries_.size() + 1024, less);
-    if (last_sort_was_full_) std::sort(entries_.begin(), entries_.end(), less);
+    if (rebuilt || !insertion_sort_within(entries_, 8 * entries_.size() + 1024, less)) {
+        std::sort(entries_.begin(), entries_.end(), less);
+    }
 }
 
 template <int D>
 void SortAndSweep<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                              PairList& out) {
     out.clear();
+    assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
     bool rebuilt = false;
     if (entries_.size() != n) {

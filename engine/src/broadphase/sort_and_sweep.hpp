@@ -17,8 +17,6 @@ public:
     void draw(DebugDraw<D>& draw, const Overlays& which) const override;
     BroadPhaseStats stats() const override;
 
-    int axis() const { return axis_; }
-
 private:
     struct Entry {
         float lo;  // lower bound on the sweep axis
@@ -34,7 +32,6 @@ private:
     std::vector<std::uint8_t> static_;  // is_static in sweep order
     Aabb<D> extent_ = Aabb<D>::empty(); // bounds of all boxes, to place the overlay
     std::uint64_t tests_ = 0;
-    bool last_sort_was_full_ = true;
 };
 
 }  // namespace collide

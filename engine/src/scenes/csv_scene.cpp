@@ -49,6 +49,7 @@ public:
         std::string raw;
         while (std::getline(in_, raw)) {
             ++line_;
+            if (line_ == 1 && raw.starts_with("\xEF\xBB\xBF")) raw.erase(0, 3);  // UTF-8 byte order mark
             const std::size_t hash = raw.find('#');
             if (hash != std::string::npos) raw.resize(hash);
             const std::string_view content = trim(raw);
@@ -60,17 +61,20 @@ public:
     [[noreturn]] void fail(std::size_t line, const std::string& reason) const {
         throw SceneError(path_ + ":" + std::to_string(line) + ": " + reason);
     }
+    [[noreturn]] void fail(const std::string& reason) const { throw SceneError(path_ + ": " + reason); }
 
     float number(std::string_view field, std::string_view column, std::size_t line) const {
         if (field.empty()) fail(line, "missing value for '" + std::string(column) + "'");
         const std::optional<float> v = parse_number<float>(field);
-        if (!v) {
-            const bool finite_text = field.find_first_of("nNiI") == std::string_view::npos;
-            fail(line, "'" + std::string(field) + "' in column '" + std::string(column) +
-                           (finite_text ? "' is not a number" : "' is not a finite number"));
+        if (!v) fail(line, "'" + std::string(field) + "' in column '" + std::string(column) + "' " + number_problem(field));
+        // Larger values overflow the simulation's arithmetic (squared distances, impulses).
+        if (std::abs(*v) > kMaxValue) {
+            fail(line, "'" + std::string(field) + "' in column '" + std::string(column) + "' is out of range (|value| <= 1e9)");
         }
         return *v;
     }
+
+    static constexpr float kMaxValue = 1e9f;
 
 private:
     std::string path_;
@@ -87,7 +91,7 @@ std::map<std::string, std::size_t, std::less<>> read_header(CsvReader& reader,
                                                             std::size_t& world_line) {
     for (;;) {
         auto line = reader.next();
-        if (!line) throw SceneError("no header row (expected columns x,y,r or x,y,z,r)");
+        if (!line) reader.fail("no header row (expected columns x,y,r or x,y,z,r)");
         const auto fields = split_fields(line->text);
         if (fields[0] == "world") {
             world.clear();
@@ -139,6 +143,17 @@ Scene<D> load_csv_scene(const std::string& path) {
     }
 
     Scene<D> scene;
+    if (!world.empty()) {
+        if (world.size() != 2 * D) {
+            reader.fail(world_line, "the world line needs " + std::to_string(2 * D) +
+                                        " numbers (lo then hi corner), not " + std::to_string(world.size()));
+        }
+        for (int k = 0; k < D; ++k) {
+            scene.settings.bounds.lo[k] = world[k];
+            scene.settings.bounds.hi[k] = world[D + k];
+            if (!(world[k] < world[D + k])) reader.fail(world_line, "the world box is empty on axis " + std::string(kPos[k]));
+        }
+    }
     float max_radius = 0;
     Aabb<D> bounds = Aabb<D>::empty();
     while (auto line = reader.next()) {
@@ -169,22 +184,16 @@ Scene<D> load_csv_scene(const std::string& path) {
         if (fixed != 0.0f && fixed != 1.0f) {
             reader.fail(line->number, "'static' must be 0 or 1, not " + std::string(fields[columns.at("static")]));
         }
+        if (!world.empty() && !scene.settings.bounds.contains(p)) {
+            reader.fail(line->number, "the body's centre lies outside the world box given on line " + std::to_string(world_line));
+        }
         scene.bodies.add(p, v, r, fixed == 1.0f);
         bounds.grow(Aabb<D>::around(p, 0.0f));
         max_radius = std::max(max_radius, r);
     }
 
-    if (!world.empty()) {
-        if (world.size() != 2 * D) {
-            reader.fail(world_line, "the world line needs " + std::to_string(2 * D) +
-                                        " numbers (lo then hi corner), not " + std::to_string(world.size()));
-        }
-        for (int k = 0; k < D; ++k) {
-            scene.settings.bounds.lo[k] = world[k];
-            scene.settings.bounds.hi[k] = world[D + k];
-            if (!(world[k] < world[D + k])) reader.fail(world_line, "the world box is empty on axis " + std::string(kPos[k]));
-        }
-    } else if (scene.bodies.size() == 0) {
+    if (!world.empty()) return scene;
+    if (scene.bodies.size() == 0) {
         scene.settings.bounds = {Vec<D>(0.0f), Vec<D>(1.0f)};
     } else {
         const float pad = max_radius > 0 ? max_radius : 1.0f;

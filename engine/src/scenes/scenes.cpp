@@ -160,8 +160,17 @@ Scene<D> clusters_scene(std::size_t n, Rng& rng) {
 // Bodies on a jittered lattice in the upper part of the world fall under gravity and pile.
 template <int D>
 Scene<D> rain_scene(std::size_t n, Rng& rng) {
-    const float side = world_side<D>(static_cast<double>(n) * measure<D>(0.75f), kFraction<D>);
-    const int per_row = std::max(1, static_cast<int>(side / 2.0f));  // lattice spacing 2
+    // A lattice of spacing 2 (the largest diameter), so no two bodies start overlapping;
+    // the world grows until all its layers fit under the ceiling.
+    float side = world_side<D>(static_cast<double>(n) * measure<D>(0.75f), kFraction<D>);
+    std::size_t per_row = 1;
+    for (;;) {
+        per_row = std::max<std::size_t>(1, static_cast<std::size_t>(side / 2.0f));
+        const std::size_t per_layer = D == 2 ? per_row : per_row * per_row;
+        const std::size_t layers = (n + per_layer - 1) / per_layer;
+        if (2.0f * static_cast<float>(layers) <= side) break;
+        side *= 1.05f;
+    }
     Scene<D> scene{settings_for<D>(side), {}};
     scene.settings.gravity[1] = -9.81f;
     scene.settings.restitution = 0.3f;
@@ -254,8 +263,7 @@ std::span<const SceneEntry> scene_list() { return kSceneEntries; }
 
 template <int D>
 Scene<D> make_scene(std::string_view name, std::size_t n, std::uint64_t seed) {
-    constexpr std::string_view kCsv = "csv:";
-    if (name.starts_with(kCsv)) return load_csv_scene<D>(std::string(name.substr(kCsv.size())));
+    if (is_csv_scene(name)) return load_csv_scene<D>(std::string(name.substr(kCsvPrefix.size())));
     if (n > kMaxBodies) {
         throw SceneError("body count " + std::to_string(n) + " is above the maximum of " +
                          std::to_string(kMaxBodies));

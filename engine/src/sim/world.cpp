@@ -77,7 +77,7 @@ World<D>::World(const WorldSettings<D>& settings, Bodies<D> bodies)
     }
     boxes_.resize(n);
     compute_boxes();
-    broad_phase_ = make_broadphase<D>("sort-and-sweep");
+    broad_phase_ = make_broadphase<D>(kDefaultBroadPhase);
 }
 
 template <int D>
