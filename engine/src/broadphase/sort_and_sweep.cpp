@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <numeric>
+
+#include <tbb/parallel_for.h>
 
 namespace collide {
 
@@ -88,17 +91,62 @@ void SortAndSweep<D>::update(std::span<const Aabb<D>> boxes, std::span<const std
         extent_.grow(sorted_[i]);
     }
 
-    std::uint64_t tests = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const Aabb<D>& a = sorted_[i];
-        const float end = a.hi[axis_];
-        for (std::size_t j = i + 1; j < n && sorted_[j].lo[axis_] <= end; ++j) {
-            if (static_[i] && static_[j]) continue;
-            ++tests;
-            if (a.overlaps(sorted_[j])) out.push_back(make_pair(entries_[i].id, entries_[j].id));
-        }
+    // One instantiation per sweep axis, and one that skips static-static candidates only
+    // when there are static bodies.
+    const bool any_static = std::find(static_.begin(), static_.end(), 1) != static_.end();
+    switch (axis_ * 2 + (any_static ? 1 : 0)) {
+        case 0: sweep<0, false>(out); break;
+        case 1: sweep<0, true>(out); break;
+        case 2: sweep<1, false>(out); break;
+        case 3: sweep<1, true>(out); break;
+        case 4: sweep<2 % D, false>(out); break;
+        default: sweep<2 % D, true>(out); break;
     }
-    tests_ = tests;
+}
+
+// The sweep, with the axis known at compile time: the overlap test then skips the sweep
+// axis (a box starting inside [lo, hi] overlaps it there) and unrolls. Rows are cut into
+// fixed chunks swept in parallel (oneTBB), each into its own list; the lists are joined in
+// chunk order, so the output order does not depend on the thread count.
+template <int D>
+template <int Axis, bool AnyStatic>
+void SortAndSweep<D>::sweep(PairList& out) {
+    const std::size_t n = sorted_.size();
+    constexpr std::size_t kRowsPerChunk = 4096;
+    const std::size_t chunks = std::max<std::size_t>(1, (n + kRowsPerChunk - 1) / kRowsPerChunk);
+    chunk_pairs_.resize(chunks);
+    chunk_tests_.assign(chunks, 0);
+    const auto sweep_chunk = [&](std::size_t c) {
+        PairList& pairs = chunk_pairs_[c];
+        pairs.clear();
+        std::uint64_t tests = 0;
+        const std::size_t last = std::min(n, (c + 1) * kRowsPerChunk);
+        for (std::size_t i = c * kRowsPerChunk; i < last; ++i) {
+            const Aabb<D>& a = sorted_[i];
+            const float end = a.hi[Axis];
+            for (std::size_t j = i + 1; j < n && sorted_[j].lo[Axis] <= end; ++j) {
+                if (AnyStatic && static_[i] && static_[j]) continue;
+                ++tests;
+                const Aabb<D>& b = sorted_[j];
+                constexpr int k1 = (Axis + 1) % D;  // the other axes
+                constexpr int k2 = (Axis + 2) % D;
+                bool overlap = a.lo[k1] <= b.hi[k1] && b.lo[k1] <= a.hi[k1];
+                if constexpr (D == 3) overlap = overlap && a.lo[k2] <= b.hi[k2] && b.lo[k2] <= a.hi[k2];
+                if (overlap) pairs.push_back(make_pair(entries_[i].id, entries_[j].id));
+            }
+        }
+        chunk_tests_[c] = tests;
+    };
+    if (chunks == 1) {
+        sweep_chunk(0);
+    } else {
+        tbb::parallel_for(std::size_t{0}, chunks, sweep_chunk);
+    }
+    std::size_t total = 0;
+    for (const PairList& p : chunk_pairs_) total += p.size();
+    out.reserve(total);
+    for (const PairList& p : chunk_pairs_) out.insert(out.end(), p.begin(), p.end());
+    tests_ = std::accumulate(chunk_tests_.begin(), chunk_tests_.end(), std::uint64_t{0});
 }
 
 template <int D>
@@ -172,7 +220,7 @@ template <int D>
 BroadPhaseStats SortAndSweep<D>::stats() const {
     return {.candidate_tests = tests_,
             .structure_bytes = entries_.capacity() * sizeof(Entry) + sorted_.capacity() * sizeof(Aabb<D>) +
-                               static_.capacity(),
+                               static_.capacity() + chunk_bytes(),
             .nodes = entries_.size(),
             .depth = 0};
 }
