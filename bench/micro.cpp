@@ -2,6 +2,7 @@
 // static `uniform` scene. The frame-by-frame bench (collidoscope-bench) is the main tool;
 // this one gives per-call timings with Google Benchmark's statistics.
 #include <benchmark/benchmark.h>
+#include <tbb/global_control.h>
 
 #include "collide/registry.hpp"
 #include "collide/scenes.hpp"
@@ -42,4 +43,12 @@ const bool registered = [] {
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    // One thread, as collidoscope-bench's default, so the two tools' figures compare.
+    tbb::global_control one_thread(tbb::global_control::max_allowed_parallelism, 1);
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
