@@ -113,7 +113,7 @@ int parse_dim(std::string_view text) {
     throw CliError("--dim: " + quote(text) + " is not a dimension (use 2 or 3)");
 }
 
-// Resolves the scene and, for CSV files, the dimension the file declares.
+// Resolves the scene and, for CSV files, the dimension the file's header declares.
 void validate_scene(const RawArgs& raw, Options& opt) {
     if (raw.scene) opt.scene = std::string(*raw.scene);
     if (scene_is_csv(opt.scene)) {
@@ -126,13 +126,8 @@ void validate_scene(const RawArgs& raw, Options& opt) {
                                "D scene but --dim is " + std::to_string(opt.dim));
             }
             opt.dim = file_dim;
-            std::size_t bodies = file_dim == 2 ? collide::load_csv_scene<2>(path).bodies.size()
-                                               : collide::load_csv_scene<3>(path).bodies.size();
-            if (bodies > kMaxAppBodies) {
-                throw CliError("--scene: " + quote(path) + " has " + std::to_string(bodies) +
-                               " bodies; the app shows at most " + std::to_string(kMaxAppBodies));
-            }
-            opt.count = bodies;
+            // The rows themselves are checked when the demo loads the file, still before
+            // any window opens.
         } catch (const collide::SceneError& e) {
             throw CliError(std::string("--scene: ") + e.what());
         }

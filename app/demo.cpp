@@ -25,6 +25,7 @@ Demo::Demo(const Options& options)
         scenes_.push_back({scene_, "csv: " + file, "bodies loaded from " + path, dim_});
     }
     world_ = make_sim_world(dim_, scene_, count_, seed_, broad_phase_);
+    if (scene_is_csv()) count_ = world_->body_count();  // the file decides
     scene_physics_ = world_->physics();
     view_.overlays = options.overlays;
     select(options.select);

@@ -10,6 +10,7 @@
 #include <tbb/parallel_for.h>
 
 #include "collide/registry.hpp"
+#include "cli.hpp"
 #include "collide/scenes.hpp"
 #include "dim_cast.hpp"
 #include "overlay_builder.hpp"
@@ -255,8 +256,12 @@ void WorldAdapter<D>::fill_instances(ColorMode mode, std::vector<Instance>& out)
 template <int D>
 std::unique_ptr<SimWorld> make_world(std::string_view scene, std::size_t count, std::uint64_t seed,
                                      std::string_view broadphase) {
-    return std::make_unique<WorldAdapter<D>>(collide::make_scene<D>(scene, count, seed),
-                                             broadphase);
+    collide::Scene<D> built = collide::make_scene<D>(scene, count, seed);
+    if (built.bodies.size() > kMaxAppBodies) {  // only a CSV file can have more
+        throw std::invalid_argument(std::string(scene) + " has " + std::to_string(built.bodies.size()) +
+                                    " bodies; the app shows at most " + std::to_string(kMaxAppBodies));
+    }
+    return std::make_unique<WorldAdapter<D>>(std::move(built), broadphase);
 }
 
 }  // namespace
