@@ -216,7 +216,8 @@ void validate_screenshot(std::string_view text, Options& opt) {
     }
     // Checked now so a long run does not end in a failed write.
     if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) {
-        throw CliError("--screenshot: folder " + quote(dir.empty() ? "." : dir.string()) + " is not writable");
+        throw CliError("--screenshot: folder " + quote(dir.empty() ? "." : dir.string()) +
+                       " is not writable");
     }
     opt.screenshot = std::string(text);
 }

@@ -21,18 +21,12 @@ std::string format(const char* pattern, Args... args) {
 
 const char* phase_name(Phase p) {
     switch (p) {
-        case Phase::kIntegrate:
-            return "integrate";
-        case Phase::kBroad:
-            return "broad phase";
-        case Phase::kNarrow:
-            return "narrow phase";
-        case Phase::kResolve:
-            return "resolve";
-        case Phase::kRender:
-            return "render";
-        case Phase::kCount:
-            break;
+        case Phase::kIntegrate: return "integrate";
+        case Phase::kBroad: return "broad phase";
+        case Phase::kNarrow: return "narrow phase";
+        case Phase::kResolve: return "resolve";
+        case Phase::kRender: return "render";
+        case Phase::kCount: break;
     }
     return "?";
 }

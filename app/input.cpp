@@ -17,9 +17,7 @@ constexpr float kZoomPerNotch = 1.15f;
 void Input::handle(const SDL_Event& event, InputTargets& t) {
     const ImGuiIO& io = ImGui::GetIO();
     switch (event.type) {
-        case SDL_QUIT:
-            t.quit = true;
-            break;
+        case SDL_QUIT: t.quit = true; break;
         case SDL_WINDOWEVENT:
             if (event.window.event == SDL_WINDOWEVENT_CLOSE) t.quit = true;
             break;
@@ -72,8 +70,7 @@ void Input::handle(const SDL_Event& event, InputTargets& t) {
             }
             break;
         }
-        default:
-            break;
+        default: break;
     }
 }
 
@@ -87,20 +84,14 @@ void Input::key_down(int key, InputTargets& t) {
                 t.quit = true;
             }
             break;
-        case SDLK_p:
-            demo.set_paused(!demo.paused());
-            break;
+        case SDLK_p: demo.set_paused(!demo.paused()); break;
         case SDLK_o:
             demo.set_paused(true);
             demo.step_once();
             break;
-        case SDLK_r:
-            demo.reset();
-            break;
+        case SDLK_r: demo.reset(); break;
         case SDLK_c:
-        case SDLK_HOME:
-            t.fit_camera = true;
-            break;
+        case SDLK_HOME: t.fit_camera = true; break;
         default:
             if (key >= SDLK_1 && key <= SDLK_9) {
                 const auto algorithms = demo.algorithms();

@@ -18,14 +18,9 @@ int main(int argc, char** argv) {
         return 2;
     }
     switch (cli.action) {
-        case CliAction::kHelp:
-            std::fputs(help_text().c_str(), stdout);
-            return 0;
-        case CliAction::kList:
-            std::fputs(list_text().c_str(), stdout);
-            return 0;
-        case CliAction::kRun:
-            break;
+        case CliAction::kHelp: std::fputs(help_text().c_str(), stdout); return 0;
+        case CliAction::kList: std::fputs(list_text().c_str(), stdout); return 0;
+        case CliAction::kRun: break;
     }
     return run_app(cli.options);
 }

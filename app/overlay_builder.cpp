@@ -94,8 +94,7 @@ void add_pairs(const collide::World<D>& world, const collide::Aabb<D>& view, std
     // Contacts as sorted keys, so each pair's "is it real" is a binary search.
     std::vector<std::uint64_t> touching;
     touching.reserve(world.contacts().size());
-    for (const auto& c : world.contacts())
-        touching.push_back(collide::make_pair(c.a, c.b).key());
+    for (const auto& c : world.contacts()) touching.push_back(collide::make_pair(c.a, c.b).key());
     if (!std::is_sorted(touching.begin(), touching.end())) {
         std::sort(touching.begin(), touching.end());
     }
@@ -131,10 +130,8 @@ void add_structure(const collide::World<D>& world, const OverlayRequest& req,
     report.structure_primitives = dd.lines.size() + dd.boxes.size();
     report.structure_capped = dd.full();
     lines.reserve(lines.size() + dd.lines.size() * 2 + dd.boxes.size() * (D == 2 ? 8 : 24));
-    for (const auto& l : dd.lines)
-        add_line(lines, to3<D>(l.a), to3<D>(l.b), l.color);
-    for (const auto& b : dd.boxes)
-        add_box<D>(lines, b.box, b.color);
+    for (const auto& l : dd.lines) add_line(lines, to3<D>(l.a), to3<D>(l.b), l.color);
+    for (const auto& b : dd.boxes) add_box<D>(lines, b.box, b.color);
     for (const auto& l : dd.labels) {
         if (labels.size() >= kMaxLabels) break;
         labels.push_back({to3<D>(l.at), l.text, l.color});

@@ -9,8 +9,8 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
-#include "collide/registry.hpp"
 #include "cli.hpp"
+#include "collide/registry.hpp"
 #include "collide/scenes.hpp"
 #include "dim_cast.hpp"
 #include "overlay_builder.hpp"
@@ -42,18 +42,12 @@ collide::Color hue_color(float h) {
     float frac = f - std::floor(f);
     float p = kV * (1 - kS), q = kV * (1 - kS * frac), t = kV * (1 - kS * (1 - frac));
     switch (sector) {
-        case 0:
-            return collide::rgba(kV, t, p);
-        case 1:
-            return collide::rgba(q, kV, p);
-        case 2:
-            return collide::rgba(p, kV, t);
-        case 3:
-            return collide::rgba(p, q, kV);
-        case 4:
-            return collide::rgba(t, p, kV);
-        default:
-            return collide::rgba(kV, p, q);
+        case 0: return collide::rgba(kV, t, p);
+        case 1: return collide::rgba(q, kV, p);
+        case 2: return collide::rgba(p, kV, t);
+        case 3: return collide::rgba(p, q, kV);
+        case 4: return collide::rgba(t, p, kV);
+        default: return collide::rgba(kV, p, q);
     }
 }
 
@@ -258,8 +252,9 @@ std::unique_ptr<SimWorld> make_world(std::string_view scene, std::size_t count, 
                                      std::string_view broadphase) {
     collide::Scene<D> built = collide::make_scene<D>(scene, count, seed);
     if (built.bodies.size() > kMaxAppBodies) {  // only a CSV file can have more
-        throw std::invalid_argument(std::string(scene) + " has " + std::to_string(built.bodies.size()) +
-                                    " bodies; the app shows at most " + std::to_string(kMaxAppBodies));
+        throw std::invalid_argument(
+            std::string(scene) + " has " + std::to_string(built.bodies.size()) +
+            " bodies; the app shows at most " + std::to_string(kMaxAppBodies));
     }
     return std::make_unique<WorldAdapter<D>>(std::move(built), broadphase);
 }

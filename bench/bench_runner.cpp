@@ -27,7 +27,8 @@ double percentile(std::vector<double> v, double q) {
 // --check for one frame: the pairs must equal the reference's, or, where the algorithm is
 // its own reference, keep the contract. Returns the failure, if any.
 template <int D>
-std::optional<CheckFailure> check_frame(const PairList& pairs, BroadPhase<D>* ref, std::span<const Aabb<D>> boxes,
+std::optional<CheckFailure> check_frame(const PairList& pairs, BroadPhase<D>* ref,
+                                        std::span<const Aabb<D>> boxes,
                                         std::span<const std::uint8_t> is_static, PairList& expected,
                                         const std::string& algorithm, int frame) {
     std::string problem;
@@ -39,12 +40,14 @@ std::optional<CheckFailure> check_frame(const PairList& pairs, BroadPhase<D>* re
         problem = pair_contract_violation<D>(pairs, boxes, is_static);
     }
     if (problem.empty()) return std::nullopt;
-    return CheckFailure{"check failed: " + algorithm + " at n=" + std::to_string(boxes.size()) + ", frame " +
-                        std::to_string(frame) + (ref ? " differs from the reference: " : ": ") + problem};
+    return CheckFailure{"check failed: " + algorithm + " at n=" + std::to_string(boxes.size()) +
+                        ", frame " + std::to_string(frame) +
+                        (ref ? " differs from the reference: " : ": ") + problem};
 }
 
 template <int D>
-RunResult run_broad(const RunConfig& cfg, const std::string& algorithm, std::optional<CheckFailure>& failure) {
+RunResult run_broad(const RunConfig& cfg, const std::string& algorithm,
+                    std::optional<CheckFailure>& failure) {
     BallisticMotion<D> motion(make_scene<D>(cfg.scene, cfg.n, cfg.seed), cfg.speed, cfg.seed);
     auto bp = make_broadphase<D>(algorithm);
     const std::string_view reference = reference_for(motion.size());
@@ -60,7 +63,8 @@ RunResult run_broad(const RunConfig& cfg, const std::string& algorithm, std::opt
         bp->update(motion.boxes(), motion.is_static(), pairs);
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         if (cfg.check) {
-            failure = check_frame<D>(pairs, ref.get(), motion.boxes(), motion.is_static(), expected, algorithm, f);
+            failure = check_frame<D>(pairs, ref.get(), motion.boxes(), motion.is_static(), expected,
+                                     algorithm, f);
             if (failure) return r;
         }
         if (f >= cfg.warmup) {
@@ -87,14 +91,16 @@ RunResult run_broad(const RunConfig& cfg, const std::string& algorithm, std::opt
 }
 
 template <int D>
-RunResult run_step(const RunConfig& cfg, const std::string& algorithm, std::optional<CheckFailure>& failure) {
+RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
+                   std::optional<CheckFailure>& failure) {
     Scene<D> scene = make_scene<D>(cfg.scene, cfg.n, cfg.seed);
     World<D> world(scene.settings, std::move(scene.bodies));
     world.set_broad_phase(make_broadphase<D>(algorithm));
     const std::string_view reference = reference_for(world.bodies().size());
     auto ref = cfg.check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
 
-    RunResult r{.algorithm = algorithm, .n_bodies = world.bodies().size(), .compared = ref != nullptr};
+    RunResult r{
+        .algorithm = algorithm, .n_bodies = world.bodies().size(), .compared = ref != nullptr};
     std::vector<double> total, integrate, broad, narrow, resolve;
     double tests = 0;
     PairList expected;
@@ -102,8 +108,8 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm, std::opti
     for (int f = 0; f < cfg.warmup + cfg.frames; ++f) {
         world.step();
         if (cfg.check) {
-            failure = check_frame<D>(world.pairs(), ref.get(), world.boxes(), world.bodies().is_static, expected,
-                                     algorithm, f);
+            failure = check_frame<D>(world.pairs(), ref.get(), world.boxes(),
+                                     world.bodies().is_static, expected, algorithm, f);
             if (failure) return r;
         }
         if (f >= cfg.warmup) {
@@ -143,12 +149,15 @@ std::string_view reference_for(std::size_t n) {
     return n <= kBruteForceLimit ? kReferenceBroadPhase : kDefaultBroadPhase;
 }
 
-RunResult run_one(const RunConfig& config, const std::string& algorithm, std::optional<CheckFailure>& failure) {
+RunResult run_one(const RunConfig& config, const std::string& algorithm,
+                  std::optional<CheckFailure>& failure) {
     failure.reset();
     if (config.mode == Mode::kStep) {
-        return config.dim == 2 ? run_step<2>(config, algorithm, failure) : run_step<3>(config, algorithm, failure);
+        return config.dim == 2 ? run_step<2>(config, algorithm, failure)
+                               : run_step<3>(config, algorithm, failure);
     }
-    return config.dim == 2 ? run_broad<2>(config, algorithm, failure) : run_broad<3>(config, algorithm, failure);
+    return config.dim == 2 ? run_broad<2>(config, algorithm, failure)
+                           : run_broad<3>(config, algorithm, failure);
 }
 
 }  // namespace collide::bench

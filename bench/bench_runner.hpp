@@ -38,7 +38,7 @@ struct RunResult {
     // --mode step only: median ms per phase.
     double integrate_ms = 0, broad_ms = 0, narrow_ms = 0, resolve_ms = 0;
     std::size_t pairs_first = 0, pairs_last = 0;
-    double candidate_tests = 0;  // mean per frame
+    double candidate_tests = 0;       // mean per frame
     std::size_t structure_bytes = 0;  // peak over the frames
     int frames_run = 0;
     // --check: compared with another algorithm every frame, or (when it is the reference

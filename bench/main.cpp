@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -74,8 +74,10 @@ void list() {
                   << (e.in_3d ? "3D " : "   ") << e.description << "\n";
     }
     std::cout << "scenes:\n";
-    for (const auto& s : scene_list()) std::cout << "  " << std::left << std::setw(20) << s.name << s.description << "\n";
-    std::cout << "  " << std::left << std::setw(20) << "csv:PATH" << "bodies from a CSV file\n";
+    for (const auto& s : scene_list())
+        std::cout << "  " << std::left << std::setw(20) << s.name << s.description << "\n";
+    std::cout << "  " << std::left << std::setw(20) << "csv:PATH"
+              << "bodies from a CSV file\n";
 }
 
 Options parse(int argc, char** argv) {
@@ -108,7 +110,8 @@ Options parse(int argc, char** argv) {
         } else if (flag == "--n") {
             o.counts.clear();
             const std::string list = value();
-            for (auto part : split(list, ',')) o.counts.push_back(number<std::size_t>("--n", part, 0, kMaxBodies));
+            for (auto part : split(list, ','))
+                o.counts.push_back(number<std::size_t>("--n", part, 0, kMaxBodies));
         } else if (flag == "--broadphase") {
             const std::string v = value();
             o.algorithms.clear();
@@ -129,7 +132,8 @@ Options parse(int argc, char** argv) {
             o.run.budget_s = number<double>(flag, value(), 0.001, 1e6);
         } else if (flag == "--mode") {
             const std::string v = value();
-            if (v != "broad" && v != "step") usage_error("--mode: '" + v + "' must be broad or step");
+            if (v != "broad" && v != "step")
+                usage_error("--mode: '" + v + "' must be broad or step");
             o.run.mode = v == "step" ? Mode::kStep : Mode::kBroad;
         } else if (flag == "--check" && !inline_value) {
             o.run.check = true;
@@ -142,9 +146,11 @@ Options parse(int argc, char** argv) {
             o.out = value();
             // Fail now rather than after minutes of measuring.
             std::error_code ec;
-            if (o.out.empty() || std::filesystem::is_directory(o.out, ec)) usage_error("--out: '" + o.out + "' is not a file name");
+            if (o.out.empty() || std::filesystem::is_directory(o.out, ec))
+                usage_error("--out: '" + o.out + "' is not a file name");
             const auto dir = std::filesystem::absolute(o.out, ec).parent_path();
-            if (ec || !std::filesystem::is_directory(dir, ec)) usage_error("--out: folder '" + dir.string() + "' does not exist");
+            if (ec || !std::filesystem::is_directory(dir, ec))
+                usage_error("--out: folder '" + dir.string() + "' does not exist");
         } else {
             usage_error("unknown option '" + args[i] + "'");
         }
@@ -152,14 +158,17 @@ Options parse(int argc, char** argv) {
     for (const std::string& a : o.algorithms) {
         const BroadPhaseEntry* e = find_broadphase(a);
         if (e == nullptr) usage_error("--broadphase: unknown algorithm '" + a + "' (see --list)");
-        if (!e->supports(o.run.dim)) usage_error("--broadphase: '" + a + "' has no " + std::to_string(o.run.dim) + "D version");
+        if (!e->supports(o.run.dim))
+            usage_error("--broadphase: '" + a + "' has no " + std::to_string(o.run.dim) +
+                        "D version");
     }
     // Build the scene once (at n <= 2) so a bad name or file fails before any work. A CSV
     // scene has its own size, which replaces --n.
     try {
         const std::size_t probe = std::min<std::size_t>(o.counts.front(), 2);
-        const std::size_t bodies = o.run.dim == 2 ? make_scene<2>(o.run.scene, probe, o.run.seed).bodies.size()
-                                                  : make_scene<3>(o.run.scene, probe, o.run.seed).bodies.size();
+        const std::size_t bodies =
+            o.run.dim == 2 ? make_scene<2>(o.run.scene, probe, o.run.seed).bodies.size()
+                           : make_scene<3>(o.run.scene, probe, o.run.seed).bodies.size();
         if (is_csv_scene(o.run.scene)) o.counts = {bodies};
     } catch (const SceneError& e) {
         usage_error(std::string("--scene: ") + e.what());
@@ -182,14 +191,16 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
         os << "[\n";
         for (std::size_t i = 0; i < results.size(); ++i) {
             const RunResult& r = results[i];
-            os << "  {\"algorithm\": \"" << r.algorithm << "\", \"dim\": " << o.run.dim << ", \"scene\": \""
-               << json_escape(o.run.scene) << "\", \"n\": " << r.n_bodies << ", \"threads\": " << o.run.threads
-               << ", \"speed\": " << o.run.speed << ", \"mode\": \"" << (step ? "step" : "broad")
-               << "\", \"status\": \"" << r.status << "\", \"frames\": " << r.frames_run
-               << ", \"median_ms\": " << r.median_ms << ", \"p10_ms\": " << r.p10_ms << ", \"p90_ms\": " << r.p90_ms
+            os << "  {\"algorithm\": \"" << r.algorithm << "\", \"dim\": " << o.run.dim
+               << ", \"scene\": \"" << json_escape(o.run.scene) << "\", \"n\": " << r.n_bodies
+               << ", \"threads\": " << o.run.threads << ", \"speed\": " << o.run.speed
+               << ", \"mode\": \"" << (step ? "step" : "broad") << "\", \"status\": \"" << r.status
+               << "\", \"frames\": " << r.frames_run << ", \"median_ms\": " << r.median_ms
+               << ", \"p10_ms\": " << r.p10_ms << ", \"p90_ms\": " << r.p90_ms
                << ", \"pairs_first\": " << r.pairs_first << ", \"pairs_last\": " << r.pairs_last
-               << ", \"candidate_tests\": " << std::fixed << std::setprecision(0) << r.candidate_tests
-               << std::defaultfloat << std::setprecision(6) << ", \"structure_bytes\": " << r.structure_bytes;
+               << ", \"candidate_tests\": " << std::fixed << std::setprecision(0)
+               << r.candidate_tests << std::defaultfloat << std::setprecision(6)
+               << ", \"structure_bytes\": " << r.structure_bytes;
             if (step) {
                 os << ", \"integrate_ms\": " << r.integrate_ms << ", \"broad_ms\": " << r.broad_ms
                    << ", \"narrow_ms\": " << r.narrow_ms << ", \"resolve_ms\": " << r.resolve_ms;
@@ -200,8 +211,13 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
         return;
     }
     const bool csv = o.format == "csv";
-    std::vector<std::string> head = {"algorithm", "dim", "scene", "n", "threads", "speed", "status", "median_ms",
-                                     "p10_ms", "p90_ms", "pairs_first", "pairs_last", "candidate_tests", "structure_bytes"};
+    std::vector<std::string> head = {"algorithm",       "dim",
+                                     "scene",           "n",
+                                     "threads",         "speed",
+                                     "status",          "median_ms",
+                                     "p10_ms",          "p90_ms",
+                                     "pairs_first",     "pairs_last",
+                                     "candidate_tests", "structure_bytes"};
     if (step) head.insert(head.end(), {"integrate_ms", "broad_ms", "narrow_ms", "resolve_ms"});
     std::vector<std::vector<std::string>> rows;
     const auto fmt = [](double v, int digits) {
@@ -211,20 +227,32 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
     };
     for (std::size_t i = 0; i < results.size(); ++i) {
         const RunResult& r = results[i];
-        std::vector<std::string> row = {r.algorithm, std::to_string(o.run.dim), o.run.scene, std::to_string(r.n_bodies),
-                                        std::to_string(o.run.threads), fmt(o.run.speed, 3), r.status,
-                                        fmt(r.median_ms, 3), fmt(r.p10_ms, 3), fmt(r.p90_ms, 3),
-                                        std::to_string(r.pairs_first), std::to_string(r.pairs_last),
-                                        fmt(r.candidate_tests, 0), std::to_string(r.structure_bytes)};
+        std::vector<std::string> row = {r.algorithm,
+                                        std::to_string(o.run.dim),
+                                        o.run.scene,
+                                        std::to_string(r.n_bodies),
+                                        std::to_string(o.run.threads),
+                                        fmt(o.run.speed, 3),
+                                        r.status,
+                                        fmt(r.median_ms, 3),
+                                        fmt(r.p10_ms, 3),
+                                        fmt(r.p90_ms, 3),
+                                        std::to_string(r.pairs_first),
+                                        std::to_string(r.pairs_last),
+                                        fmt(r.candidate_tests, 0),
+                                        std::to_string(r.structure_bytes)};
         if (step) {
-            for (double v : {r.integrate_ms, r.broad_ms, r.narrow_ms, r.resolve_ms}) row.push_back(fmt(v, 3));
+            for (double v : {r.integrate_ms, r.broad_ms, r.narrow_ms, r.resolve_ms})
+                row.push_back(fmt(v, 3));
         }
         rows.push_back(std::move(row));
     }
     if (csv) {
-        for (std::size_t c = 0; c < head.size(); ++c) os << head[c] << (c + 1 < head.size() ? "," : "\n");
+        for (std::size_t c = 0; c < head.size(); ++c)
+            os << head[c] << (c + 1 < head.size() ? "," : "\n");
         for (const auto& row : rows) {
-            for (std::size_t c = 0; c < row.size(); ++c) os << row[c] << (c + 1 < row.size() ? "," : "\n");
+            for (std::size_t c = 0; c < row.size(); ++c)
+                os << row[c] << (c + 1 < row.size() ? "," : "\n");
         }
         return;
     }
@@ -235,7 +263,8 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
     }
     const auto print_row = [&](const std::vector<std::string>& row) {
         for (std::size_t c = 0; c < row.size(); ++c) {
-            os << (c < 3 || c == 6 ? std::left : std::right) << std::setw(static_cast<int>(width[c])) << row[c]
+            os << (c < 3 || c == 6 ? std::left : std::right)
+               << std::setw(static_cast<int>(width[c])) << row[c]
                << (c + 1 < row.size() ? "  " : "\n");
         }
     };
@@ -247,19 +276,21 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
 
 int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
-    tbb::global_control threads(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(o.run.threads));
+    tbb::global_control threads(tbb::global_control::max_allowed_parallelism,
+                                static_cast<std::size_t>(o.run.threads));
 
     std::vector<RunResult> results;
     // Per algorithm, the last n it finished and its median: an algorithm whose single frame
     // at the next n would, growing as n^2, exceed the budget is skipped rather than started.
     std::map<std::string, std::pair<std::size_t, double>> last_run;
-    std::vector<std::string> timed_out;  // skipped at larger n
+    std::vector<std::string> timed_out;   // skipped at larger n
     std::vector<std::string> uncompared;  // --check could only check the contract
     for (std::size_t n : o.counts) {
         std::vector<std::string> algorithms = o.algorithms;
         if (algorithms.empty()) {
             for (const auto& e : broadphases()) {
-                if (e.supports(o.run.dim) && !(e.name == kReferenceBroadPhase && n > kBruteForceLimit)) {
+                if (e.supports(o.run.dim) &&
+                    !(e.name == kReferenceBroadPhase && n > kBruteForceLimit)) {
                     algorithms.emplace_back(e.name);
                 }
             }
@@ -269,9 +300,10 @@ int main(int argc, char** argv) {
             cfg.n = n;
             RunResult r{.algorithm = a, .n_bodies = n};
             const auto last = last_run.find(a);
-            const double predicted_ms = last == last_run.end() || last->second.first == 0
-                                            ? 0.0
-                                            : last->second.second * std::pow(double(n) / double(last->second.first), 2.0);
+            const double predicted_ms =
+                last == last_run.end() || last->second.first == 0
+                    ? 0.0
+                    : last->second.second * std::pow(double(n) / double(last->second.first), 2.0);
             if (std::find(timed_out.begin(), timed_out.end(), a) != timed_out.end()) {
                 r.status = "skipped";
             } else if (predicted_ms > 1000.0 * o.run.budget_s) {
@@ -292,7 +324,8 @@ int main(int argc, char** argv) {
                 }
                 if (r.status == "timed out") timed_out.push_back(a);
                 last_run[a] = {n, r.median_ms};
-                if (o.run.check && !r.compared) uncompared.push_back(a + " at n=" + std::to_string(r.n_bodies));
+                if (o.run.check && !r.compared)
+                    uncompared.push_back(a + " at n=" + std::to_string(r.n_bodies));
             }
             results.push_back(r);
         }
@@ -311,8 +344,10 @@ int main(int argc, char** argv) {
         std::cerr << "bench: --check passed: every frame of every run matched its reference";
         if (!uncompared.empty()) {
             std::cerr << ", except where the algorithm is its own reference (";
-            for (std::size_t i = 0; i < uncompared.size(); ++i) std::cerr << (i ? ", " : "") << uncompared[i];
-            std::cerr << "): there only the contract was checked (a < b, each pair once, boxes overlap, no two static bodies)";
+            for (std::size_t i = 0; i < uncompared.size(); ++i)
+                std::cerr << (i ? ", " : "") << uncompared[i];
+            std::cerr << "): there only the contract was checked (a < b, each pair once, boxes "
+                         "overlap, no two static bodies)";
         }
         std::cerr << "\n";
     }

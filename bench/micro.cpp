@@ -16,7 +16,8 @@ void update_once(benchmark::State& state, std::string_view algorithm) {
     const auto n = static_cast<std::size_t>(state.range(0));
     Scene<D> scene = make_scene<D>("uniform", n, 1);
     std::vector<Aabb<D>> boxes(n);
-    for (std::size_t i = 0; i < n; ++i) boxes[i] = Aabb<D>::around(scene.bodies.pos[i], scene.bodies.radius[i]);
+    for (std::size_t i = 0; i < n; ++i)
+        boxes[i] = Aabb<D>::around(scene.bodies.pos[i], scene.bodies.radius[i]);
     auto bp = make_broadphase<D>(algorithm);
     PairList pairs;
     for (auto _ : state) {

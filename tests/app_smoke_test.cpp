@@ -20,7 +20,9 @@ struct Case {
     int dim;
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.algorithm << " " << c.dim << "D"; }
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << c.algorithm << " " << c.dim << "D";
+}
 
 std::vector<Case> cases() {
     std::vector<Case> out;
@@ -65,15 +67,17 @@ RegionColours world_region_colours(const std::string& png) {
 
 // Bodies drawn = many colours (shading, antialiasing, speed ramp) and no single colour
 // covering nearly everything.
-bool shows_bodies(const RegionColours& c) { return c.distinct > 200 && c.most_common_share < 0.9; }
+bool shows_bodies(const RegionColours& c) {
+    return c.distinct > 200 && c.most_common_share < 0.9;
+}
 
 // Runs the app under Xvfb and returns the screenshot's path.
 std::string run_app(const std::string& name, const std::string& args) {
     std::filesystem::create_directories(SMOKE_OUT_DIR);
     const std::string png = std::string(SMOKE_OUT_DIR) + "/" + name + ".png";
     std::filesystem::remove(png);
-    const std::string cmd = "xvfb-run -a -s '-screen 0 1280x720x24' '" COLLIDOSCOPE_APP "' " + args +
-                            " --frames 30 --screenshot '" + png + "'";
+    const std::string cmd = "xvfb-run -a -s '-screen 0 1280x720x24' '" COLLIDOSCOPE_APP "' " +
+                            args + " --frames 30 --screenshot '" + png + "'";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     EXPECT_TRUE(std::filesystem::exists(png)) << png;
     return png;
@@ -84,21 +88,24 @@ class AppSmoke : public ::testing::TestWithParam<Case> {};
 TEST_P(AppSmoke, RendersAScreenshot) {
     const Case& c = GetParam();
     const std::string png = run_app(c.algorithm + "_" + std::to_string(c.dim) + "d",
-                                    "--dim " + std::to_string(c.dim) + " --broadphase " + c.algorithm +
-                                        " --overlay all --select 0");
+                                    "--dim " + std::to_string(c.dim) + " --broadphase " +
+                                        c.algorithm + " --overlay all --select 0");
     const RegionColours colours = world_region_colours(png);
-    EXPECT_TRUE(shows_bodies(colours)) << "the world region looks empty: " << colours.distinct
-                                       << " colours, the commonest covering " << colours.most_common_share;
+    EXPECT_TRUE(shows_bodies(colours))
+        << "the world region looks empty: " << colours.distinct
+        << " colours, the commonest covering " << colours.most_common_share;
 }
 
 // The check above must be able to fail: an empty world (UI and world outline only) does not
 // pass it.
 TEST(AppSmokeControl, EmptyWorldIsSeenAsEmpty) {
     for (int dim : {2, 3}) {
-        const std::string png = run_app("empty_" + std::to_string(dim) + "d", "--dim " + std::to_string(dim) + " --count 0 --overlay all");
+        const std::string png =
+            run_app("empty_" + std::to_string(dim) + "d",
+                    "--dim " + std::to_string(dim) + " --count 0 --overlay all");
         const RegionColours colours = world_region_colours(png);
-        EXPECT_FALSE(shows_bodies(colours)) << dim << "D: " << colours.distinct << " colours, commonest "
-                                            << colours.most_common_share;
+        EXPECT_FALSE(shows_bodies(colours)) << dim << "D: " << colours.distinct
+                                            << " colours, commonest " << colours.most_common_share;
     }
 }
 

@@ -23,21 +23,25 @@ struct Case {
 };
 
 // Printed in test output instead of the raw bytes of the struct.
-void PrintTo(const Case& c, std::ostream* os) { *os << c.algorithm << " " << c.dim << "D " << c.scene; }
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << c.algorithm << " " << c.dim << "D " << c.scene;
+}
 
 std::vector<Case> all_cases() {
     std::vector<Case> out;
     for (const BroadPhaseEntry& e : broadphases()) {
         for (int dim : {2, 3}) {
             if (!e.supports(dim)) continue;
-            for (const SceneEntry& s : scene_list()) out.push_back({std::string(e.name), dim, std::string(s.name)});
+            for (const SceneEntry& s : scene_list())
+                out.push_back({std::string(e.name), dim, std::string(s.name)});
         }
     }
     return out;
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-    std::string name = info.param.algorithm + "_" + std::to_string(info.param.dim) + "d_" + info.param.scene;
+    std::string name =
+        info.param.algorithm + "_" + std::to_string(info.param.dim) + "d_" + info.param.scene;
     std::replace(name.begin(), name.end(), '-', '_');
     return name;
 }
@@ -69,16 +73,18 @@ void run_scene(const Case& c) {
         for (std::size_t n : {0u, 1u, 2u, 100u, 2000u}) {
             // Moving frames: slow, then fast, so persistent structures see both coherence
             // and bodies jumping several cells.
-            BallisticMotion<D> motion(make_scene<D>(c.scene, n, seed), seed == 3 ? 2.0f : 0.2f, seed);
+            BallisticMotion<D> motion(make_scene<D>(c.scene, n, seed), seed == 3 ? 2.0f : 0.2f,
+                                      seed);
             auto bp = make_broadphase<D>(c.algorithm);
             ASSERT_TRUE(bp);
             PairList got;
             Rng rng(seed);
             for (int frame = 0; frame < 4; ++frame) {
                 bp->update(motion.boxes(), motion.is_static(), got);
-                const std::string diff =
-                    pair_set_difference(got, reference_pairs<D>(motion.boxes(), motion.is_static()));
-                ASSERT_TRUE(diff.empty()) << "seed " << seed << " n " << n << " frame " << frame << ": " << diff;
+                const std::string diff = pair_set_difference(
+                    got, reference_pairs<D>(motion.boxes(), motion.is_static()));
+                ASSERT_TRUE(diff.empty())
+                    << "seed " << seed << " n " << n << " frame " << frame << ": " << diff;
                 expect_queries_match<D>(*bp, motion.boxes(), rng);
                 motion.advance();
             }
@@ -111,7 +117,8 @@ struct BoxSet {
 template <int D>
 std::vector<BoxSet<D>> degenerate_sets() {
     std::vector<BoxSet<D>> sets;
-    auto add = [&](std::string name, std::vector<Aabb<D>> boxes, std::vector<std::uint8_t> st = {}) {
+    auto add = [&](std::string name, std::vector<Aabb<D>> boxes,
+                   std::vector<std::uint8_t> st = {}) {
         if (st.empty()) st.assign(boxes.size(), 0);
         sets.push_back({std::move(name), std::move(boxes), std::move(st)});
     };
@@ -120,7 +127,8 @@ std::vector<BoxSet<D>> degenerate_sets() {
     add("one body", {Aabb<D>::around(Vec<D>(3.0f), 1.0f)});
 
     std::vector<Aabb<D>> v;
-    for (int i = 0; i < 300; ++i) v.push_back(Aabb<D>::around(Vec<D>(5.0f), rng.uniform(0.1f, 1.0f)));
+    for (int i = 0; i < 300; ++i)
+        v.push_back(Aabb<D>::around(Vec<D>(5.0f), rng.uniform(0.1f, 1.0f)));
     add("all at one point", v);
 
     v.assign(200, Aabb<D>::around(Vec<D>(2.0f), 0.5f));
@@ -143,7 +151,8 @@ std::vector<BoxSet<D>> degenerate_sets() {
     add("touching lattice", v);
 
     v.clear();
-    for (int i = 0; i < 300; ++i) v.push_back(Aabb<D>::around(Vec<D>(std::floor(rng.uniform(0.0f, 8.0f))), 0.0f));
+    for (int i = 0; i < 300; ++i)
+        v.push_back(Aabb<D>::around(Vec<D>(std::floor(rng.uniform(0.0f, 8.0f))), 0.0f));
     add("zero radius, coincident points", v);
 
     v.clear();
@@ -156,13 +165,15 @@ std::vector<BoxSet<D>> degenerate_sets() {
 
     v.clear();
     v.push_back(Aabb<D>::around(Vec<D>(0.0f), 1e5f));  // one box around everything
-    for (int i = 0; i < 300; ++i) v.push_back(Aabb<D>::around(rng.in_box<D>(Vec<D>(0.0f), Vec<D>(50.0f)), 1.0f));
+    for (int i = 0; i < 300; ++i)
+        v.push_back(Aabb<D>::around(rng.in_box<D>(Vec<D>(0.0f), Vec<D>(50.0f)), 1.0f));
     add("one giant box", v);
 
     v.clear();
     std::vector<std::uint8_t> st;
     for (int i = 0; i < 400; ++i) {
-        v.push_back(Aabb<D>::around(rng.in_box<D>(Vec<D>(0.0f), Vec<D>(20.0f)), rng.uniform(0.2f, 1.5f)));
+        v.push_back(
+            Aabb<D>::around(rng.in_box<D>(Vec<D>(0.0f), Vec<D>(20.0f)), rng.uniform(0.2f, 1.5f)));
         st.push_back(i % 2);
     }
     add("half static", v, st);
@@ -182,14 +193,16 @@ void run_degenerate(const std::string& algorithm) {
     for (const BoxSet<D>& set : degenerate_sets<D>()) {
         PairList got;
         reused->update(set.boxes, set.is_static, got);
-        const std::string diff_reused = pair_set_difference(got, reference_pairs<D>(set.boxes, set.is_static));
+        const std::string diff_reused =
+            pair_set_difference(got, reference_pairs<D>(set.boxes, set.is_static));
         ASSERT_TRUE(diff_reused.empty()) << set.name << ", reused instance: " << diff_reused;
 
         auto bp = make_broadphase<D>(algorithm);
         // Twice: a persistent structure must also be right on its second update.
         for (int round = 0; round < 2; ++round) {
             bp->update(set.boxes, set.is_static, got);
-            const std::string diff = pair_set_difference(got, reference_pairs<D>(set.boxes, set.is_static));
+            const std::string diff =
+                pair_set_difference(got, reference_pairs<D>(set.boxes, set.is_static));
             ASSERT_TRUE(diff.empty()) << set.name << ", update " << round << ": " << diff;
         }
         expect_queries_match<D>(*bp, set.boxes, rng);
@@ -216,7 +229,8 @@ std::vector<std::pair<std::string, int>> algorithms_by_dim() {
 
 INSTANTIATE_TEST_SUITE_P(Registry, Degenerate, ::testing::ValuesIn(algorithms_by_dim()),
                          [](const auto& info) {
-                             std::string name = info.param.first + "_" + std::to_string(info.param.second) + "d";
+                             std::string name =
+                                 info.param.first + "_" + std::to_string(info.param.second) + "d";
                              std::replace(name.begin(), name.end(), '-', '_');
                              return name;
                          });

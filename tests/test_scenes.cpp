@@ -35,8 +35,12 @@ void scenes_are_sane() {
     }
 }
 
-TEST(Scenes, Sane2D) { scenes_are_sane<2>(); }
-TEST(Scenes, Sane3D) { scenes_are_sane<3>(); }
+TEST(Scenes, Sane2D) {
+    scenes_are_sane<2>();
+}
+TEST(Scenes, Sane3D) {
+    scenes_are_sane<3>();
+}
 
 TEST(Scenes, PowerlawSpansAFactorOf1000) {
     for (std::size_t n : {2u, 1000u, 50000u}) {
@@ -54,14 +58,19 @@ void rain_starts_apart() {
         const auto& b = s.bodies;
         for (std::size_t i = 0; i < n; ++i) {
             for (std::size_t j = i + 1; j < n; ++j) {
-                ASSERT_GE(glm::distance(b.pos[i], b.pos[j]), b.radius[i] + b.radius[j]) << "n=" << n << ": " << i << ", " << j;
+                ASSERT_GE(glm::distance(b.pos[i], b.pos[j]), b.radius[i] + b.radius[j])
+                    << "n=" << n << ": " << i << ", " << j;
             }
         }
     }
 }
 
-TEST(Scenes, RainStartsWithoutOverlaps2D) { rain_starts_apart<2>(); }
-TEST(Scenes, RainStartsWithoutOverlaps3D) { rain_starts_apart<3>(); }
+TEST(Scenes, RainStartsWithoutOverlaps2D) {
+    rain_starts_apart<2>();
+}
+TEST(Scenes, RainStartsWithoutOverlaps3D) {
+    rain_starts_apart<3>();
+}
 
 TEST(Scenes, CenterlineBodiesStraddleTheCentre) {
     const auto s = make_scene<2>("centerline", 1000, 1);
@@ -84,7 +93,8 @@ TEST(Scenes, UnknownNameAndAbsurdSizeAreRefused) {
         make_scene<2>("uniform", kMaxBodies + 1, 1);
         FAIL() << "no error";
     } catch (const SceneError& e) {
-        EXPECT_NE(std::string(e.what()).find(std::to_string(kMaxBodies + 1)), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(std::to_string(kMaxBodies + 1)), std::string::npos)
+            << e.what();
     }
 }
 
@@ -93,9 +103,10 @@ TEST(Scenes, UnknownNameAndAbsurdSizeAreRefused) {
 class CsvScene : public ::testing::Test {
 protected:
     std::string write(const std::string& text) {
-        const auto path = std::filesystem::temp_directory_path() /
-                          ("collidoscope_test_" + std::to_string(counter_++) + "_" +
-                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".csv");
+        const auto path =
+            std::filesystem::temp_directory_path() /
+            ("collidoscope_test_" + std::to_string(counter_++) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".csv");
         std::ofstream(path) << text;
         paths_.push_back(path);
         return path.string();
@@ -120,7 +131,8 @@ protected:
 };
 
 TEST_F(CsvScene, Loads2DWithOptionalColumnsAndComments) {
-    const auto path = write("# a comment\nx, y, r, vx, vy, static\n1,2,0.5,1,0,0  # trailing\n\n4,2,1,0,0,1\n");
+    const auto path =
+        write("# a comment\nx, y, r, vx, vy, static\n1,2,0.5,1,0,0  # trailing\n\n4,2,1,0,0,1\n");
     const Scene<2> s = load_csv_scene<2>(path);
     ASSERT_EQ(s.bodies.size(), 2u);
     EXPECT_EQ(s.bodies.pos[0], Vec<2>(1, 2));
@@ -146,25 +158,34 @@ TEST_F(CsvScene, BadRowsNameFileLineAndReason) {
     const std::string header = "x,y,r\n1,1,1\n";
     EXPECT_NE(error_of(header + "2,2\n").find(":3: missing field"), std::string::npos);
     EXPECT_NE(error_of(header + "2,2,1,4\n").find(":3: too many fields"), std::string::npos);
-    EXPECT_NE(error_of(header + "2,abc,1\n").find(":3: 'abc' in column 'y' is not a number"), std::string::npos);
+    EXPECT_NE(error_of(header + "2,abc,1\n").find(":3: 'abc' in column 'y' is not a number"),
+              std::string::npos);
     EXPECT_NE(error_of(header + "2,3x,1\n").find("'3x'"), std::string::npos);
-    EXPECT_NE(error_of(header + "nan,2,1\n").find(":3: 'nan' in column 'x' is not finite"), std::string::npos);
+    EXPECT_NE(error_of(header + "nan,2,1\n").find(":3: 'nan' in column 'x' is not finite"),
+              std::string::npos);
     EXPECT_NE(error_of(header + "2,inf,1\n").find(":3: 'inf'"), std::string::npos);
     EXPECT_NE(error_of(header + "2,2,-1\n").find(":3: negative radius -1"), std::string::npos);
     EXPECT_NE(error_of(header + "2,,1\n").find(":3: missing value for 'y'"), std::string::npos);
-    EXPECT_NE(error_of("x,y,r,static\n1,1,1,2\n").find(":2: 'static' must be 0 or 1"), std::string::npos);
+    EXPECT_NE(error_of("x,y,r,static\n1,1,1,2\n").find(":2: 'static' must be 0 or 1"),
+              std::string::npos);
     EXPECT_NE(error_of("x,y\n1,1\n").find(":1: the header has no 'r' column"), std::string::npos);
     EXPECT_NE(error_of("x,y,r,w\n").find(":1: unknown column 'w'"), std::string::npos);
     EXPECT_NE(error_of("x,y,r,x\n").find("appears twice"), std::string::npos);
     EXPECT_NE(error_of("# nothing\n").find("no header row"), std::string::npos);
-    EXPECT_NE(error_of("world,0,0,1\nx,y,r\n").find(":1: the world line needs 4 numbers"), std::string::npos);
-    EXPECT_NE(error_of("world,0,0,-1,1\nx,y,r\n").find(":1: the world box is empty on axis x"), std::string::npos);
+    EXPECT_NE(error_of("world,0,0,1\nx,y,r\n").find(":1: the world line needs 4 numbers"),
+              std::string::npos);
+    EXPECT_NE(error_of("world,0,0,-1,1\nx,y,r\n").find(":1: the world box is empty on axis x"),
+              std::string::npos);
     EXPECT_NE(error_of("x,y,z,r\n1,1,1,1\n").find("is 3D"), std::string::npos);
     EXPECT_NE(error_of<3>("x,y,r\n1,1,1\n").find("is 2D"), std::string::npos);
     EXPECT_NE(error_of("x,y,r,vz\n").find("'vz' in a 2D file"), std::string::npos);
-    EXPECT_NE(error_of(header + "2,1e30,1\n").find(":3: '1e30' in column 'y' is out of range"), std::string::npos);
-    EXPECT_NE(error_of(header + "2,1e60,1\n").find(":3: '1e60' in column 'y' is out of range"), std::string::npos);
-    EXPECT_NE(error_of("world,0,0,10,10\nx,y,r\n5,5,1\n11,5,1\n").find(":4: the body's centre lies outside the world box given on line 1"), std::string::npos);
+    EXPECT_NE(error_of(header + "2,1e30,1\n").find(":3: '1e30' in column 'y' is out of range"),
+              std::string::npos);
+    EXPECT_NE(error_of(header + "2,1e60,1\n").find(":3: '1e60' in column 'y' is out of range"),
+              std::string::npos);
+    EXPECT_NE(error_of("world,0,0,10,10\nx,y,r\n5,5,1\n11,5,1\n")
+                  .find(":4: the body's centre lies outside the world box given on line 1"),
+              std::string::npos);
     const std::string empty = error_of("# nothing\n");
     EXPECT_NE(empty.find(".csv: no header row"), std::string::npos) << empty;
 }

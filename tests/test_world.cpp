@@ -49,8 +49,12 @@ void energy_is_conserved() {
     expect_inside(w);
 }
 
-TEST(World, EnergyConservedWithRestitutionOne2D) { energy_is_conserved<2>(); }
-TEST(World, EnergyConservedWithRestitutionOne3D) { energy_is_conserved<3>(); }
+TEST(World, EnergyConservedWithRestitutionOne2D) {
+    energy_is_conserved<2>();
+}
+TEST(World, EnergyConservedWithRestitutionOne3D) {
+    energy_is_conserved<3>();
+}
 
 template <int D>
 void same_state(const World<D>& a, const World<D>& b) {
@@ -74,8 +78,12 @@ void deterministic() {
     }
 }
 
-TEST(World, BitIdenticalForSameSeed2D) { deterministic<2>(); }
-TEST(World, BitIdenticalForSameSeed3D) { deterministic<3>(); }
+TEST(World, BitIdenticalForSameSeed2D) {
+    deterministic<2>();
+}
+TEST(World, BitIdenticalForSameSeed3D) {
+    deterministic<3>();
+}
 
 // Contacts are resolved in (a, b) order, so every correct broad phase gives the same world.
 template <int D>
@@ -94,8 +102,12 @@ void independent_of_broad_phase() {
     }
 }
 
-TEST(World, SameStateWithEveryBroadPhase2D) { independent_of_broad_phase<2>(); }
-TEST(World, SameStateWithEveryBroadPhase3D) { independent_of_broad_phase<3>(); }
+TEST(World, SameStateWithEveryBroadPhase2D) {
+    independent_of_broad_phase<2>();
+}
+TEST(World, SameStateWithEveryBroadPhase3D) {
+    independent_of_broad_phase<3>();
+}
 
 // Switching live keeps the bodies, and the world goes on exactly as if it never switched.
 TEST(World, SwitchingBroadPhaseMidRunChangesNothing) {
@@ -129,7 +141,8 @@ void rain_settles() {
     }
     const auto& b = w.bodies();
     float max_move = 0, max_overlap = 0;
-    for (std::size_t i = 0; i < b.size(); ++i) max_move = std::max(max_move, glm::length(b.pos[i] - before[i]) / b.radius[i]);
+    for (std::size_t i = 0; i < b.size(); ++i)
+        max_move = std::max(max_move, glm::length(b.pos[i] - before[i]) / b.radius[i]);
     for (const Contact<D>& c : w.contacts()) {
         max_overlap = std::max(max_overlap, c.depth / std::min(b.radius[c.a], b.radius[c.b]));
     }
@@ -140,8 +153,12 @@ void rain_settles() {
     expect_inside(w);
 }
 
-TEST(World, RainSettles2D) { rain_settles<2>(); }
-TEST(World, RainSettles3D) { rain_settles<3>(); }
+TEST(World, RainSettles2D) {
+    rain_settles<2>();
+}
+TEST(World, RainSettles3D) {
+    rain_settles<3>();
+}
 
 TEST(World, StaticBodiesNeverMove) {
     Bodies<2> bodies;

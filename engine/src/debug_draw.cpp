@@ -18,7 +18,8 @@ Color ramp_color(float t, float alpha) {
     const float f = t - static_cast<float>(i);
     const auto& a = kStops[i];
     const auto& b = kStops[i + 1];
-    return rgba(a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f, alpha);
+    return rgba(a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f,
+                alpha);
 }
 
 }  // namespace collide

@@ -15,8 +15,8 @@ namespace collide {
 
 // Which overlays the viewer wants an algorithm to draw.
 struct Overlays {
-    bool structure = true;        // cells, nodes, intervals: the algorithm's own structure
-    BodyId selected = kNoBody;    // a body to highlight in the structure, if any
+    bool structure = true;      // cells, nodes, intervals: the algorithm's own structure
+    BodyId selected = kNoBody;  // a body to highlight in the structure, if any
 };
 
 struct BroadPhaseStats {

@@ -57,7 +57,9 @@ struct Pair {
     std::uint64_t key() const { return (std::uint64_t{a} << 32) | b; }
 };
 
-inline Pair make_pair(BodyId i, BodyId j) { return i < j ? Pair{i, j} : Pair{j, i}; }
+inline Pair make_pair(BodyId i, BodyId j) {
+    return i < j ? Pair{i, j} : Pair{j, i};
+}
 
 using PairList = std::vector<Pair>;
 

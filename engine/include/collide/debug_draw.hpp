@@ -14,7 +14,9 @@ namespace collide {
 using Color = std::uint32_t;
 
 inline constexpr Color rgba(float r, float g, float b, float a = 1.0f) {
-    auto c = [](float v) { return static_cast<Color>((v < 0 ? 0 : v > 1 ? 1 : v) * 255.0f + 0.5f); };
+    auto c = [](float v) {
+        return static_cast<Color>((v < 0 ? 0 : v > 1 ? 1 : v) * 255.0f + 0.5f);
+    };
     return (c(a) << 24) | (c(r) << 16) | (c(g) << 8) | c(b);
 }
 
@@ -53,7 +55,9 @@ struct DebugDraw {
         if (full()) return;
         boxes.push_back({b, c});
     }
-    void label(const Vec<D>& at, std::string text, Color c) { labels.push_back({at, std::move(text), c}); }
+    void label(const Vec<D>& at, std::string text, Color c) {
+        labels.push_back({at, std::move(text), c});
+    }
     bool full() const { return lines.size() + boxes.size() * (D == 2 ? 4 : 12) >= budget; }
     void clear() {
         lines.clear();

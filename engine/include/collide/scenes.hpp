@@ -32,7 +32,9 @@ struct SceneEntry {
 
 // "csv:PATH" names a scene file rather than a generator.
 inline constexpr std::string_view kCsvPrefix = "csv:";
-inline bool is_csv_scene(std::string_view name) { return name.starts_with(kCsvPrefix); }
+inline bool is_csv_scene(std::string_view name) {
+    return name.starts_with(kCsvPrefix);
+}
 
 // The generated scenes (csv: is not listed; it takes a path).
 std::span<const SceneEntry> scene_list();

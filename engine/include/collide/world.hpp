@@ -111,10 +111,10 @@ private:
     std::vector<Contact<D>> contacts_;
     std::vector<WallContact> wall_contacts_;
     std::vector<WallContact> prev_wall_contacts_;
-    std::vector<float> impulse_;  // accumulated normal impulse per contact
-    std::vector<std::uint32_t> order_;  // solve order of the contacts
-    std::vector<float> height_;         // per contact, for the ground-up order
-    std::vector<float> target_;   // target normal velocity per contact
+    std::vector<float> impulse_;            // accumulated normal impulse per contact
+    std::vector<std::uint32_t> order_;      // solve order of the contacts
+    std::vector<float> height_;             // per contact, for the ground-up order
+    std::vector<float> target_;             // target normal velocity per contact
     std::vector<std::uint64_t> prev_keys_;  // last step's contacts, for warm starting
     std::vector<float> prev_impulse_;
     std::unique_ptr<BroadPhase<D>> broad_phase_;

@@ -25,7 +25,8 @@ std::string pair_set_difference(PairList got, const PairList& want) {
     std::sort(got.begin(), got.end());
     if (got == want) return {};
     const auto [g, w] = std::mismatch(got.begin(), got.end(), want.begin(), want.end());
-    const std::string counts = std::to_string(got.size()) + " pairs reported, " + std::to_string(want.size()) + " expected; ";
+    const std::string counts = std::to_string(got.size()) + " pairs reported, " +
+                               std::to_string(want.size()) + " expected; ";
     if (w != want.end() && (g == got.end() || *w < *g)) return counts + "missing " + show(*w);
     return counts + "extra or repeated " + show(*g);
 }
@@ -39,13 +40,16 @@ std::string pair_contract_violation(PairList pairs, std::span<const Aabb<D>> box
         if (p.a >= p.b) return "pair " + show(p) + " has a >= b";
         if (p.b >= boxes.size()) return "pair " + show(p) + " names a body that does not exist";
         if (i > 0 && pairs[i - 1] == p) return "pair " + show(p) + " reported twice";
-        if (!boxes[p.a].overlaps(boxes[p.b])) return "pair " + show(p) + " whose boxes do not overlap";
+        if (!boxes[p.a].overlaps(boxes[p.b]))
+            return "pair " + show(p) + " whose boxes do not overlap";
         if (is_static[p.a] && is_static[p.b]) return "pair " + show(p) + " of two static bodies";
     }
     return {};
 }
 
-template std::string pair_contract_violation<2>(PairList, std::span<const Aabb<2>>, std::span<const std::uint8_t>);
-template std::string pair_contract_violation<3>(PairList, std::span<const Aabb<3>>, std::span<const std::uint8_t>);
+template std::string pair_contract_violation<2>(PairList, std::span<const Aabb<2>>,
+                                                std::span<const std::uint8_t>);
+template std::string pair_contract_violation<3>(PairList, std::span<const Aabb<3>>,
+                                                std::span<const std::uint8_t>);
 
 }  // namespace collide

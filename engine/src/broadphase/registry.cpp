@@ -23,12 +23,15 @@ constexpr BroadPhaseEntry row(std::string_view name, std::string_view descriptio
 
 constexpr std::array kBroadPhases = {
     row<BruteForce>("brute-force", "Brute force: every pair tested (the reference)"),
-    row<SortAndSweep>("sort-and-sweep", "Sort and sweep on the axis of greatest spread, insertion re-sort"),
+    row<SortAndSweep>("sort-and-sweep",
+                      "Sort and sweep on the axis of greatest spread, insertion re-sort"),
 };
 
 }  // namespace
 
-std::span<const BroadPhaseEntry> broadphases() { return kBroadPhases; }
+std::span<const BroadPhaseEntry> broadphases() {
+    return kBroadPhases;
+}
 
 const BroadPhaseEntry* find_broadphase(std::string_view name) {
     for (const BroadPhaseEntry& e : kBroadPhases) {

@@ -66,8 +66,8 @@ void SortAndSweep<D>::sort_entries(std::span<const Aabb<D>> boxes, bool rebuilt)
 }
 
 template <int D>
-void SortAndSweep<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                             PairList& out) {
+void SortAndSweep<D>::update(std::span<const Aabb<D>> boxes,
+                             std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
@@ -131,7 +131,8 @@ void SortAndSweep<D>::sweep(PairList& out) {
                 constexpr int k1 = (Axis + 1) % D;  // the other axes
                 constexpr int k2 = (Axis + 2) % D;
                 bool overlap = a.lo[k1] <= b.hi[k1] && b.lo[k1] <= a.hi[k1];
-                if constexpr (D == 3) overlap = overlap && a.lo[k2] <= b.hi[k2] && b.lo[k2] <= a.hi[k2];
+                if constexpr (D == 3)
+                    overlap = overlap && a.lo[k2] <= b.hi[k2] && b.lo[k2] <= a.hi[k2];
                 if (overlap) pairs.push_back(make_pair(entries_[i].id, entries_[j].id));
             }
         }
@@ -153,8 +154,9 @@ template <int D>
 void SortAndSweep<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
     out.clear();
     // Only boxes that start before the region ends can overlap it.
-    const auto end = std::upper_bound(sorted_.begin(), sorted_.end(), region.hi[axis_],
-                                      [this](float v, const Aabb<D>& b) { return v < b.lo[axis_]; });
+    const auto end =
+        std::upper_bound(sorted_.begin(), sorted_.end(), region.hi[axis_],
+                         [this](float v, const Aabb<D>& b) { return v < b.lo[axis_]; });
     for (auto it = sorted_.begin(); it != end; ++it) {
         if (it->overlaps(region)) out.push_back(entries_[it - sorted_.begin()].id);
     }
@@ -196,9 +198,12 @@ void SortAndSweep<D>::draw(DebugDraw<D>& draw, const Overlays& which) const {
         const float y = row_height * static_cast<float>(1 + i % kRows);
         const bool visited = selected_rank < n && i > selected_rank && i <= visited_end;
         Color c = ramp_color(static_cast<float>(i) / static_cast<float>(n), 0.8f);
-        if (i == selected_rank) c = rgba(1, 1, 1);
-        else if (visited) c = rgba(1.0f, 0.4f, 1.0f);
-        else if (selected_rank < n) c = (c & 0x00FFFFFFu) | 0x50000000u;  // dim the rest
+        if (i == selected_rank)
+            c = rgba(1, 1, 1);
+        else if (visited)
+            c = rgba(1.0f, 0.4f, 1.0f);
+        else if (selected_rank < n)
+            c = (c & 0x00FFFFFFu) | 0x50000000u;  // dim the rest
         draw.line(at(b.lo[axis_], y), at(b.hi[axis_], y), c);
     }
     if (selected_rank < n) {
@@ -219,8 +224,9 @@ void SortAndSweep<D>::draw(DebugDraw<D>& draw, const Overlays& which) const {
 template <int D>
 BroadPhaseStats SortAndSweep<D>::stats() const {
     return {.candidate_tests = tests_,
-            .structure_bytes = entries_.capacity() * sizeof(Entry) + sorted_.capacity() * sizeof(Aabb<D>) +
-                               static_.capacity() + chunk_bytes(),
+            .structure_bytes = entries_.capacity() * sizeof(Entry) +
+                               sorted_.capacity() * sizeof(Aabb<D>) + static_.capacity() +
+                               chunk_bytes(),
             .nodes = entries_.size(),
             .depth = 0};
 }

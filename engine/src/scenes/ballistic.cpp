@@ -35,7 +35,8 @@ void BallisticMotion<D>::advance() {
         Vec<D>& v = bodies_.vel[i];
         p += v;
         for (int k = 0; k < D; ++k) {
-            if ((p[k] < bounds_.lo[k] && v[k] < 0) || (p[k] > bounds_.hi[k] && v[k] > 0)) v[k] = -v[k];
+            if ((p[k] < bounds_.lo[k] && v[k] < 0) || (p[k] > bounds_.hi[k] && v[k] > 0))
+                v[k] = -v[k];
         }
     }
     compute_boxes();

@@ -49,7 +49,8 @@ public:
         std::string raw;
         while (std::getline(in_, raw)) {
             ++line_;
-            if (line_ == 1 && raw.starts_with("\xEF\xBB\xBF")) raw.erase(0, 3);  // UTF-8 byte order mark
+            if (line_ == 1 && raw.starts_with("\xEF\xBB\xBF"))
+                raw.erase(0, 3);  // UTF-8 byte order mark
             const std::size_t hash = raw.find('#');
             if (hash != std::string::npos) raw.resize(hash);
             const std::string_view content = trim(raw);
@@ -61,15 +62,20 @@ public:
     [[noreturn]] void fail(std::size_t line, const std::string& reason) const {
         throw SceneError(path_ + ":" + std::to_string(line) + ": " + reason);
     }
-    [[noreturn]] void fail(const std::string& reason) const { throw SceneError(path_ + ": " + reason); }
+    [[noreturn]] void fail(const std::string& reason) const {
+        throw SceneError(path_ + ": " + reason);
+    }
 
     float number(std::string_view field, std::string_view column, std::size_t line) const {
         if (field.empty()) fail(line, "missing value for '" + std::string(column) + "'");
         const std::optional<float> v = parse_number<float>(field);
-        if (!v) fail(line, "'" + std::string(field) + "' in column '" + std::string(column) + "' " + number_problem(field));
+        if (!v)
+            fail(line, "'" + std::string(field) + "' in column '" + std::string(column) + "' " +
+                           number_problem(field));
         // Larger values overflow the simulation's arithmetic (squared distances, impulses).
         if (std::abs(*v) > kMaxValue) {
-            fail(line, "'" + std::string(field) + "' in column '" + std::string(column) + "' is out of range (|value| <= 1e9)");
+            fail(line, "'" + std::string(field) + "' in column '" + std::string(column) +
+                           "' is out of range (|value| <= 1e9)");
         }
         return *v;
     }
@@ -96,17 +102,21 @@ std::map<std::string, std::size_t, std::less<>> read_header(CsvReader& reader,
         if (fields[0] == "world") {
             world.clear();
             world_line = line->number;
-            for (std::size_t i = 1; i < fields.size(); ++i) world.push_back(reader.number(fields[i], "world", line->number));
+            for (std::size_t i = 1; i < fields.size(); ++i)
+                world.push_back(reader.number(fields[i], "world", line->number));
             continue;
         }
         std::map<std::string, std::size_t, std::less<>> columns;
         for (std::size_t i = 0; i < fields.size(); ++i) {
             const std::string name(fields[i]);
-            static const std::array<std::string_view, 8> kKnown = {"x", "y", "z", "r", "vx", "vy", "vz", "static"};
+            static const std::array<std::string_view, 8> kKnown = {"x",  "y",  "z",  "r",
+                                                                   "vx", "vy", "vz", "static"};
             if (std::find(kKnown.begin(), kKnown.end(), name) == kKnown.end()) {
-                reader.fail(line->number, "unknown column '" + name + "' (known: x,y,z,r,vx,vy,vz,static)");
+                reader.fail(line->number,
+                            "unknown column '" + name + "' (known: x,y,z,r,vx,vy,vz,static)");
             }
-            if (!columns.emplace(name, i).second) reader.fail(line->number, "column '" + name + "' appears twice");
+            if (!columns.emplace(name, i).second)
+                reader.fail(line->number, "column '" + name + "' appears twice");
         }
         for (const char* needed : {"x", "y", "r"}) {
             if (!columns.contains(needed)) {
@@ -146,12 +156,14 @@ Scene<D> load_csv_scene(const std::string& path) {
     if (!world.empty()) {
         if (world.size() != 2 * D) {
             reader.fail(world_line, "the world line needs " + std::to_string(2 * D) +
-                                        " numbers (lo then hi corner), not " + std::to_string(world.size()));
+                                        " numbers (lo then hi corner), not " +
+                                        std::to_string(world.size()));
         }
         for (int k = 0; k < D; ++k) {
             scene.settings.bounds.lo[k] = world[k];
             scene.settings.bounds.hi[k] = world[D + k];
-            if (!(world[k] < world[D + k])) reader.fail(world_line, "the world box is empty on axis " + std::string(kPos[k]));
+            if (!(world[k] < world[D + k]))
+                reader.fail(world_line, "the world box is empty on axis " + std::string(kPos[k]));
         }
     }
     float max_radius = 0;
@@ -163,15 +175,16 @@ Scene<D> load_csv_scene(const std::string& path) {
                                           std::to_string(columns.size()) + " columns");
         }
         if (fields.size() > columns.size()) {
-            reader.fail(line->number, "too many fields: " + std::to_string(fields.size()) + " for " +
-                                          std::to_string(columns.size()) + " columns");
+            reader.fail(line->number, "too many fields: " + std::to_string(fields.size()) +
+                                          " for " + std::to_string(columns.size()) + " columns");
         }
         if (scene.bodies.size() >= kMaxBodies) {
             reader.fail(line->number, "more than " + std::to_string(kMaxBodies) + " bodies");
         }
         const auto value = [&](const char* name, float fallback) {
             const auto it = columns.find(name);
-            return it == columns.end() ? fallback : reader.number(fields[it->second], name, line->number);
+            return it == columns.end() ? fallback
+                                       : reader.number(fields[it->second], name, line->number);
         };
         Vec<D> p, v;
         for (int k = 0; k < D; ++k) {
@@ -179,13 +192,17 @@ Scene<D> load_csv_scene(const std::string& path) {
             v[k] = value(kVel[k], 0.0f);
         }
         const float r = value("r", 0.0f);
-        if (r < 0) reader.fail(line->number, "negative radius " + std::string(fields[columns.at("r")]));
+        if (r < 0)
+            reader.fail(line->number, "negative radius " + std::string(fields[columns.at("r")]));
         const float fixed = value("static", 0.0f);
         if (fixed != 0.0f && fixed != 1.0f) {
-            reader.fail(line->number, "'static' must be 0 or 1, not " + std::string(fields[columns.at("static")]));
+            reader.fail(line->number, "'static' must be 0 or 1, not " +
+                                          std::string(fields[columns.at("static")]));
         }
         if (!world.empty() && !scene.settings.bounds.contains(p)) {
-            reader.fail(line->number, "the body's centre lies outside the world box given on line " + std::to_string(world_line));
+            reader.fail(line->number,
+                        "the body's centre lies outside the world box given on line " +
+                            std::to_string(world_line));
         }
         scene.bodies.add(p, v, r, fixed == 1.0f);
         bounds.grow(Aabb<D>::around(p, 0.0f));

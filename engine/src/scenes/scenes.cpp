@@ -58,7 +58,8 @@ Scene<D> scatter(const std::vector<float>& radii, double total, Rng& rng) {
     const float side = world_side<D>(total, kFraction<D>);
     Scene<D> scene{settings_for<D>(side), {}};
     scene.bodies.reserve(radii.size());
-    for (float r : radii) scene.bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, 1.0f, 3.0f), r);
+    for (float r : radii)
+        scene.bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, 1.0f, 3.0f), r);
     return scene;
 }
 
@@ -138,12 +139,13 @@ Scene<D> centerline_scene(std::size_t n, Rng& rng) {
 template <int D>
 Scene<D> clusters_scene(std::size_t n, Rng& rng) {
     const float side = world_side<D>(static_cast<double>(n) * measure<D>(0.75f), kFraction<D>);
-    const std::size_t k = std::max<std::size_t>(1, static_cast<std::size_t>(std::sqrt(double(n)) / 3));
+    const std::size_t k =
+        std::max<std::size_t>(1, static_cast<std::size_t>(std::sqrt(double(n)) / 3));
     const double per_cluster = std::max<double>(1.0, double(n) / double(k));
     // Two sigmas hold the cluster's bodies at a fraction of about 0.6.
-    const float sigma = 0.5f * static_cast<float>(std::pow(per_cluster * measure<D>(0.75f) /
-                                                               (0.6 * measure<D>(1.0f)),
-                                                           1.0 / D));
+    const float sigma =
+        0.5f * static_cast<float>(
+                   std::pow(per_cluster * measure<D>(0.75f) / (0.6 * measure<D>(1.0f)), 1.0 / D));
     std::vector<Vec<D>> centres(k);
     for (auto& c : centres) c = inside<D>(rng, side, 2.0f * sigma);
     Scene<D> scene{settings_for<D>(side), {}};
@@ -198,7 +200,8 @@ Scene<D> rain_scene(std::size_t n, Rng& rng) {
 // The Mean-Max workload of 002: 11 bodies (n as given) in a small arena, moving fast.
 template <int D>
 Scene<D> meanmax_scene(std::size_t n, Rng& rng) {
-    const float side = 30.0f * static_cast<float>(std::pow(std::max<double>(1.0, double(n) / 11.0), 1.0 / D));
+    const float side =
+        30.0f * static_cast<float>(std::pow(std::max<double>(1.0, double(n) / 11.0), 1.0 / D));
     Scene<D> scene{settings_for<D>(side), {}};
     scene.bodies.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -212,7 +215,8 @@ Scene<D> meanmax_scene(std::size_t n, Rng& rng) {
 template <int D>
 Scene<D> bullets_scene(std::size_t n, Rng& rng) {
     const std::size_t bullets = n == 0 ? 0 : std::max<std::size_t>(1, n / 100);
-    const float side = world_side<D>(static_cast<double>(n - bullets) * measure<D>(3.0f), kFraction<D>);
+    const float side =
+        world_side<D>(static_cast<double>(n - bullets) * measure<D>(3.0f), kFraction<D>);
     Scene<D> scene{settings_for<D>(side), {}};
     scene.bodies.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -238,16 +242,21 @@ struct SceneRow {
 
 constexpr std::array kScenes = {
     SceneRow{{"uniform", "radii 0.5..1 spread uniformly (area fraction 0.3, volume 0.2)"},
-             uniform_scene<2>, uniform_scene<3>},
-    SceneRow{{"powerlaw", "Pareto radii, max/min = 1000, same fraction"}, powerlaw_scene<2>,
+             uniform_scene<2>,
+             uniform_scene<3>},
+    SceneRow{{"powerlaw", "Pareto radii, max/min = 1000, same fraction"},
+             powerlaw_scene<2>,
              powerlaw_scene<3>},
     SceneRow{{"centerline", "80% small bodies straddling the centre lines/planes"},
-             centerline_scene<2>, centerline_scene<3>},
+             centerline_scene<2>,
+             centerline_scene<3>},
     SceneRow{{"clusters", "dense Gaussian clusters"}, clusters_scene<2>, clusters_scene<3>},
     SceneRow{{"rain", "gravity: bodies fall and pile up"}, rain_scene<2>, rain_scene<3>},
     SceneRow{{"meanmax", "the Mean-Max workload: use n = 11, a small arena, fast bodies"},
-             meanmax_scene<2>, meanmax_scene<3>},
-    SceneRow{{"bullets", "1% small fast bodies among large slow ones"}, bullets_scene<2>,
+             meanmax_scene<2>,
+             meanmax_scene<3>},
+    SceneRow{{"bullets", "1% small fast bodies among large slow ones"},
+             bullets_scene<2>,
              bullets_scene<3>},
 };
 
@@ -259,7 +268,9 @@ const std::array<SceneEntry, kScenes.size()> kSceneEntries = [] {
 
 }  // namespace
 
-std::span<const SceneEntry> scene_list() { return kSceneEntries; }
+std::span<const SceneEntry> scene_list() {
+    return kSceneEntries;
+}
 
 template <int D>
 Scene<D> make_scene(std::string_view name, std::size_t n, std::uint64_t seed) {
@@ -278,7 +289,8 @@ Scene<D> make_scene(std::string_view name, std::size_t n, std::uint64_t seed) {
         }
     }
     std::string known;
-    for (const SceneRow& row : kScenes) known += std::string(known.empty() ? "" : ", ") + std::string(row.entry.name);
+    for (const SceneRow& row : kScenes)
+        known += std::string(known.empty() ? "" : ", ") + std::string(row.entry.name);
     throw SceneError("unknown scene '" + std::string(name) + "' (scenes: " + known + ", csv:PATH)");
 }
 

@@ -163,9 +163,13 @@ void World<D>::find_wall_contacts(float threshold) {
                 const float away = -bodies_.vel[i][k] * side;  // normal velocity
                 const float target = bounce_target(away, settings_.restitution, threshold);
                 WallContact c{BodyId(i), k, side, target, 0.0f};
-                const auto key = [](const WallContact& x) { return std::tuple(x.body, x.axis, x.side); };
-                while (prev < prev_wall_contacts_.size() && key(prev_wall_contacts_[prev]) < key(c)) ++prev;
-                if (target == 0.0f && prev < prev_wall_contacts_.size() && key(prev_wall_contacts_[prev]) == key(c)) {
+                const auto key = [](const WallContact& x) {
+                    return std::tuple(x.body, x.axis, x.side);
+                };
+                while (prev < prev_wall_contacts_.size() && key(prev_wall_contacts_[prev]) < key(c))
+                    ++prev;
+                if (target == 0.0f && prev < prev_wall_contacts_.size() &&
+                    key(prev_wall_contacts_[prev]) == key(c)) {
                     c.impulse = prev_wall_contacts_[prev].impulse;
                 }
                 wall_contacts_.push_back(c);
@@ -186,7 +190,8 @@ void World<D>::solve_walls(bool warm_start, bool as_system) {
             continue;
         }
         const float away = -v[w.axis] * w.side;  // normal velocity, positive = leaving
-        v[w.axis] -= w.side * contact_impulse(as_system, away, w.target, w.impulse, settings_.restitution);
+        v[w.axis] -=
+            w.side * contact_impulse(as_system, away, w.target, w.impulse, settings_.restitution);
     }
 }
 
@@ -300,7 +305,8 @@ void World<D>::correct_positions() {
         for (const WallContact& w : wall_contacts_) {
             const float r = bodies_.radius[w.body];
             float& p = pos[w.body][w.axis];
-            p = w.side < 0 ? std::max(p, bounds.lo[w.axis] + r) : std::min(p, bounds.hi[w.axis] - r);
+            p = w.side < 0 ? std::max(p, bounds.lo[w.axis] + r)
+                           : std::min(p, bounds.hi[w.axis] - r);
         }
     }
     // A correction can push a body that was not at a wall through one.
