@@ -45,6 +45,47 @@ std::optional<CheckFailure> check_frame(const PairList& pairs, BroadPhase<D>* re
                         (ref ? " differs from the reference: " : ": ") + problem};
 }
 
+// The bookkeeping both modes share: per timed frame its time, candidate tests, peak
+// structure memory and pair counts; the budget; the percentiles at the end.
+class FrameLog {
+public:
+    FrameLog(const RunConfig& cfg, RunResult& result)
+        : cfg_(cfg), result_(result), start_(Clock::now()) {}
+
+    // Records frame f (warm-up frames only count towards the budget). Returns false, with
+    // the run marked timed out, when the budget is spent before the last frame.
+    bool record(int f, double ms, std::size_t pairs, const BroadPhaseStats& stats) {
+        if (f >= cfg_.warmup) {
+            times_.push_back(ms);
+            tests_ += static_cast<double>(stats.candidate_tests);
+            result_.structure_bytes = std::max(result_.structure_bytes, stats.structure_bytes);
+            if (f == cfg_.warmup) result_.pairs_first = pairs;
+            result_.pairs_last = pairs;
+        }
+        if (f + 1 < cfg_.warmup + cfg_.frames &&
+            std::chrono::duration<double>(Clock::now() - start_).count() > cfg_.budget_s) {
+            result_.status = "timed out";
+            return false;
+        }
+        return true;
+    }
+
+    void finish() {
+        result_.frames_run = static_cast<int>(times_.size());
+        result_.candidate_tests = times_.empty() ? 0 : tests_ / static_cast<double>(times_.size());
+        result_.median_ms = percentile(times_, 0.5);
+        result_.p10_ms = percentile(times_, 0.1);
+        result_.p90_ms = percentile(times_, 0.9);
+    }
+
+private:
+    const RunConfig& cfg_;
+    RunResult& result_;
+    Clock::time_point start_;
+    std::vector<double> times_;
+    double tests_ = 0;
+};
+
 template <int D>
 RunResult run_broad(const RunConfig& cfg, const std::string& algorithm,
                     std::optional<CheckFailure>& failure) {
@@ -54,10 +95,8 @@ RunResult run_broad(const RunConfig& cfg, const std::string& algorithm,
     auto ref = cfg.check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
 
     RunResult r{.algorithm = algorithm, .n_bodies = motion.size(), .compared = ref != nullptr};
-    std::vector<double> times;
+    FrameLog log(cfg, r);
     PairList pairs, expected;
-    double tests = 0;
-    const auto start = Clock::now();
     for (int f = 0; f < cfg.warmup + cfg.frames; ++f) {
         const auto t0 = Clock::now();
         bp->update(motion.boxes(), motion.is_static(), pairs);
@@ -67,26 +106,10 @@ RunResult run_broad(const RunConfig& cfg, const std::string& algorithm,
                                      algorithm, f);
             if (failure) return r;
         }
-        if (f >= cfg.warmup) {
-            times.push_back(ms);
-            const BroadPhaseStats s = bp->stats();
-            tests += static_cast<double>(s.candidate_tests);
-            r.structure_bytes = std::max(r.structure_bytes, s.structure_bytes);
-            if (f == cfg.warmup) r.pairs_first = pairs.size();
-            r.pairs_last = pairs.size();
-        }
         motion.advance();
-        if (f + 1 < cfg.warmup + cfg.frames &&
-            std::chrono::duration<double>(Clock::now() - start).count() > cfg.budget_s) {
-            r.status = "timed out";
-            break;
-        }
+        if (!log.record(f, ms, pairs.size(), bp->stats())) break;
     }
-    r.frames_run = static_cast<int>(times.size());
-    r.candidate_tests = times.empty() ? 0 : tests / static_cast<double>(times.size());
-    r.median_ms = percentile(times, 0.5);
-    r.p10_ms = percentile(times, 0.1);
-    r.p90_ms = percentile(times, 0.9);
+    log.finish();
     return r;
 }
 
@@ -101,10 +124,9 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
 
     RunResult r{
         .algorithm = algorithm, .n_bodies = world.bodies().size(), .compared = ref != nullptr};
-    std::vector<double> total, integrate, broad, narrow, resolve;
-    double tests = 0;
+    FrameLog log(cfg, r);
+    std::vector<double> integrate, broad, narrow, resolve;  // per phase, timed frames only
     PairList expected;
-    const auto start = Clock::now();
     for (int f = 0; f < cfg.warmup + cfg.frames; ++f) {
         world.step();
         if (cfg.check) {
@@ -112,30 +134,16 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
                                      world.bodies().is_static, expected, algorithm, f);
             if (failure) return r;
         }
+        const StepTimings& t = world.timings();
         if (f >= cfg.warmup) {
-            const StepTimings& t = world.timings();
-            total.push_back(t.total_ms());
             integrate.push_back(t.integrate_ms);
             broad.push_back(t.broad_ms);
             narrow.push_back(t.narrow_ms);
             resolve.push_back(t.resolve_ms);
-            const BroadPhaseStats s = world.broad_phase()->stats();
-            tests += static_cast<double>(s.candidate_tests);
-            r.structure_bytes = std::max(r.structure_bytes, s.structure_bytes);
-            if (f == cfg.warmup) r.pairs_first = world.pairs().size();
-            r.pairs_last = world.pairs().size();
         }
-        if (f + 1 < cfg.warmup + cfg.frames &&
-            std::chrono::duration<double>(Clock::now() - start).count() > cfg.budget_s) {
-            r.status = "timed out";
-            break;
-        }
+        if (!log.record(f, t.total_ms(), world.pairs().size(), world.broad_phase()->stats())) break;
     }
-    r.frames_run = static_cast<int>(total.size());
-    r.candidate_tests = total.empty() ? 0 : tests / static_cast<double>(total.size());
-    r.median_ms = percentile(total, 0.5);
-    r.p10_ms = percentile(total, 0.1);
-    r.p90_ms = percentile(total, 0.9);
+    log.finish();
     r.integrate_ms = percentile(integrate, 0.5);
     r.broad_ms = percentile(broad, 0.5);
     r.narrow_ms = percentile(narrow, 0.5);
