@@ -123,7 +123,7 @@ void add_structure(const collide::World<D>& world, const OverlayRequest& req,
                    std::vector<Label>& labels, OverlayReport& report) {
     collide::DebugDraw<D> dd;
     dd.view = view;
-    collide::Overlays which;
+    collide::Overlays<D> which;
     which.structure = true;
     which.selected = req.selected;
     world.broad_phase()->draw(dd, which);

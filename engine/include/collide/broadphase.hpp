@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "collide/core.hpp"
@@ -14,9 +16,12 @@
 namespace collide {
 
 // Which overlays the viewer wants an algorithm to draw.
+template <int D>
 struct Overlays {
     bool structure = true;      // cells, nodes, intervals: the algorithm's own structure
     BodyId selected = kNoBody;  // a body to highlight in the structure, if any
+    // A region the viewer is querying: the algorithm draws what its query() visited.
+    std::optional<Aabb<D>> query;
 };
 
 struct BroadPhaseStats {
@@ -26,12 +31,13 @@ struct BroadPhaseStats {
     int depth = 0;                      // tree depth or levels; 0 where meaningless
 };
 
-// A tunable the UI shows as a slider.
+// A tunable the UI shows as a slider, or as a checkbox when `toggle` (value 0 or 1).
 struct Param {
     const char* name;
     float value;
     float min;
     float max;
+    bool toggle = false;
 };
 
 template <int D>
@@ -45,7 +51,10 @@ public:
     // Bodies whose boxes overlap `region`, as of the last update.
     virtual void query(const Aabb<D>& region, std::vector<BodyId>& out) const = 0;
     // Draw the structure it built (cells, nodes, regions) for the overlays.
-    virtual void draw(DebugDraw<D>& /*draw*/, const Overlays& /*which*/) const {}
+    virtual void draw(DebugDraw<D>& /*draw*/, const Overlays<D>& /*which*/) const {}
+    // What the structure holds for one body (codes, cells, nodes), as lines of text for the
+    // selection panel; empty if the algorithm has nothing to add.
+    virtual std::string describe(BodyId /*id*/) const { return {}; }
     virtual BroadPhaseStats stats() const = 0;
     // Tunable parameters the UI shows (name, value, range); empty if none.
     virtual std::span<Param> params() { return {}; }

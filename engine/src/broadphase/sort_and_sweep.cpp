@@ -163,7 +163,7 @@ void SortAndSweep<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) con
 }
 
 template <int D>
-void SortAndSweep<D>::draw(DebugDraw<D>& draw, const Overlays& which) const {
+void SortAndSweep<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     if (!which.structure || sorted_.empty()) return;
     // The sorted intervals, drawn in a strip under the bodies: rank r goes to row r % rows,
     // coloured by rank, so the sort order reads as a gradient along the axis.

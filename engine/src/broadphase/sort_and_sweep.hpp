@@ -14,7 +14,7 @@ public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
     void query(const Aabb<D>& region, std::vector<BodyId>& out) const override;
-    void draw(DebugDraw<D>& draw, const Overlays& which) const override;
+    void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     BroadPhaseStats stats() const override;
 
 private:
