@@ -77,11 +77,12 @@ int App::run() {
         const bool last_frame = quit || (options_.frames && frame >= *options_.frames);
 
         platform_.begin_imgui_frame();
-        const UiActions actions =
-            ui_.draw(demo_, {stats_, overlay_report_, screen, platform_.gl_description()});
+        const UiActions actions = ui_.draw(
+            demo_, {stats_, overlay_report_, query_report_, screen, platform_.gl_description()});
         fit_camera_if_needed(screen, fit_asked || actions.fit_camera);
         input_.update_drag(targets);
         const bool stepped = demo_.update();
+        run_query();  // every frame, since the bodies move
 
         const Clock::time_point render_start = Clock::now();
         const glm::ivec2 framebuffer = platform_.framebuffer_size();
@@ -135,6 +136,17 @@ void App::fit_camera_if_needed(glm::vec2 screen, bool asked) {
     fitted_bounds_ = bounds;
 }
 
+void App::run_query() {
+    query_hits_.clear();
+    query_report_ = {};
+    const std::optional<Box3>& region = demo_.query();
+    if (!region) return;
+    const Clock::time_point start = Clock::now();
+    demo_.world().query(*region, query_hits_);
+    query_report_.micros = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    query_report_.found = query_hits_.size();
+}
+
 OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
     SimWorld& world = demo_.world();
     const ViewOptions& view = demo_.view();
@@ -146,6 +158,8 @@ OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
     req.pairs = view.overlays.pairs;
     req.structure = view.overlays.structure;
     req.selected = demo_.selected();
+    req.query = demo_.query();
+    req.query_hits = query_hits_;
     lines_.clear();
     labels_.clear();
     OverlayReport report;

@@ -30,6 +30,8 @@ private:
     // Draws the world and its overlays into the back buffer; returns what the overlays drew.
     OverlayReport render_world(glm::vec2 screen, glm::ivec2 framebuffer);
     void draw_labels(glm::vec2 screen) const;
+    // Asks the broad phase for the bodies in the viewer's query region, if there is one.
+    void run_query();
     // Frames the world when the dimension or the world's size changed, or when asked to.
     void fit_camera_if_needed(glm::vec2 screen, bool asked);
 
@@ -45,6 +47,8 @@ private:
     int fitted_dim_ = 0;
     Box3 fitted_bounds_;
     OverlayReport overlay_report_;
+    QueryReport query_report_;
+    std::vector<collide::BodyId> query_hits_;
     std::vector<Instance> instances_;
     std::vector<LineVertex> lines_;
     std::vector<Label> labels_;

@@ -55,6 +55,7 @@ public:
     glm::mat4 proj(glm::vec2 screen) const;
     glm::mat4 view_proj(glm::vec2 screen) const { return proj(screen) * view(); }
     glm::vec3 eye() const;
+    glm::vec3 target() const { return target_; }
     glm::vec3 forward() const { return glm::normalize(target_ - eye()); }
     glm::vec3 right() const;
     glm::vec3 up() const;

@@ -19,7 +19,7 @@ namespace {
 // --broadphase can be checked against a --dim that comes after it).
 struct RawArgs {
     std::optional<std::string_view> dim, scene, count, seed, broadphase, overlay, frames,
-        screenshot, size, select, msaa;
+        screenshot, size, select, msaa, query;
     bool paused = false;
     bool list = false;
     bool help = false;
@@ -44,6 +44,7 @@ constexpr FlagSpec kFlags[] = {
     {"--size", &RawArgs::size},
     {"--select", &RawArgs::select},
     {"--msaa", &RawArgs::msaa},
+    {"--query", &RawArgs::query},
     {"--paused", nullptr, &RawArgs::paused},
     {"--list", nullptr, &RawArgs::list},
     {"--help", nullptr, &RawArgs::help},
@@ -222,6 +223,43 @@ void validate_screenshot(std::string_view text, Options& opt) {
     opt.screenshot = std::string(text);
 }
 
+// "x0,y0,x1,y1" (2D) or "x0,y0,z0,x1,y1,z1" (3D): the lo corner, then the hi corner.
+collide::Aabb<3> parse_query(std::string_view text, int dim) {
+    const std::vector<std::string_view> fields = collide::split(text, ',');
+    const std::size_t want = 2 * static_cast<std::size_t>(dim);
+    if (fields.size() != want) {
+        throw CliError("--query: " + quote(text) + " has " + std::to_string(fields.size()) +
+                       (fields.size() == 1 ? " number" : " numbers") + "; " + std::to_string(dim) +
+                       "D needs " + std::to_string(want) +
+                       (dim == 2 ? " (x0,y0,x1,y1)" : " (x0,y0,z0,x1,y1,z1)"));
+    }
+    float v[6] = {};
+    for (std::size_t i = 0; i < want; ++i) {
+        auto n = collide::parse_number<float>(fields[i]);
+        if (!n) {
+            throw CliError("--query: " + quote(fields[i]) + " " +
+                           collide::number_problem(fields[i]) + " (in " + quote(text) + ")");
+        }
+        v[i] = *n;
+    }
+    collide::Aabb<3> box;  // z stays 0 in 2D
+    constexpr char kAxis[] = "xyz";
+    for (int k = 0; k < dim; ++k) {
+        const float lo = v[k];
+        const float hi = v[k + dim];
+        if (lo > hi) {
+            throw CliError("--query: " + std::string(1, kAxis[k]) +
+                           "0 = " + quote(fields[static_cast<std::size_t>(k)]) +
+                           " is greater than " + std::string(1, kAxis[k]) +
+                           "1 = " + quote(fields[static_cast<std::size_t>(k + dim)]) +
+                           " (give the low corner first)");
+        }
+        box.lo[k] = lo;
+        box.hi[k] = hi;
+    }
+    return box;
+}
+
 }  // namespace
 
 std::string default_broadphase(int dim) {
@@ -285,6 +323,8 @@ CliResult parse_cli(std::span<const std::string_view> args) {
         }
         opt.msaa = static_cast<int>(*samples);
     }
+    // After the scene: a CSV file may have set the dimension, which decides the count.
+    if (raw.query) opt.query = parse_query(*raw.query, opt.dim);
     opt.paused = raw.paused;
     return result;
 }
@@ -308,6 +348,8 @@ View
   --size WxH             window size; default 1280x720
   --select ID            start with body ID selected
   --msaa 0|2|4|8         multisampling (antialiasing); default 4. Software GL is faster with 0
+  --query x0,y0,x1,y1    start with this region queried (3D: x0,y0,z0,x1,y1,z1), low corner
+                         first; the bodies the broad phase finds in it are highlighted
 
 Runs and captures
   --frames N             run N frames, print a stats summary, then quit
@@ -320,10 +362,13 @@ Both --flag value and --flag=value work. Exit codes: 0 ok, 1 runtime failure, 2 
 
 Mouse and keys
   left click / drag      select a body / drag it (it keeps the drag's velocity)
+  shift + left drag      query a region (3D: a box at the orbit target's depth);
+                         shift + click or Esc clears it
   right drag             2D: pan   3D: orbit (shift: pan)
   middle drag            pan
   wheel                  2D: zoom about the cursor   3D: dolly
-  P pause   O step   R reset scene   C or Home: fit camera   1-9 choose algorithm   Esc quit
+  P pause   O step   R reset scene   C or Home: fit camera   1-9 choose algorithm
+  Esc                    clear the query region, or quit when there is none
 )";
 }
 

@@ -44,6 +44,7 @@ struct Options {
     bool paused = false;
     int msaa = 4;                               // samples per pixel; 0 = off
     collide::BodyId select = collide::kNoBody;  // body selected at start (for screenshots)
+    std::optional<collide::Aabb<3>> query;      // region queried from the start; 2D: z = 0
 };
 
 enum class CliAction { kRun, kHelp, kList };

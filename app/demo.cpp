@@ -29,6 +29,7 @@ Demo::Demo(const Options& options)
     scene_physics_ = world_->physics();
     view_.overlays = options.overlays;
     select(options.select);
+    if (options.query) query_ = Box3{options.query->lo, options.query->hi};
 }
 
 void Demo::set_dim(int dim) {
@@ -72,6 +73,7 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
         return false;
     }
     last_error_.clear();
+    if (dim != dim_) query_.reset();  // a 2D rectangle means nothing in 3D, and back
     world_ = std::move(world);
     scene_physics_ = world_->physics();
     if (keep_physics) world_->set_physics(physics);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -76,6 +77,11 @@ public:
     collide::BodyId selected() const { return selected_; }
     void select(collide::BodyId id);
 
+    // The region the viewer queries, in world coordinates (z = 0 in 2D); it stays put while
+    // the bodies move, and is dropped when the dimension changes.
+    const std::optional<Box3>& query() const { return query_; }
+    void set_query(const std::optional<Box3>& region) { query_ = region; }
+
 private:
     // Builds a world from the given description and, only if that succeeds, adopts it.
     bool rebuild(int dim, const std::string& scene, std::size_t count, std::uint64_t seed,
@@ -94,6 +100,7 @@ private:
     bool step_pending_ = false;
     ViewOptions view_;
     collide::BodyId selected_ = collide::kNoBody;
+    std::optional<Box3> query_;
 };
 
 }  // namespace collidoscope

@@ -5,12 +5,58 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 
 namespace collidoscope {
 namespace {
 
 constexpr float kPickSlackPx = 3.0f;  // sub-pixel bodies can still be clicked
 constexpr float kZoomPerNotch = 1.15f;
+constexpr float kClickSlackPx = 3.0f;  // less motion than this is a click, not a drag
+
+// Where the ray meets the plane through `point` with normal `normal`; false if it misses.
+bool hit_plane(const Ray& ray, const glm::vec3& point, const glm::vec3& normal, glm::vec3& out) {
+    const float denom = glm::dot(ray.dir, normal);
+    if (std::abs(denom) < 1e-6f) return false;
+    const float s = glm::dot(point - ray.origin, normal) / denom;
+    if (s <= 0.0f) return false;
+    out = ray.origin + ray.dir * s;
+    return true;
+}
+
+// The world region under the screen rectangle between `a_px` and `b_px`. 3D: the rectangle
+// is unprojected onto the camera-facing plane through the orbit target and given a depth,
+// centred on that plane, equal to its larger side, so it reads as a box at the focus.
+std::optional<Box3> region_under(glm::vec2 a_px, glm::vec2 b_px, const InputTargets& t) {
+    if (t.demo.dim() == 2) {
+        const glm::vec2 a = t.camera_2d.screen_to_world(a_px, t.screen);
+        const glm::vec2 b = t.camera_2d.screen_to_world(b_px, t.screen);
+        return Box3{{glm::min(a, b), 0.0f}, {glm::max(a, b), 0.0f}};
+    }
+    const Camera3D& cam = t.camera_3d;
+    const glm::vec3 normal = cam.forward();
+    // Corner i takes x from b if bit 0 is set, y from b if bit 1 is.
+    glm::vec3 corner[4];
+    for (int i = 0; i < 4; ++i) {
+        const glm::vec2 px(i & 1 ? b_px.x : a_px.x, i & 2 ? b_px.y : a_px.y);
+        if (!hit_plane(cam.ray_at(px, t.screen), cam.target(), normal, corner[i])) {
+            return std::nullopt;
+        }
+    }
+    const float side =
+        std::max(glm::distance(corner[0], corner[1]), glm::distance(corner[0], corner[2]));
+    const glm::vec3 half_depth = normal * (0.5f * side);
+    Box3 box{glm::vec3(std::numeric_limits<float>::infinity()),
+             glm::vec3(-std::numeric_limits<float>::infinity())};
+    for (const glm::vec3& c : corner) {
+        for (const glm::vec3& p : {c - half_depth, c + half_depth}) {
+            box.lo = glm::min(box.lo, p);
+            box.hi = glm::max(box.hi, p);
+        }
+    }
+    return box;
+}
 
 }  // namespace
 
@@ -30,7 +76,9 @@ void Input::handle(const SDL_Event& event, InputTargets& t) {
             mouse_ = {static_cast<float>(event.button.x), static_cast<float>(event.button.y)};
             if (io.WantCaptureMouse) break;
             const bool shift = (SDL_GetModState() & KMOD_SHIFT) != 0;
-            if (event.button.button == SDL_BUTTON_LEFT) {
+            if (event.button.button == SDL_BUTTON_LEFT && shift) {
+                region_ = {true, false, mouse_};
+            } else if (event.button.button == SDL_BUTTON_LEFT) {
                 pick(mouse_, t);
             } else if (event.button.button == SDL_BUTTON_RIGHT) {
                 camera_drag_ = t.demo.dim() == 3 && !shift ? CameraDrag::kOrbit : CameraDrag::kPan;
@@ -41,13 +89,19 @@ void Input::handle(const SDL_Event& event, InputTargets& t) {
         }
         case SDL_MOUSEBUTTONUP:
             // Releases are honoured even over a panel, so no drag gets stuck.
-            if (event.button.button == SDL_BUTTON_LEFT) drag_.active = false;
+            if (event.button.button == SDL_BUTTON_LEFT) {
+                drag_.active = false;
+                // A shift-click without a drag clears the region.
+                if (region_.active && !region_.moved) t.demo.set_query(std::nullopt);
+                region_.active = false;
+            }
             if (event.button.button != SDL_BUTTON_LEFT) camera_drag_ = CameraDrag::kNone;
             break;
         case SDL_MOUSEMOTION: {
             mouse_ = {static_cast<float>(event.motion.x), static_cast<float>(event.motion.y)};
             const glm::vec2 delta(static_cast<float>(event.motion.xrel),
                                   static_cast<float>(event.motion.yrel));
+            if (region_.active) update_region(t);
             if (camera_drag_ == CameraDrag::kOrbit) {
                 t.camera_3d.orbit(delta);
             } else if (camera_drag_ == CameraDrag::kPan) {
@@ -78,9 +132,16 @@ void Input::key_down(int key, InputTargets& t) {
     Demo& demo = t.demo;
     switch (key) {
         case SDLK_ESCAPE:
-            // Escape closes an open menu first (ImGui does that); only then does it quit.
-            if (!ImGui::IsPopupOpen("",
-                                    ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel)) {
+            // Escape closes an open menu first (ImGui does that), then clears the query
+            // region; only then does it quit.
+            if (ImGui::IsPopupOpen("",
+                                   ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel)) {
+                break;
+            }
+            if (demo.query() || region_.active) {
+                demo.set_query(std::nullopt);
+                region_.active = false;
+            } else {
                 t.quit = true;
             }
             break;
@@ -132,18 +193,20 @@ void Input::pick(glm::vec2 px, InputTargets& t) {
     if (drag_.active) drag_.last_target = world.position(hit);
 }
 
+void Input::update_region(InputTargets& t) {
+    const glm::vec2 extent = glm::abs(mouse_ - region_.start_px);
+    if (!region_.moved && std::max(extent.x, extent.y) < kClickSlackPx) return;
+    region_.moved = true;
+    if (auto region = region_under(region_.start_px, mouse_, t)) t.demo.set_query(region);
+}
+
 bool Input::cursor_on_drag_plane(InputTargets& t, glm::vec3& out) const {
     if (t.demo.dim() == 2) {
         out = glm::vec3(t.camera_2d.screen_to_world(mouse_, t.screen), 0.0f);
         return true;
     }
-    const Ray ray = t.camera_3d.ray_at(mouse_, t.screen);
-    const float denom = glm::dot(ray.dir, drag_.plane_normal);
-    if (std::abs(denom) < 1e-6f) return false;
-    const float s = glm::dot(drag_.plane_point - ray.origin, drag_.plane_normal) / denom;
-    if (s <= 0.0f) return false;
-    out = ray.origin + ray.dir * s;
-    return true;
+    return hit_plane(t.camera_3d.ray_at(mouse_, t.screen), drag_.plane_point, drag_.plane_normal,
+                     out);
 }
 
 void Input::update_drag(InputTargets& t) {

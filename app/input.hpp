@@ -1,7 +1,7 @@
 // Mouse and keyboard: camera control (pan, zoom, orbit, dolly), picking and dragging bodies,
-// and the keyboard shortcuts. Events reach the app only when ImGui does not want them
-// (io.WantCaptureMouse / WantCaptureKeyboard), so typing in a field or dragging a slider
-// never moves the camera.
+// dragging out a query region, and the keyboard shortcuts. Events reach the app only when ImGui
+// does not want them (io.WantCaptureMouse / WantCaptureKeyboard), so typing in a field or dragging
+// a slider never moves the camera.
 #pragma once
 
 #include <glm/glm.hpp>
@@ -46,12 +46,21 @@ private:
         glm::vec3 velocity{0.0f};
     };
 
+    // A rectangle the user drags out with shift + left button; it becomes the demo's query.
+    struct RegionDrag {
+        bool active = false;
+        bool moved = false;  // past the click slack: a real drag, not a shift-click
+        glm::vec2 start_px{0.0f};
+    };
+
     void key_down(int key, InputTargets& t);
+    void update_region(InputTargets& t);
     // Where the cursor points in the drag's plane (2D: the world plane); false if nowhere.
     bool cursor_on_drag_plane(InputTargets& t, glm::vec3& out) const;
 
     CameraDrag camera_drag_ = CameraDrag::kNone;
     BodyDrag drag_;
+    RegionDrag region_;
     glm::vec2 mouse_{0.0f};
 };
 

@@ -117,6 +117,25 @@ void add_pairs(const collide::World<D>& world, const collide::Aabb<D>& view, std
     }
 }
 
+// The boxes of the bodies the query found, thinned out like add_boxes() over the cap.
+template <int D>
+void add_query_hits(const collide::World<D>& world, const OverlayRequest& req,
+                    const collide::Aabb<D>& view, std::vector<LineVertex>& lines,
+                    OverlayReport& report) {
+    const auto boxes = world.boxes();
+    auto shown = [&](BodyId id) { return id < boxes.size() && boxes[id].overlaps(view); };
+    report.query_hits_total = req.query_hits.size();
+    report.query_hits_in_view = static_cast<std::size_t>(
+        std::count_if(req.query_hits.begin(), req.query_hits.end(), shown));
+    const std::size_t stride = stride_for(report.query_hits_in_view, req.max_query_hits);
+    std::size_t seen = 0;
+    for (const BodyId id : req.query_hits) {
+        if (!shown(id) || seen++ % stride != 0) continue;
+        add_box<D>(lines, boxes[id], kQueryHitColor);
+        ++report.query_hits_drawn;
+    }
+}
+
 template <int D>
 void add_structure(const collide::World<D>& world, const OverlayRequest& req,
                    const collide::Aabb<D>& view, std::vector<LineVertex>& lines,
@@ -124,8 +143,9 @@ void add_structure(const collide::World<D>& world, const OverlayRequest& req,
     collide::DebugDraw<D> dd;
     dd.view = view;
     collide::Overlays<D> which;
-    which.structure = true;
+    which.structure = req.structure;
     which.selected = req.selected;
+    if (req.query) which.query = to_aabb<D>(*req.query);
     world.broad_phase()->draw(dd, which);
     report.structure_primitives = dd.lines.size() + dd.boxes.size();
     report.structure_capped = dd.full();
@@ -147,11 +167,17 @@ OverlayReport build_overlays(const collide::World<D>& world, const OverlayReques
     const collide::Aabb<D> view = to_aabb<D>(req.view);
     add_box<D>(lines, world.settings().bounds, kWorldOutlineColor);
 
-    if (req.structure && world.broad_phase()) {
+    // A query region asks the algorithm for its query trace even with the structure off.
+    if ((req.structure || req.query) && world.broad_phase()) {
         add_structure<D>(world, req, view, lines, labels, report);
     }
     if (req.aabbs) add_boxes<D>(world, view, req.max_boxes, lines, report);
     if (req.pairs) add_pairs<D>(world, view, req.max_pairs, lines, report);
+    if (req.query) {
+        add_query_hits<D>(world, req, view, lines, report);
+        // Last, so no other line covers the region's outline.
+        add_box<D>(lines, to_aabb<D>(*req.query), kQueryRegionColor);
+    }
 
     const auto& bodies = world.bodies();
     if (req.selected < bodies.size()) {

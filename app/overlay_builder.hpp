@@ -1,6 +1,7 @@
 // Turns a world's state into overlay lines: the world outline (always), every body's box,
 // the broad phase's pairs (real contacts in their own colour), the algorithm's own
-// structure through collide::DebugDraw, and the ring around the selected body. All of it
+// structure through collide::DebugDraw, the query region with the bodies its query found,
+// and the ring around the selected body. All of it
 // ends up in one vector of line vertices, which the renderer draws in a single call.
 #pragma once
 
@@ -18,6 +19,9 @@ inline constexpr collide::Color kPairColor = 0xC8FFFFFF;
 inline constexpr collide::Color kContactColor = 0xFFFF40FF;
 inline constexpr collide::Color kSelectionColor = 0xFFFFFFFF;
 inline constexpr collide::Color kSelectionShadowColor = 0xC0000000;
+// Full-intensity channels, which the bodies' colour ramp never reaches, so these stand out.
+inline constexpr collide::Color kQueryRegionColor = 0xFFFF9900;
+inline constexpr collide::Color kQueryHitColor = 0xFF00FFFF;
 
 // Appends the requested overlays for `world` to `lines` (pairs of vertices) and `labels`.
 template <int D>

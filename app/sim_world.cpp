@@ -102,6 +102,16 @@ public:
     std::span<collide::Param> broad_phase_params() override {
         return world_.broad_phase()->params();
     }
+    void query(const Box3& region, std::vector<BodyId>& out) const override {
+        out.clear();
+        if (world_.steps() == 0) return;  // nothing is built before the first update
+        collide::Aabb<D> box{from3<D>(region.lo), from3<D>(region.hi)};
+        world_.broad_phase()->query(box, out);
+    }
+    std::string describe(BodyId id) const override {
+        return id < body_count() ? world_.broad_phase()->describe(id) : std::string();
+    }
+    std::uint64_t steps() const override { return world_.steps(); }
 
     Physics physics() const override {
         const auto& s = world_.settings();

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -58,12 +59,15 @@ struct OverlayRequest {
     bool pairs = false;
     bool structure = false;
     collide::BodyId selected = collide::kNoBody;
-    Box3 view;                        // what the camera sees (for culling and DebugDraw::view)
-    glm::vec3 ring_right{1, 0, 0};    // the screen's axes in world space, to draw the
-    glm::vec3 ring_up{0, 1, 0};       // selection ring facing the viewer
-    float min_ring_radius = 0.0f;     // world units; keeps the ring visible on tiny bodies
-    std::size_t max_boxes = 100'000;  // caps so a million-body overlay stays drawable
+    Box3 view;                      // what the camera sees (for culling and DebugDraw::view)
+    glm::vec3 ring_right{1, 0, 0};  // the screen's axes in world space, to draw the
+    glm::vec3 ring_up{0, 1, 0};     // selection ring facing the viewer
+    float min_ring_radius = 0.0f;   // world units; keeps the ring visible on tiny bodies
+    std::optional<Box3> query;      // the viewer's query region, drawn and passed to draw()
+    std::span<const collide::BodyId> query_hits;  // what query() returned for it
+    std::size_t max_boxes = 100'000;              // caps so a million-body overlay stays drawable
     std::size_t max_pairs = 200'000;
+    std::size_t max_query_hits = 50'000;
 };
 
 // What the overlays actually drew, so the UI can say when a cap kicked in.
@@ -76,6 +80,9 @@ struct OverlayReport {
     std::size_t pairs_total = 0;
     std::size_t structure_primitives = 0;
     bool structure_capped = false;
+    std::size_t query_hits_drawn = 0;
+    std::size_t query_hits_in_view = 0;
+    std::size_t query_hits_total = 0;
 };
 
 struct BodyInfo {
@@ -108,6 +115,12 @@ public:
     virtual bool set_broad_phase(std::string_view name) = 0;
     virtual collide::BroadPhaseStats broad_phase_stats() const = 0;
     virtual std::span<collide::Param> broad_phase_params() = 0;
+    // The broad phase's query(): bodies whose boxes overlap `region` as of its last update
+    // (none before the first step). z is ignored in 2D.
+    virtual void query(const Box3& region, std::vector<collide::BodyId>& out) const = 0;
+    // The broad phase's own text about one body; empty if it has nothing to add.
+    virtual std::string describe(collide::BodyId id) const = 0;
+    virtual std::uint64_t steps() const = 0;
 
     virtual Physics physics() const = 0;
     virtual void set_physics(const Physics& p) = 0;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cstdio>
+#include <optional>
 #include <string>
 
 #include "overlay_builder.hpp"
@@ -12,6 +14,8 @@ namespace collidoscope {
 namespace {
 
 constexpr std::size_t kMaxListedPartners = 48;
+constexpr int kMaxDescribeLines = 12;  // taller descriptions scroll
+const ImVec4 kHeadingColor(0.55f, 0.80f, 1.0f, 1.0f);
 
 ImVec4 to_imvec(collide::Color c) {
     return {static_cast<float>((c >> 16) & 0xFF) / 255.0f,
@@ -78,17 +82,21 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame) {
     if (ImGui::CollapsingHeader("Overlays", ImGuiTreeNodeFlags_DefaultOpen)) {
         overlays_section(demo, frame.overlays);
     }
+    if (ImGui::CollapsingHeader("Query", ImGuiTreeNodeFlags_DefaultOpen)) {
+        query_section(demo, frame);
+    }
     if (ImGui::CollapsingHeader("Mouse and keys")) {
         ImGui::TextUnformatted(
             "Left click    select a body\n"
             "Left drag     move it (it keeps the velocity)\n"
+            "Shift + left drag   query a region\n"
             "Right drag    2D pan, 3D orbit (shift: pan)\n"
             "Middle drag   pan\n"
             "Wheel         2D zoom at cursor, 3D dolly\n"
             "P pause   O step   R reset\n"
             "C / Home      fit the camera\n"
             "1-9           choose the algorithm\n"
-            "Esc           quit");
+            "Esc           clear the query, else quit");
     }
     ImGui::PopItemWidth();
     ImGui::End();
@@ -198,7 +206,12 @@ void Ui::broad_phase_section(Demo& demo) {
     for (std::size_t i = 0; i < params.size(); ++i) {
         collide::Param& p = params[i];
         ImGui::PushID(static_cast<int>(i));
-        ImGui::SliderFloat(p.name, &p.value, p.min, p.max, "%.3g");
+        if (p.toggle) {
+            bool on = p.value >= 0.5f;
+            if (ImGui::Checkbox(p.name, &on)) p.value = on ? 1.0f : 0.0f;
+        } else {
+            ImGui::SliderFloat(p.name, &p.value, p.min, p.max, "%.3g");
+        }
         ImGui::PopID();
     }
     if (params.empty()) ImGui::TextDisabled("(no parameters)");
@@ -233,6 +246,69 @@ void Ui::overlays_section(Demo& demo, const OverlayReport& report) {
     if (demo.dim() == 3) ImGui::Checkbox("Draw overlays on top", &demo.view().overlays_on_top);
 }
 
+namespace {
+
+// What the algorithm has to say about the body, in a child region that scrolls when long.
+// `window_max` is the panel's height limit: the child takes what is left of it, so the panel
+// itself does not need to scroll.
+void describe_section(const Demo& demo, collide::BodyId id, float window_max) {
+    const std::string text = demo.world().describe(id);
+    if (text.empty()) return;
+    ImGui::Separator();
+    ImGui::TextColored(kHeadingColor, "%s", demo.broad_phase().c_str());
+    const std::size_t end = text.find_last_not_of('\n') + 1;  // a trailing newline adds no line
+    const int lines = 1 + static_cast<int>(std::count(text.begin(), text.begin() + end, '\n'));
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float line = ImGui::GetTextLineHeight();
+    float height = static_cast<float>(std::min(lines, kMaxDescribeLines)) * line;
+    float scrollbar = 0.0f;  // room for the horizontal one when a line is wider than the panel
+    if (ImGui::CalcTextSize(text.c_str(), text.c_str() + end).x >
+        ImGui::GetContentRegionAvail().x) {
+        scrollbar = style.ScrollbarSize;
+    }
+    const float room = window_max - ImGui::GetCursorPosY() - style.WindowPadding.y - scrollbar;
+    height = std::max(std::min(height, room), std::min(height, 3.0f * line)) + scrollbar;
+    ImGui::BeginChild("describe", ImVec2(0.0f, height), false,
+                      ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::TextUnformatted(text.c_str(), text.c_str() + end);
+    ImGui::EndChild();
+}
+
+}  // namespace
+
+void Ui::query_section(Demo& demo, const UiFrame& frame) {
+    const std::optional<Box3>& region = demo.query();
+    if (!region) {
+        ImGui::TextDisabled("Shift + left drag to query a region");
+        return;
+    }
+    if (demo.dim() == 3) {
+        ImGui::Text("Low   %.2f  %.2f  %.2f", region->lo.x, region->lo.y, region->lo.z);
+        ImGui::Text("High  %.2f  %.2f  %.2f", region->hi.x, region->hi.y, region->hi.z);
+    } else {
+        ImGui::Text("Low   %.2f  %.2f", region->lo.x, region->lo.y);
+        ImGui::Text("High  %.2f  %.2f", region->hi.x, region->hi.y);
+    }
+    ImGui::TextUnformatted("Outline");
+    swatch(kQueryRegionColor);
+    ImGui::SameLine();
+    ImGui::TextUnformatted("  boxes found");
+    swatch(kQueryHitColor);
+    if (ImGui::BeginTable("query", 2, ImGuiTableFlags_SizingStretchProp)) {
+        table_row("Bodies found", format_count(frame.query.found));
+        char micros[32];
+        std::snprintf(micros, sizeof micros, "%.1f \xC2\xB5s", frame.query.micros);  // UTF-8 mu
+        table_row("query() took", micros);
+        ImGui::EndTable();
+    }
+    const OverlayReport& o = frame.overlays;
+    capped_note(o.query_hits_drawn, o.query_hits_in_view, o.query_hits_total);
+    if (demo.world().steps() == 0) {
+        ImGui::TextDisabled("The broad phase has not run yet: step (O) or run (P).");
+    }
+    if (ImGui::Button("Clear (Esc)")) demo.set_query(std::nullopt);
+}
+
 void Ui::selection_panel(Demo& demo, const UiFrame& frame) {
     const collide::BodyId id = demo.selected();
     if (id == collide::kNoBody) return;
@@ -241,8 +317,9 @@ void Ui::selection_panel(Demo& demo, const UiFrame& frame) {
     // of partners changes and never runs off the screen.
     ImGui::SetNextWindowPos(ImVec2(frame.screen.x - kPanelMargin, frame.screen.y - kPanelMargin),
                             ImGuiCond_Always, ImVec2(1.0f, 1.0f));
+    const float max_height = frame.screen.y * 0.45f;
     ImGui::SetNextWindowSizeConstraints(ImVec2(kRightPanelWidth, 0.0f),
-                                        ImVec2(kRightPanelWidth, frame.screen.y * 0.45f));
+                                        ImVec2(kRightPanelWidth, max_height));
     bool open = true;
     ImGui::Begin("Selected body", &open,
                  ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_AlwaysAutoResize |
@@ -278,6 +355,7 @@ void Ui::selection_panel(Demo& demo, const UiFrame& frame) {
         ImGui::TextDisabled("... and %zu more", info.partner_total - info.partners.size());
     }
     if (info.partner_total > 0) ImGui::TextDisabled("magenta: touching; click to select");
+    describe_section(demo, id, max_height);
     ImGui::End();
     if (!open) demo.select(collide::kNoBody);
 }

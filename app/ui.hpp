@@ -19,9 +19,16 @@ inline constexpr float kPanelMargin = 8.0f;
 inline constexpr float kLeftPanelWidth = 310.0f;
 inline constexpr float kRightPanelWidth = 290.0f;
 
+// What the last query of the viewer's region returned.
+struct QueryReport {
+    std::size_t found = 0;
+    double micros = 0.0;  // the broad phase's query() alone
+};
+
 struct UiFrame {
     const FrameStats& stats;
     const OverlayReport& overlays;
+    const QueryReport& query;
     glm::vec2 screen;  // window size in points
     const std::string& gl_description;
 };
@@ -43,6 +50,7 @@ private:
     void physics_section(Demo& demo);
     void broad_phase_section(Demo& demo);
     void overlays_section(Demo& demo, const OverlayReport& report);
+    void query_section(Demo& demo, const UiFrame& frame);
     void selection_panel(Demo& demo, const UiFrame& frame);
 
     // The count slider's value while it is being dragged; the world is only rebuilt when

@@ -1,10 +1,16 @@
 // Drives the real app under Xvfb (Mesa llvmpipe): for each dimension and each registered
 // algorithm, with every overlay on, it runs 30 frames and writes a screenshot. The test
-// fails if the app fails, or the PNG is missing or nearly uniform (nothing was drawn).
+// fails if the app fails, or the PNG is missing or nearly uniform (nothing was drawn). One
+// more run checks that a --query region and the bodies it finds are drawn.
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -34,32 +40,39 @@ std::vector<Case> cases() {
     return out;
 }
 
-// Colour variety of the middle of a screenshot, where the world is drawn between the panels.
-struct RegionColours {
-    std::size_t distinct = 0;
-    double most_common_share = 1.0;  // of the region's pixels
-};
-
-RegionColours world_region_colours(const std::string& png) {
+// The middle of a screenshot, where the world is drawn between the panels, as 0xRRGGBB.
+std::vector<std::uint32_t> world_region_pixels(const std::string& png) {
     int w = 0, h = 0, channels = 0;
     unsigned char* pixels = stbi_load(png.c_str(), &w, &h, &channels, 3);
     EXPECT_NE(pixels, nullptr) << png << ": " << stbi_failure_reason();
     if (pixels == nullptr) return {};
     EXPECT_EQ(w, 1280);
     EXPECT_EQ(h, 720);
-    std::map<std::uint32_t, int> histogram;
-    int count = 0;
+    std::vector<std::uint32_t> out;
     for (int y = h * 15 / 100; y < h * 85 / 100; ++y) {
         for (int x = w * 30 / 100; x < w * 70 / 100; ++x) {
             const unsigned char* p = pixels + 3 * (y * w + x);
-            ++histogram[(std::uint32_t{p[0]} << 16) | (std::uint32_t{p[1]} << 8) | p[2]];
-            ++count;
+            out.push_back((std::uint32_t{p[0]} << 16) | (std::uint32_t{p[1]} << 8) | p[2]);
         }
     }
     stbi_image_free(pixels);
+    return out;
+}
+
+// Colour variety of the world region.
+struct RegionColours {
+    std::size_t distinct = 0;
+    double most_common_share = 1.0;  // of the region's pixels
+};
+
+RegionColours world_region_colours(const std::string& png) {
+    const std::vector<std::uint32_t> pixels = world_region_pixels(png);
+    std::map<std::uint32_t, int> histogram;
+    for (std::uint32_t p : pixels) ++histogram[p];
     int most = 0;
     for (const auto& [color, n] : histogram) most = std::max(most, n);
-    const RegionColours c{histogram.size(), static_cast<double>(most) / std::max(count, 1)};
+    const RegionColours c{histogram.size(),
+                          static_cast<double>(most) / std::max<double>(pixels.size(), 1.0)};
     std::cout << png << ": world region has " << c.distinct << " colours, the commonest on "
               << c.most_common_share * 100 << "% of it\n";
     return c;
@@ -106,6 +119,29 @@ TEST(AppSmokeControl, EmptyWorldIsSeenAsEmpty) {
         const RegionColours colours = world_region_colours(png);
         EXPECT_FALSE(shows_bodies(colours)) << dim << "D: " << colours.distinct
                                             << " colours, commonest " << colours.most_common_share;
+    }
+}
+
+// --query draws the region's outline and the boxes of the bodies found in their own colours
+// (the app's kQueryRegionColor and kQueryHitColor, whose full-intensity channels the bodies
+// never reach). Without multisampling, lines keep their exact colour.
+TEST(AppSmokeQuery, DrawsTheRegionAndWhatItFound) {
+    constexpr std::uint32_t kRegion = 0xFF9900;
+    constexpr std::uint32_t kHit = 0x00FFFF;
+    // Regions in the middle of 2,000-body uniform worlds (about 110 wide in 2D, 27 in 3D).
+    const std::pair<int, std::string> runs[] = {{2, "40,40,80,80"}, {3, "8,8,8,19,19,19"}};
+    for (const auto& [dim, region] : runs) {
+        const std::string png =
+            run_app("query_" + std::to_string(dim) + "d",
+                    "--dim " + std::to_string(dim) + " --count 2000 --msaa 0 --query " + region);
+        const std::vector<std::uint32_t> pixels = world_region_pixels(png);
+        const auto outline = std::count(pixels.begin(), pixels.end(), kRegion);
+        const auto found = std::count(pixels.begin(), pixels.end(), kHit);
+        std::cout << dim << "D: " << outline << " outline pixels, " << found
+                  << " pixels of found boxes\n";
+        EXPECT_GT(outline, 200) << dim << "D: the region's outline is missing";
+        EXPECT_GT(found, 200) << dim << "D: no found bodies are highlighted";
+        EXPECT_TRUE(shows_bodies(world_region_colours(png))) << dim << "D";
     }
 }
 

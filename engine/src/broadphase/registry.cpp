@@ -5,7 +5,9 @@
 #include <array>
 
 #include "broadphase/brute_force.hpp"
+#include "broadphase/morton_cells.hpp"
 #include "broadphase/sort_and_sweep.hpp"
+#include "broadphase/zorder_sweep.hpp"
 
 namespace collide {
 
@@ -25,6 +27,14 @@ constexpr std::array kBroadPhases = {
     row<BruteForce>("brute-force", "Brute force: every pair tested (the reference)"),
     row<SortAndSweep>("sort-and-sweep",
                       "Sort and sweep on the axis of greatest spread, insertion re-sort"),
+    row<ZOrderSweep>("zorder-sweep",
+                     "Boxes sorted by the Morton code of their min corner; each scan stops at "
+                     "the code of its max corner"),
+    row<NormSweep>("norm-sweep",
+                   "Like zorder-sweep, keyed by the squared norm of the min corner"),
+    row<MortonCells>("morton-cells",
+                     "Each box as up to 2^D power-of-two cells sorted by Morton code; nested "
+                     "cells found by a sweep"),
 };
 
 }  // namespace

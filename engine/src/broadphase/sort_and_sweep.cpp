@@ -2,36 +2,10 @@
 
 #include <algorithm>
 #include <cassert>
-#include <numeric>
 
-#include <tbb/parallel_for.h>
+#include "broadphase/chunked_sweep.hpp"
 
 namespace collide {
-
-namespace {
-
-// Insertion sort that gives up after `budget` moves, so a frame where bodies jumped
-// (a reset, a drag across the world) costs a full sort instead of O(n^2).
-template <typename T, typename Less>
-bool insertion_sort_within(std::vector<T>& v, std::size_t budget, Less less) {
-    std::size_t moves = 0;
-    for (std::size_t i = 1; i < v.size(); ++i) {
-        const T item = v[i];
-        std::size_t j = i;
-        while (j > 0 && less(item, v[j - 1])) {
-            v[j] = v[j - 1];
-            --j;
-            if (++moves > budget) {
-                v[j] = item;  // keep every element present before bailing out
-                return false;
-            }
-        }
-        v[j] = item;
-    }
-    return true;
-}
-
-}  // namespace
 
 template <int D>
 int SortAndSweep<D>::choose_axis(std::span<const Aabb<D>> boxes) const {
@@ -105,26 +79,17 @@ void SortAndSweep<D>::update(std::span<const Aabb<D>> boxes,
 }
 
 // The sweep, with the axis known at compile time: the overlap test then skips the sweep
-// axis (a box starting inside [lo, hi] overlaps it there) and unrolls. Rows are cut into
-// fixed chunks swept in parallel (oneTBB), each into its own list; the lists are joined in
-// chunk order, so the output order does not depend on the thread count.
+// axis (a box starting inside [lo, hi] overlaps it there) and unrolls.
 template <int D>
 template <int Axis, bool AnyStatic>
 void SortAndSweep<D>::sweep(PairList& out) {
     const std::size_t n = sorted_.size();
-    constexpr std::size_t kRowsPerChunk = 4096;
-    const std::size_t chunks = std::max<std::size_t>(1, (n + kRowsPerChunk - 1) / kRowsPerChunk);
-    chunk_pairs_.resize(chunks);
-    chunk_tests_.assign(chunks, 0);
-    const auto sweep_chunk = [&](std::size_t c) {
-        PairList& pairs = chunk_pairs_[c];
-        pairs.clear();
-        std::uint64_t tests = 0;
-        const std::size_t last = std::min(n, (c + 1) * kRowsPerChunk);
-        for (std::size_t i = c * kRowsPerChunk; i < last; ++i) {
+    const auto sweep_rows = [&](std::size_t begin, std::size_t end, PairList& pairs,
+                                std::uint64_t& tests) {
+        for (std::size_t i = begin; i < end; ++i) {
             const Aabb<D>& a = sorted_[i];
-            const float end = a.hi[Axis];
-            for (std::size_t j = i + 1; j < n && sorted_[j].lo[Axis] <= end; ++j) {
+            const float a_end = a.hi[Axis];
+            for (std::size_t j = i + 1; j < n && sorted_[j].lo[Axis] <= a_end; ++j) {
                 if (AnyStatic && static_[i] && static_[j]) continue;
                 ++tests;
                 const Aabb<D>& b = sorted_[j];
@@ -136,18 +101,8 @@ void SortAndSweep<D>::sweep(PairList& out) {
                 if (overlap) pairs.push_back(make_pair(entries_[i].id, entries_[j].id));
             }
         }
-        chunk_tests_[c] = tests;
     };
-    if (chunks == 1) {
-        sweep_chunk(0);
-    } else {
-        tbb::parallel_for(std::size_t{0}, chunks, sweep_chunk);
-    }
-    std::size_t total = 0;
-    for (const PairList& p : chunk_pairs_) total += p.size();
-    out.reserve(total);
-    for (const PairList& p : chunk_pairs_) out.insert(out.end(), p.begin(), p.end());
-    tests_ = std::accumulate(chunk_tests_.begin(), chunk_tests_.end(), std::uint64_t{0});
+    chunks_.run(n, 4096, sweep_rows, out);
 }
 
 template <int D>
@@ -223,10 +178,10 @@ void SortAndSweep<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
 
 template <int D>
 BroadPhaseStats SortAndSweep<D>::stats() const {
-    return {.candidate_tests = tests_,
+    return {.candidate_tests = chunks_.tests(),
             .structure_bytes = entries_.capacity() * sizeof(Entry) +
                                sorted_.capacity() * sizeof(Aabb<D>) + static_.capacity() +
-                               chunk_bytes(),
+                               chunks_.bytes(),
             .nodes = entries_.size(),
             .depth = 0};
 }

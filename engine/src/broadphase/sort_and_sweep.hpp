@@ -4,6 +4,7 @@
 // linear when bodies move little.
 #pragma once
 
+#include "broadphase/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {
@@ -27,21 +28,12 @@ private:
     void sort_entries(std::span<const Aabb<D>> boxes, bool rebuilt);
     template <int Axis, bool AnyStatic>
     void sweep(PairList& out);
-    std::size_t chunk_bytes() const {
-        std::size_t bytes = chunk_pairs_.capacity() * sizeof(PairList) +
-                            chunk_tests_.capacity() * sizeof(std::uint64_t);
-        for (const PairList& p : chunk_pairs_) bytes += p.capacity() * sizeof(Pair);
-        return bytes;
-    }
-
     int axis_ = 0;
     std::vector<Entry> entries_;         // sorted by lo, persistent between updates
     std::vector<Aabb<D>> sorted_;        // boxes in sweep order, for a cache-friendly sweep
     std::vector<std::uint8_t> static_;   // is_static in sweep order
     Aabb<D> extent_ = Aabb<D>::empty();  // bounds of all boxes, to place the overlay
-    std::vector<PairList> chunk_pairs_;  // per chunk of rows, reused every update
-    std::vector<std::uint64_t> chunk_tests_;
-    std::uint64_t tests_ = 0;
+    ChunkedSweep chunks_;
 };
 
 }  // namespace collide

@@ -1,0 +1,145 @@
+// Morton (Z-order) codes: the bits of integer coordinates interleaved, x in the lowest bit,
+// then y (then z). 2D codes take 2 x 32 bits, 3D codes 3 x 21 bits, both in 64 bits.
+// Three encoders give the same codes: a lookup table (the method of seed 000), magic-bit
+// shifts, and BMI2 `pdep` where the CPU has it. `encode` is the one the micro-benchmark
+// (bench/micro.cpp) measured fastest on our machines; the others stay for the comparison.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "collide/core.hpp"
+
+namespace collide::morton {
+
+template <int D>
+using Coords = std::array<std::uint32_t, D>;
+
+// Bits per coordinate, and the largest coordinate.
+template <int D>
+inline constexpr int kBits = D == 2 ? 32 : 21;
+template <int D>
+inline constexpr std::uint32_t kMaxCoord = D == 2 ? 0xffffffffu : (1u << 21) - 1;
+
+// Magic bits: spread a coordinate with shifts and masks, in log2(bits) steps.
+inline std::uint64_t spread2_magic(std::uint32_t v) {
+    std::uint64_t x = v;
+    x = (x | (x << 16)) & 0x0000ffff0000ffffull;
+    x = (x | (x << 8)) & 0x00ff00ff00ff00ffull;
+    x = (x | (x << 4)) & 0x0f0f0f0f0f0f0f0full;
+    x = (x | (x << 2)) & 0x3333333333333333ull;
+    x = (x | (x << 1)) & 0x5555555555555555ull;
+    return x;
+}
+
+inline std::uint64_t spread3_magic(std::uint32_t v) {
+    std::uint64_t x = v & kMaxCoord<3>;
+    x = (x | (x << 32)) & 0x001f00000000ffffull;
+    x = (x | (x << 16)) & 0x001f0000ff0000ffull;
+    x = (x | (x << 8)) & 0x100f00f00f00f00full;
+    x = (x | (x << 4)) & 0x10c30c30c30c30c3ull;
+    x = (x | (x << 2)) & 0x1249249249249249ull;
+    return x;
+}
+
+inline std::uint32_t compact2_magic(std::uint64_t x) {
+    x &= 0x5555555555555555ull;
+    x = (x | (x >> 1)) & 0x3333333333333333ull;
+    x = (x | (x >> 2)) & 0x0f0f0f0f0f0f0f0full;
+    x = (x | (x >> 4)) & 0x00ff00ff00ff00ffull;
+    x = (x | (x >> 8)) & 0x0000ffff0000ffffull;
+    x = (x | (x >> 16)) & 0x00000000ffffffffull;
+    return static_cast<std::uint32_t>(x);
+}
+
+inline std::uint32_t compact3_magic(std::uint64_t x) {
+    x &= 0x1249249249249249ull;
+    x = (x | (x >> 2)) & 0x10c30c30c30c30c3ull;
+    x = (x | (x >> 4)) & 0x100f00f00f00f00full;
+    x = (x | (x >> 8)) & 0x001f0000ff0000ffull;
+    x = (x | (x >> 16)) & 0x001f00000000ffffull;
+    x = (x | (x >> 32)) & 0x00000000001fffffull;
+    return static_cast<std::uint32_t>(x);
+}
+
+inline std::uint64_t encode_magic(const Coords<2>& c) {
+    return spread2_magic(c[0]) | (spread2_magic(c[1]) << 1);
+}
+inline std::uint64_t encode_magic(const Coords<3>& c) {
+    return spread3_magic(c[0]) | (spread3_magic(c[1]) << 1) | (spread3_magic(c[2]) << 2);
+}
+
+// Lookup table: each byte of a coordinate spread by a 256-entry table, as seed 000 does
+// with its 2048-entry one.
+std::uint64_t encode_lut(const Coords<2>& c);
+std::uint64_t encode_lut(const Coords<3>& c);
+
+// BMI2 pdep: one instruction per coordinate. Call only when has_bmi2().
+bool has_bmi2();
+std::uint64_t encode_pdep(const Coords<2>& c);
+std::uint64_t encode_pdep(const Coords<3>& c);
+
+template <int D>
+inline std::uint64_t encode(const Coords<D>& c) {
+    return encode_magic(c);
+}
+
+template <int D>
+inline Coords<D> decode(std::uint64_t code) {
+    if constexpr (D == 2) {
+        return {compact2_magic(code), compact2_magic(code >> 1)};
+    } else {
+        return {compact3_magic(code), compact3_magic(code >> 1), compact3_magic(code >> 2)};
+    }
+}
+
+// Number of code bits a cell of `level` spans (cells at level L have sides of 2^L), and
+// the mask of those bits; at the top 2D level that is all 64.
+template <int D>
+inline std::uint64_t level_mask(int level) {
+    const int bits = level * D;
+    return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+}
+
+// Maps world coordinates to the integer grid monotonically (a <= b gives q(a) <= q(b) on
+// every axis), which is all the sweeps need to be exact. One scale for every axis, so
+// cells are squares or cubes. Values outside the frame are clamped; NaN maps to 0.
+template <int D>
+struct Quantizer {
+    Vec<D> origin{0.0f};
+    float scale = 1.0f;  // grid units per world unit
+
+    // A frame that holds `extent` with room to spare, so bodies can move a little before
+    // the frame (and with it every code) has to change.
+    static Quantizer covering(const Aabb<D>& extent);
+    bool holds(const Aabb<D>& extent) const;
+    // True when the frame is far larger than `extent` needs (precision is being wasted).
+    bool too_loose(const Aabb<D>& extent) const;
+    // Keeps the frame while it holds every box and is not too loose; otherwise moves it to
+    // cover them and returns true (every code changes then).
+    bool refit(std::span<const Aabb<D>> boxes);
+
+    std::uint32_t axis(float v, int k) const {
+        const float g = (v - origin[k]) * scale;
+        if (!(g > 0.0f)) return 0;
+        if (g >= static_cast<float>(kMaxCoord<D>)) return kMaxCoord<D>;
+        return static_cast<std::uint32_t>(g);
+    }
+    Coords<D> operator()(const Vec<D>& p) const {
+        Coords<D> c;
+        for (int k = 0; k < D; ++k) c[k] = axis(p[k], k);
+        return c;
+    }
+    // World coordinate of grid coordinate g on axis k (the lower edge of that grid cell).
+    float world(double g, int k) const { return origin[k] + static_cast<float>(g / scale); }
+};
+
+// A code as text with the interleaved bits grouped per level ("yx yx ..." in 2D, "zyx"
+// in 3D), from the top level down to `lowest_level`, eight groups per line.
+template <int D>
+std::string format_code(std::uint64_t code, int lowest_level = 0);
+
+}  // namespace collide::morton

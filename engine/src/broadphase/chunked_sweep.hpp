@@ -1,0 +1,81 @@
+// Helpers shared by the sweeping broad phases: an insertion sort for nearly sorted input,
+// and a parallel driver that sweeps rows in fixed chunks.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include <tbb/parallel_for.h>
+
+#include "collide/core.hpp"
+
+namespace collide {
+
+// Insertion sort that gives up after `budget` moves, so a frame where bodies jumped
+// (a reset, a drag across the world) costs a full sort instead of O(n^2). Returns false
+// when it gave up; every element is still present then.
+template <typename T, typename Less>
+bool insertion_sort_within(std::vector<T>& v, std::size_t budget, Less less) {
+    std::size_t moves = 0;
+    for (std::size_t i = 1; i < v.size(); ++i) {
+        const T item = v[i];
+        std::size_t j = i;
+        while (j > 0 && less(item, v[j - 1])) {
+            v[j] = v[j - 1];
+            --j;
+            if (++moves > budget) {
+                v[j] = item;
+                return false;
+            }
+        }
+        v[j] = item;
+    }
+    return true;
+}
+
+// Rows are cut into fixed chunks swept in parallel (oneTBB), each into its own pair list;
+// the lists are joined in chunk order, so the output does not depend on the thread count.
+class ChunkedSweep {
+public:
+    // sweep_rows(begin, end, pairs, tests) sweeps rows [begin, end), appending to `pairs`
+    // and counting candidate tests in `tests`.
+    template <typename SweepRows>
+    void run(std::size_t rows, std::size_t rows_per_chunk, const SweepRows& sweep_rows,
+             PairList& out) {
+        const std::size_t chunks =
+            std::max<std::size_t>(1, (rows + rows_per_chunk - 1) / rows_per_chunk);
+        pairs_.resize(chunks);
+        tests_.assign(chunks, 0);
+        const auto sweep_chunk = [&](std::size_t c) {
+            pairs_[c].clear();
+            sweep_rows(c * rows_per_chunk, std::min(rows, (c + 1) * rows_per_chunk), pairs_[c],
+                       tests_[c]);
+        };
+        if (chunks == 1) {
+            sweep_chunk(0);
+        } else {
+            tbb::parallel_for(std::size_t{0}, chunks, sweep_chunk);
+        }
+        std::size_t total = out.size();
+        for (const PairList& p : pairs_) total += p.size();
+        out.reserve(total);
+        for (const PairList& p : pairs_) out.insert(out.end(), p.begin(), p.end());
+    }
+
+    std::uint64_t tests() const {
+        return std::accumulate(tests_.begin(), tests_.end(), std::uint64_t{0});
+    }
+    std::size_t bytes() const {
+        std::size_t bytes = pairs_.capacity() * sizeof(PairList) + tests_.capacity() * 8;
+        for (const PairList& p : pairs_) bytes += p.capacity() * sizeof(Pair);
+        return bytes;
+    }
+
+private:
+    std::vector<PairList> pairs_;
+    std::vector<std::uint64_t> tests_;
+};
+
+}  // namespace collide

@@ -1,0 +1,428 @@
+#include "broadphase/morton_cells.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cstdio>
+
+#include <tbb/parallel_sort.h>
+
+namespace collide {
+
+namespace {
+
+// The first index in `v` (sorted by start) of an entry starting at or after `code`.
+template <typename Entry>
+std::size_t first_from(const std::vector<Entry>& v, std::size_t lo, std::size_t hi,
+                       std::uint64_t code) {
+    return static_cast<std::size_t>(
+        std::partition_point(v.begin() + lo, v.begin() + hi,
+                             [code](const Entry& e) { return e.start < code; }) -
+        v.begin());
+}
+
+}  // namespace
+
+template <int D>
+typename MortonCells<D>::Signature MortonCells<D>::signature(BodyId id) const {
+    const morton::Coords<D>& lo = low_[id];
+    const morton::Coords<D> hi = frame_(boxes_[id].hi);
+    std::uint32_t extent = 0;
+    for (int k = 0; k < D; ++k) extent = std::max(extent, hi[k] - lo[k]);
+    // The smallest level whose cells are at least as large as the box: the box then
+    // touches at most two cells per axis.
+    const int level = extent == 0 ? 0 : std::bit_width(extent - 1);
+    morton::Coords<D> lo_cell, hi_cell;
+    for (int k = 0; k < D; ++k) {
+        lo_cell[k] = static_cast<std::uint32_t>((std::uint64_t{lo[k]} >> level) << level);
+        hi_cell[k] = static_cast<std::uint32_t>((std::uint64_t{hi[k]} >> level) << level);
+    }
+    return {morton::encode<D>(lo_cell), morton::encode<D>(hi_cell), level};
+}
+
+template <int D>
+void MortonCells<D>::append_cells(BodyId id, std::vector<Entry>& to) const {
+    const int level = signatures_[id].level;
+    const morton::Coords<D> hi = frame_(boxes_[id].hi);
+    std::array<std::uint64_t, D> first, count;
+    for (int k = 0; k < D; ++k) {
+        first[k] = std::uint64_t{low_[id][k]} >> level;
+        count[k] = (std::uint64_t{hi[k]} >> level) - first[k] + 1;  // 1 or 2
+    }
+    for (unsigned corner = 0; corner < (1u << D); ++corner) {
+        morton::Coords<D> cell;
+        bool exists = true;
+        for (int k = 0; k < D; ++k) {
+            const unsigned upper = (corner >> k) & 1u;
+            exists = exists && upper < count[k];
+            cell[k] = static_cast<std::uint32_t>((first[k] + upper) << level);
+        }
+        if (exists) {
+            to.push_back({morton::encode<D>(cell), id, static_cast<std::uint8_t>(level),
+                          static_cast<std::uint8_t>(corner)});
+        }
+    }
+}
+
+template <int D>
+void MortonCells<D>::sort(std::vector<Entry>& v) const {
+    if (parallel_sort()) {
+        tbb::parallel_sort(v.begin(), v.end());
+    } else {
+        std::sort(v.begin(), v.end());
+    }
+}
+
+template <int D>
+void MortonCells<D>::rebuild(std::span<const std::uint8_t> is_static) {
+    moving_.clear();
+    static_cells_.clear();
+    const bool split = split_static();
+    for (BodyId i = 0; i < boxes_.size(); ++i) {
+        append_cells(i, split && is_static[i] ? static_cells_ : moving_);
+    }
+    sort(moving_);
+    sort(static_cells_);
+}
+
+// Only the bodies whose cells changed are re-celled: their new cells are sorted alone and
+// merged with the kept ones, O(n + k log k) for k changed bodies instead of a full sort.
+template <int D>
+void MortonCells<D>::refresh(std::span<const std::uint8_t> is_static) {
+    const bool split = split_static();
+    bool static_changed = false;
+    fresh_.clear();
+    for (BodyId i = 0; i < boxes_.size(); ++i) {
+        if (!dirty_[i]) continue;
+        if (split && is_static[i]) {
+            static_changed = true;
+        } else {
+            append_cells(i, fresh_);
+        }
+    }
+    if (static_changed) {
+        static_cells_.clear();
+        for (BodyId i = 0; i < boxes_.size(); ++i) {
+            if (is_static[i]) append_cells(i, static_cells_);
+        }
+        sort(static_cells_);
+    }
+    std::sort(fresh_.begin(), fresh_.end());
+    merged_.clear();
+    merged_.reserve(moving_.size() + fresh_.size());
+    auto next = fresh_.begin();
+    for (const Entry& e : moving_) {
+        if (dirty_[e.id]) continue;
+        while (next != fresh_.end() && *next < e) merged_.push_back(*next++);
+        merged_.push_back(e);
+    }
+    merged_.insert(merged_.end(), next, fresh_.end());
+    std::swap(moving_, merged_);
+}
+
+template <int D>
+void MortonCells<D>::update(std::span<const Aabb<D>> boxes,
+                            std::span<const std::uint8_t> is_static, PairList& out) {
+    out.clear();
+    assert(is_static.size() == boxes.size());
+    const std::size_t n = boxes.size();
+    std::array<float, 4> values;
+    for (std::size_t p = 0; p < params_.size(); ++p) values[p] = params_[p].value;
+    const bool statics_changed = !std::equal(is_static.begin(), is_static.end(),
+                                             is_static_.begin(), is_static_.end());
+    const bool full = frame_.refit(boxes) || !persistent() || n != signatures_.size() ||
+                      statics_changed || values != built_with_;
+    built_with_ = values;
+    boxes_.assign(boxes.begin(), boxes.end());
+    is_static_.assign(is_static.begin(), is_static.end());
+    low_.resize(n);
+    signatures_.resize(n);
+    dirty_.assign(n, 0);
+    refreshed_ = 0;
+    min_level_ = morton::kBits<D>;
+    for (BodyId i = 0; i < n; ++i) {
+        low_[i] = frame_(boxes[i].lo);
+        const Signature s = signature(i);
+        min_level_ = std::min(min_level_, s.level);
+        if (full || s != signatures_[i]) {
+            signatures_[i] = s;
+            dirty_[i] = 1;
+            ++refreshed_;
+        }
+    }
+    if (full) {
+        rebuild(is_static);
+    } else if (refreshed_ > 0) {
+        refresh(is_static);
+    }
+    sweep(out);
+}
+
+// The pair (a, b) is reported from the one pair of cells that both contain the lower
+// corner of the two boxes' overlap: `inner` (the smaller cell, of body b) must contain it;
+// the larger cell then does too, as the two are nested.
+template <int D>
+bool MortonCells<D>::owns_pair(const Entry& inner, BodyId other) const {
+    const morton::Coords<D>& b = low_[inner.id];
+    const morton::Coords<D>& a = low_[other];
+    for (int k = 0; k < D; ++k) {
+        const std::uint64_t corner = std::max(a[k], b[k]);
+        const std::uint64_t cell = (std::uint64_t{b[k]} >> inner.level) + ((inner.corner >> k) & 1u);
+        if ((corner >> inner.level) != cell) return false;
+    }
+    return true;
+}
+
+// Sweeps moving entries [m0, m1) and the static entries that fall between them, in the
+// merged order of the two sorted arrays (on equal cells the moving entry comes first).
+// Each entry scans forward in both arrays (a static one only in the moving array) while
+// the next entry starts inside its cell.
+template <int D>
+template <bool Canonical, bool SkipStaticPairs>
+void MortonCells<D>::sweep_rows(std::size_t m0, std::size_t m1, PairList& pairs,
+                                std::uint64_t& tests) const {
+    const std::vector<Entry>& m = moving_;
+    const std::vector<Entry>& s = static_cells_;
+    const auto statics_before = [&](std::size_t row) {  // statics preceding moving_[row]
+        return row == 0 ? 0 : std::lower_bound(s.begin(), s.end(), m[row - 1]) - s.begin();
+    };
+    std::size_t is = statics_before(m0);
+    const std::size_t s1 = statics_before(m1);
+    const auto scan = [&](const Entry& outer, const std::vector<Entry>& in, std::size_t j) {
+        const std::uint64_t last = outer.last();
+        for (; j < in.size() && in[j].start <= last; ++j) {
+            const Entry& inner = in[j];
+            if (SkipStaticPairs && is_static_[outer.id] && is_static_[inner.id]) continue;
+            ++tests;
+            if (!boxes_[outer.id].overlaps(boxes_[inner.id])) continue;
+            if (Canonical && !owns_pair(inner, outer.id)) continue;
+            pairs.push_back(make_pair(outer.id, inner.id));
+        }
+    };
+    std::size_t im = m0;
+    while (im < m1 || is < s1) {
+        if (is < s1 && (im >= m1 || s[is] < m[im])) {
+            scan(s[is], m, im);
+            ++is;
+        } else {
+            scan(m[im], m, im + 1);
+            scan(m[im], s, is);
+            ++im;
+        }
+    }
+}
+
+template <int D>
+void MortonCells<D>::sweep(PairList& out) {
+    const bool canonical = canonical_pairs();
+    const bool skip = !split_static() &&
+                      std::find(is_static_.begin(), is_static_.end(), 1) != is_static_.end();
+    PairList& target = canonical ? out : raw_;
+    target.clear();
+    const auto run = [&]<bool C, bool S>() {
+        chunks_.run(
+            moving_.size(), 4096,
+            [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
+                sweep_rows<C, S>(b, e, p, t);
+            },
+            target);
+    };
+    if (canonical) {
+        skip ? run.template operator()<true, true>() : run.template operator()<true, false>();
+    } else {
+        skip ? run.template operator()<false, true>() : run.template operator()<false, false>();
+        // The seed's way: every overlapping cell pair reported, duplicates removed after.
+        std::sort(raw_.begin(), raw_.end());
+        out.assign(raw_.begin(), std::unique(raw_.begin(), raw_.end()));
+    }
+}
+
+// Descends the implicit tree from the root through the cells that intersect the region,
+// locating each cell's entries by binary search inside its parent's range; a cell with no
+// entries is pruned, a cell inside the region takes all its entries at once.
+template <int D>
+void MortonCells<D>::query_cells(const Aabb<D>& region, std::vector<BodyId>& out,
+                                 std::vector<Visit>* trace) const {
+    out.clear();
+    if (boxes_.empty()) return;
+    const morton::Coords<D> qlo = frame_(region.lo);
+    const morton::Coords<D> qhi = frame_(region.hi);
+    std::vector<BodyId> found;
+    const auto descend = [&](auto& self, const std::vector<Entry>& v, int level,
+                             const std::array<std::uint64_t, D>& cell, std::size_t lo,
+                             std::size_t hi) -> void {
+        morton::Coords<D> corner;
+        bool inside = true;
+        for (int k = 0; k < D; ++k) {
+            const std::uint64_t c0 = cell[k] << level;
+            const std::uint64_t c1 = c0 + (std::uint64_t{1} << level) - 1;
+            corner[k] = static_cast<std::uint32_t>(c0);
+            inside = inside && c0 >= qlo[k] && c1 <= qhi[k];
+        }
+        const std::uint64_t start = morton::encode<D>(corner);
+        const std::uint64_t last = start | morton::level_mask<D>(level);
+        const std::size_t first = first_from(v, lo, hi, start);
+        const std::size_t end =
+            last == ~std::uint64_t{0} ? hi : first_from(v, first, hi, last + 1);
+        using Kind = typename Visit::Kind;
+        const Kind kind = first == end ? Visit::kEmpty : inside ? Visit::kInside : Visit::kDescended;
+        if (trace) trace->push_back({start, level, kind});
+        if (kind == Visit::kEmpty) return;
+        if (kind == Visit::kInside) {
+            for (std::size_t i = first; i < end; ++i) found.push_back(v[i].id);
+            return;
+        }
+        // Entries that are this very cell; larger cells starting here were taken above.
+        for (std::size_t i = first; i < end && v[i].start == start; ++i) {
+            if (v[i].level == level) found.push_back(v[i].id);
+        }
+        if (level == 0) return;
+        for (unsigned child = 0; child < (1u << D); ++child) {
+            std::array<std::uint64_t, D> sub;
+            bool touches = true;
+            for (int k = 0; k < D; ++k) {
+                sub[k] = cell[k] * 2 + ((child >> k) & 1u);
+                const std::uint64_t c0 = sub[k] << (level - 1);
+                const std::uint64_t c1 = c0 + (std::uint64_t{1} << (level - 1)) - 1;
+                touches = touches && c0 <= qhi[k] && c1 >= qlo[k];
+            }
+            if (touches) self(self, v, level - 1, sub, first, end);
+        }
+    };
+    for (const std::vector<Entry>* v : {&moving_, &static_cells_}) {
+        if (!v->empty()) descend(descend, *v, morton::kBits<D>, {}, 0, v->size());
+    }
+    std::sort(found.begin(), found.end());
+    found.erase(std::unique(found.begin(), found.end()), found.end());
+    for (BodyId id : found) {
+        if (boxes_[id].overlaps(region)) out.push_back(id);
+    }
+}
+
+template <int D>
+void MortonCells<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+    query_cells(region, out, nullptr);
+}
+
+template <int D>
+Aabb<D> MortonCells<D>::cell_box(std::uint64_t start, int level) const {
+    const morton::Coords<D> c = morton::decode<D>(start);
+    const double side = std::ldexp(1.0, level);
+    Aabb<D> box;
+    for (int k = 0; k < D; ++k) {
+        box.lo[k] = frame_.world(c[k], k);
+        box.hi[k] = frame_.world(c[k] + side, k);
+    }
+    return box;
+}
+
+template <int D>
+void MortonCells<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
+    const bool selecting = which.selected < boxes_.size();
+    if (which.structure) {
+        // Every cell, coloured by level; then the Z-order curve through the cell centres
+        // in sorted order, coloured along its length.
+        int top = 0;
+        for (const Signature& s : signatures_) top = std::max(top, s.level);
+        const float levels = std::max(1, top - min_level_);
+        const float alpha = selecting ? 0.3f : 0.6f;
+        for (const std::vector<Entry>* v : {&moving_, &static_cells_}) {
+            for (const Entry& e : *v) {
+                if (draw.full()) break;
+                const Aabb<D> box = cell_box(e.start, e.level);
+                if (!box.overlaps(draw.view)) continue;
+                draw.box(box, ramp_color(float(e.level - min_level_) / levels, alpha));
+            }
+        }
+        const std::size_t n = moving_.size();
+        for (std::size_t i = 1; i < n && !draw.full(); ++i) {
+            const Vec<D> a = cell_box(moving_[i - 1].start, moving_[i - 1].level).center();
+            const Vec<D> b = cell_box(moving_[i].start, moving_[i].level).center();
+            if (!draw.view.contains(a) && !draw.view.contains(b)) continue;
+            draw.line(a, b, ramp_color(float(i) / float(n), selecting ? 0.4f : 0.9f));
+        }
+    }
+    if (selecting) {
+        // The selected body's cells in white, and every entry their sweep visited.
+        for (const std::vector<Entry>* v : {&moving_, &static_cells_}) {
+            const std::vector<Entry>& other = v == &moving_ ? static_cells_ : moving_;
+            for (std::size_t i = 0; i < v->size(); ++i) {
+                const Entry& e = (*v)[i];
+                if (e.id != which.selected) continue;
+                const std::size_t from_other =
+                    std::upper_bound(other.begin(), other.end(), e) - other.begin();
+                for (const auto& [in, j0] : {std::pair{v, i + 1}, std::pair{&other, from_other}}) {
+                    if (in == &moving_ || v == &moving_) {
+                        for (std::size_t j = j0; j < in->size() && (*in)[j].start <= e.last(); ++j) {
+                            const Entry& f = (*in)[j];
+                            draw.box(cell_box(f.start, f.level), rgba(1.0f, 0.3f, 1.0f, 0.9f));
+                        }
+                    }
+                }
+                draw.box(cell_box(e.start, e.level), rgba(1, 1, 1));
+            }
+        }
+    }
+    if (which.query) {
+        // The cells the query's descent looked at: green taken whole, cyan descended
+        // into, grey pruned because no entry starts inside.
+        std::vector<BodyId> hits;
+        std::vector<Visit> visits;
+        query_cells(*which.query, hits, &visits);
+        for (const Visit& v : visits) {
+            const Color c = v.kind == Visit::kInside      ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
+                            : v.kind == Visit::kDescended ? rgba(0.2f, 0.9f, 1.0f, 0.7f)
+                                                          : rgba(0.6f, 0.6f, 0.6f, 0.5f);
+            draw.box(cell_box(v.start, v.level), c);
+        }
+    }
+}
+
+template <int D>
+std::string MortonCells<D>::describe(BodyId id) const {
+    if (id >= boxes_.size()) return {};
+    const int level = signatures_[id].level;
+    char side[64];
+    std::snprintf(side, sizeof side, "%.4g", std::ldexp(1.0, level) / frame_.scale);
+    std::string s = "Level " + std::to_string(level) + ": cells of side " + side;
+    s += dirty_[id] ? " (cells changed this frame)" : " (cells kept from last frame)";
+    const bool in_static = split_static() && is_static_[id];
+    const std::vector<Entry>& own = in_static ? static_cells_ : moving_;
+    std::size_t visited = 0;
+    std::string codes;
+    for (std::size_t i = 0; i < own.size(); ++i) {
+        const Entry& e = own[i];
+        if (e.id != id) continue;
+        codes += "\n" + morton::format_code<D>(e.start, level);
+        for (const std::vector<Entry>* in : {&moving_, &static_cells_}) {
+            if (in_static && in == &static_cells_) continue;
+            std::size_t j = in == &own ? i + 1
+                                       : std::upper_bound(in->begin(), in->end(), e) - in->begin();
+            for (; j < in->size() && (*in)[j].start <= e.last(); ++j) ++visited;
+        }
+    }
+    s += "\nCell codes (" + std::string(D == 2 ? "yx" : "zyx") + " per level, top down):" + codes;
+    s += "\nIts sweep visited " + std::to_string(visited) + " entries";
+    s += "\n" + std::to_string(refreshed_) + " bodies changed cells this frame";
+    return s;
+}
+
+template <int D>
+BroadPhaseStats MortonCells<D>::stats() const {
+    const std::size_t entry_bytes =
+        (moving_.capacity() + static_cells_.capacity() + fresh_.capacity() + merged_.capacity()) *
+        sizeof(Entry);
+    const std::size_t body_bytes = boxes_.capacity() * sizeof(Aabb<D>) + is_static_.capacity() +
+                                   low_.capacity() * sizeof(morton::Coords<D>) +
+                                   signatures_.capacity() * sizeof(Signature) + dirty_.capacity();
+    return {.candidate_tests = chunks_.tests(),
+            .structure_bytes = entry_bytes + body_bytes + raw_.capacity() * sizeof(Pair) +
+                               chunks_.bytes(),
+            .nodes = moving_.size() + static_cells_.size(),
+            .depth = boxes_.empty() ? 0 : morton::kBits<D> - min_level_};
+}
+
+template class MortonCells<2>;
+template class MortonCells<3>;
+
+}  // namespace collide

@@ -1,0 +1,170 @@
+#include "broadphase/zorder_sweep.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdio>
+
+#include <tbb/parallel_sort.h>
+
+namespace collide {
+
+template <int D, typename Key>
+void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
+                              std::span<const std::uint8_t> is_static, PairList& out) {
+    out.clear();
+    assert(is_static.size() == boxes.size());
+    const std::size_t n = boxes.size();
+    bool rebuilt = frame_.refit(boxes) || !persistent();
+    if (entries_.size() != n) {
+        entries_.resize(n);
+        for (std::size_t i = 0; i < n; ++i) entries_[i].id = BodyId(i);
+        rebuilt = true;
+    }
+    for (Entry& e : entries_) {
+        const Aabb<D>& b = boxes[e.id];
+        e.lo_key = Key::template key<D>(frame_(b.lo));
+        e.hi_key = Key::template key<D>(frame_(b.hi));
+    }
+    // Last frame's order is nearly right when bodies move little: insertion sort repairs it.
+    const auto less = [](const Entry& a, const Entry& b) { return a.lo_key < b.lo_key; };
+    if (rebuilt || !insertion_sort_within(entries_, 8 * n + 1024, less)) {
+        if (parallel_sort()) {
+            tbb::parallel_sort(entries_.begin(), entries_.end(), less);
+        } else {
+            std::sort(entries_.begin(), entries_.end(), less);
+        }
+    }
+
+    sorted_.resize(n);
+    static_.resize(n);
+    max_size_ = Vec<D>(0.0f);
+    for (std::size_t i = 0; i < n; ++i) {
+        sorted_[i] = boxes[entries_[i].id];
+        static_[i] = is_static[entries_[i].id];
+        max_size_ = glm::max(max_size_, sorted_[i].size());
+    }
+
+    const auto sweep_rows = [&](std::size_t begin, std::size_t end, PairList& pairs,
+                                std::uint64_t& tests) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const Aabb<D>& a = sorted_[i];
+            const std::uint64_t stop = entries_[i].hi_key;
+            for (std::size_t j = i + 1; j < n && entries_[j].lo_key <= stop; ++j) {
+                if (static_[i] && static_[j]) continue;
+                ++tests;
+                if (a.overlaps(sorted_[j])) {
+                    pairs.push_back(make_pair(entries_[i].id, entries_[j].id));
+                }
+            }
+        }
+    };
+    chunks_.run(n, 4096, sweep_rows, out);
+}
+
+template <int D, typename Key>
+void KeySweep<D, Key>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+    out.clear();
+    // A box overlapping the region has its min corner in [region.lo - max size, region.hi],
+    // so its key lies between the keys of those two corners.
+    const std::uint64_t first = Key::template key<D>(frame_(region.lo - max_size_));
+    const std::uint64_t last = Key::template key<D>(frame_(region.hi));
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), first,
+                               [](const Entry& e, std::uint64_t k) { return e.lo_key < k; });
+    for (; it != entries_.end() && it->lo_key <= last; ++it) {
+        if (sorted_[it - entries_.begin()].overlaps(region)) out.push_back(it->id);
+    }
+}
+
+template <int D, typename Key>
+std::size_t KeySweep<D, Key>::rank_of(BodyId id) const {
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+        if (entries_[i].id == id) return i;
+    }
+    return entries_.size();
+}
+
+template <int D, typename Key>
+std::size_t KeySweep<D, Key>::scan_end(std::size_t rank) const {
+    std::size_t j = rank + 1;
+    while (j < entries_.size() && entries_[j].lo_key <= entries_[rank].hi_key) ++j;
+    return j;
+}
+
+template <int D, typename Key>
+void KeySweep<D, Key>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
+    const std::size_t n = entries_.size();
+    if (n == 0) return;
+    const std::size_t selected = which.selected == kNoBody ? n : rank_of(which.selected);
+    const float dim = selected < n ? 0.35f : 0.8f;
+    if (which.structure) {
+        // The curve through the min corners in key order, coloured along its length.
+        for (std::size_t i = 1; i < n && !draw.full(); ++i) {
+            const Vec<D>& a = sorted_[i - 1].lo;
+            const Vec<D>& b = sorted_[i].lo;
+            if (!draw.view.contains(a) && !draw.view.contains(b)) continue;
+            draw.line(a, b, ramp_color(float(i) / float(n), dim));
+        }
+    }
+    if (selected < n) {
+        // The selected box, and every box its scan visited: overlapping ones in magenta.
+        const std::size_t end = scan_end(selected);
+        for (std::size_t j = selected + 1; j < end; ++j) {
+            const bool hit = sorted_[selected].overlaps(sorted_[j]);
+            draw.box(sorted_[j], hit ? rgba(1.0f, 0.3f, 1.0f) : rgba(0.3f, 0.9f, 1.0f, 0.8f));
+        }
+        for (std::size_t j = selected + 1; j < end; ++j) {
+            draw.line(sorted_[j - 1].lo, sorted_[j].lo, rgba(1, 1, 1));
+        }
+        draw.box(sorted_[selected], rgba(1, 1, 1));
+    }
+    if (which.query) {
+        // The boxes in the key range the query's binary search bounded that it then
+        // rejected: the cost of a key range that is not a box.
+        const std::uint64_t first = Key::template key<D>(frame_(which.query->lo - max_size_));
+        const std::uint64_t last = Key::template key<D>(frame_(which.query->hi));
+        for (std::size_t i = 0; i < n && !draw.full(); ++i) {
+            if (entries_[i].lo_key < first || entries_[i].lo_key > last) continue;
+            if (!sorted_[i].overlaps(*which.query))
+                draw.box(sorted_[i], rgba(0.5f, 0.5f, 0.5f, 0.6f));
+        }
+    }
+}
+
+template <int D, typename Key>
+std::string KeySweep<D, Key>::describe(BodyId id) const {
+    const std::size_t rank = rank_of(id);
+    if (rank >= entries_.size()) return {};
+    const Entry& e = entries_[rank];
+    const std::size_t end = scan_end(rank);
+    std::size_t hits = 0;
+    for (std::size_t j = rank + 1; j < end; ++j) hits += sorted_[rank].overlaps(sorted_[j]);
+    std::string s = "Rank " + std::to_string(rank) + " of " + std::to_string(entries_.size());
+    s += "\n" + std::string(Key::kName) + " of the min corner";
+    if constexpr (std::is_same_v<Key, MortonKey>) {
+        s += " (" + std::string(D == 2 ? "yx" : "zyx") + " per level):\n";
+        s += morton::format_code<D>(e.lo_key) + "\nof the max corner:\n";
+        s += morton::format_code<D>(e.hi_key);
+    } else {
+        s += ": " + std::to_string(e.lo_key) + "\nof the max corner: " + std::to_string(e.hi_key);
+    }
+    s += "\nScan visited " + std::to_string(end - rank - 1) + " boxes, " +
+         std::to_string(hits) + " overlap";
+    return s;
+}
+
+template <int D, typename Key>
+BroadPhaseStats KeySweep<D, Key>::stats() const {
+    return {.candidate_tests = chunks_.tests(),
+            .structure_bytes = entries_.capacity() * sizeof(Entry) +
+                               sorted_.capacity() * sizeof(Aabb<D>) + static_.capacity() +
+                               chunks_.bytes(),
+            .nodes = entries_.size(),
+            .depth = 0};
+}
+
+template class KeySweep<2, MortonKey>;
+template class KeySweep<3, MortonKey>;
+template class KeySweep<2, NormKey>;
+template class KeySweep<3, NormKey>;
+
+}  // namespace collide
