@@ -14,6 +14,7 @@ using collide::BodyId;
 
 constexpr std::size_t kMaxLabels = 256;
 constexpr int kRingSegments = 48;
+constexpr int kQueryRingSegments = 16;  // thousands of them: keep each one cheap
 
 template <int D>
 collide::Aabb<D> to_aabb(const Box3& b) {
@@ -55,11 +56,12 @@ void add_box(std::vector<LineVertex>& lines, const collide::Aabb<D>& box, collid
 }
 
 void add_ring(std::vector<LineVertex>& lines, const glm::vec3& centre, float radius,
-              const glm::vec3& right, const glm::vec3& up, collide::Color c) {
-    constexpr float kStep = 2.0f * std::numbers::pi_v<float> / kRingSegments;
+              const glm::vec3& right, const glm::vec3& up, collide::Color c,
+              int segments = kRingSegments) {
+    const float step = 2.0f * std::numbers::pi_v<float> / static_cast<float>(segments);
     glm::vec3 prev = centre + right * radius;
-    for (int i = 1; i <= kRingSegments; ++i) {
-        const float a = kStep * static_cast<float>(i);
+    for (int i = 1; i <= segments; ++i) {
+        const float a = step * static_cast<float>(i);
         const glm::vec3 next = centre + (right * std::cos(a) + up * std::sin(a)) * radius;
         add_line(lines, prev, next, c);
         prev = next;
@@ -117,12 +119,14 @@ void add_pairs(const collide::World<D>& world, const collide::Aabb<D>& view, std
     }
 }
 
-// The boxes of the bodies the query found, thinned out like add_boxes() over the cap.
+// Rings around the bodies the query found (rings, so they cannot be mistaken for the cells
+// an algorithm draws), thinned out like add_boxes() over the cap.
 template <int D>
 void add_query_hits(const collide::World<D>& world, const OverlayRequest& req,
                     const collide::Aabb<D>& view, std::vector<LineVertex>& lines,
                     OverlayReport& report) {
     const auto boxes = world.boxes();
+    const auto& bodies = world.bodies();
     auto shown = [&](BodyId id) { return id < boxes.size() && boxes[id].overlaps(view); };
     report.query_hits_total = req.query_hits.size();
     report.query_hits_in_view = static_cast<std::size_t>(
@@ -131,7 +135,9 @@ void add_query_hits(const collide::World<D>& world, const OverlayRequest& req,
     std::size_t seen = 0;
     for (const BodyId id : req.query_hits) {
         if (!shown(id) || seen++ % stride != 0) continue;
-        add_box<D>(lines, boxes[id], kQueryHitColor);
+        const float r = std::max(bodies.radius[id] * 1.15f, req.min_query_ring_radius);
+        add_ring(lines, to3<D>(bodies.pos[id]), r, req.ring_right, req.ring_up, kQueryHitColor,
+                 kQueryRingSegments);
         ++report.query_hits_drawn;
     }
 }

@@ -19,9 +19,10 @@ inline constexpr collide::Color kPairColor = 0xC8FFFFFF;
 inline constexpr collide::Color kContactColor = 0xFFFF40FF;
 inline constexpr collide::Color kSelectionColor = 0xFFFFFFFF;
 inline constexpr collide::Color kSelectionShadowColor = 0xC0000000;
-// Full-intensity channels, which the bodies' colour ramp never reaches, so these stand out.
+// Full-intensity red, which the bodies' colour ramp never reaches, so these stand out; both
+// differ from the greens, cyans and greys the algorithms trace their queries in.
 inline constexpr collide::Color kQueryRegionColor = 0xFFFF9900;
-inline constexpr collide::Color kQueryHitColor = 0xFF00FFFF;
+inline constexpr collide::Color kQueryHitColor = 0xFFFFEB00;
 
 // Appends the requested overlays for `world` to `lines` (pairs of vertices) and `labels`.
 template <int D>

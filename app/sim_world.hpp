@@ -65,9 +65,10 @@ struct OverlayRequest {
     float min_ring_radius = 0.0f;   // world units; keeps the ring visible on tiny bodies
     std::optional<Box3> query;      // the viewer's query region, drawn and passed to draw()
     std::span<const collide::BodyId> query_hits;  // what query() returned for it
+    float min_query_ring_radius = 0.0f;           // world units, like min_ring_radius
     std::size_t max_boxes = 100'000;              // caps so a million-body overlay stays drawable
     std::size_t max_pairs = 200'000;
-    std::size_t max_query_hits = 50'000;
+    std::size_t max_query_hits = 20'000;
 };
 
 // What the overlays actually drew, so the UI can say when a cap kicked in.

@@ -292,7 +292,7 @@ void Ui::query_section(Demo& demo, const UiFrame& frame) {
     ImGui::TextUnformatted("Outline");
     swatch(kQueryRegionColor);
     ImGui::SameLine();
-    ImGui::TextUnformatted("  boxes found");
+    ImGui::TextUnformatted("  bodies found");
     swatch(kQueryHitColor);
     if (ImGui::BeginTable("query", 2, ImGuiTableFlags_SizingStretchProp)) {
         table_row("Bodies found", format_count(frame.query.found));

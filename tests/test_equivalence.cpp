@@ -227,13 +227,91 @@ std::vector<std::pair<std::string, int>> algorithms_by_dim() {
     return out;
 }
 
+std::string algorithm_dim_name(
+    const ::testing::TestParamInfo<std::pair<std::string, int>>& info) {
+    std::string name = info.param.first + "_" + std::to_string(info.param.second) + "d";
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
+}
+
 INSTANTIATE_TEST_SUITE_P(Registry, Degenerate, ::testing::ValuesIn(algorithms_by_dim()),
-                         [](const auto& info) {
-                             std::string name =
-                                 info.param.first + "_" + std::to_string(info.param.second) + "d";
-                             std::replace(name.begin(), name.end(), '-', '_');
-                             return name;
-                         });
+                         algorithm_dim_name);
+
+// ---------------------------------------------------------------------------------------
+// Toggles: an algorithm's improvements are switchable (the bench measures each against the
+// plain method), so every setting must be exact too: each toggle flipped alone, all off,
+// and the settings changed between updates of one instance.
+
+template <int D>
+std::vector<std::vector<float>> toggle_settings(BroadPhase<D>& bp) {
+    std::vector<float> defaults;
+    std::vector<std::size_t> toggles;
+    for (std::size_t i = 0; i < bp.params().size(); ++i) {
+        defaults.push_back(bp.params()[i].value);
+        if (bp.params()[i].toggle) toggles.push_back(i);
+    }
+    std::vector<std::vector<float>> out;
+    std::vector<float> plain = defaults;
+    for (std::size_t i : toggles) {
+        out.push_back(defaults);
+        out.back()[i] = defaults[i] != 0.0f ? 0.0f : 1.0f;
+        plain[i] = 0.0f;
+    }
+    if (toggles.size() > 1) out.push_back(plain);
+    return out;
+}
+
+template <int D>
+void apply(BroadPhase<D>& bp, const std::vector<float>& values) {
+    for (std::size_t i = 0; i < values.size(); ++i) bp.params()[i].value = values[i];
+}
+
+template <int D>
+void run_toggles(const std::string& algorithm) {
+    auto reused = make_broadphase<D>(algorithm);
+    const auto settings = toggle_settings<D>(*reused);
+    if (settings.empty()) GTEST_SKIP() << algorithm << " has no toggles";
+    PairList got;
+    std::size_t turn = 0;
+    for (const std::vector<float>& values : settings) {
+        for (const char* scene : {"uniform", "powerlaw", "centerline", "clusters"}) {
+            BallisticMotion<D> motion(make_scene<D>(scene, 600, 4), 0.5f, 4);
+            auto bp = make_broadphase<D>(algorithm);
+            apply<D>(*bp, values);
+            for (int frame = 0; frame < 3; ++frame) {
+                const PairList want = reference_pairs<D>(motion.boxes(), motion.is_static());
+                bp->update(motion.boxes(), motion.is_static(), got);
+                ASSERT_TRUE(pair_set_difference(got, want).empty()) << scene << " frame " << frame;
+                // The reused instance changes setting every update.
+                apply<D>(*reused, settings[turn++ % settings.size()]);
+                reused->update(motion.boxes(), motion.is_static(), got);
+                ASSERT_TRUE(pair_set_difference(got, want).empty()) << scene << ", reused";
+                motion.advance();
+            }
+        }
+        for (const BoxSet<D>& set : degenerate_sets<D>()) {
+            auto bp = make_broadphase<D>(algorithm);
+            apply<D>(*bp, values);
+            bp->update(set.boxes, set.is_static, got);
+            ASSERT_TRUE(
+                pair_set_difference(got, reference_pairs<D>(set.boxes, set.is_static)).empty())
+                << set.name;
+        }
+    }
+}
+
+class Toggles : public Degenerate {};
+
+TEST_P(Toggles, EverySettingMatchesReference) {
+    if (GetParam().second == 2) {
+        run_toggles<2>(GetParam().first);
+    } else {
+        run_toggles<3>(GetParam().first);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, Toggles, ::testing::ValuesIn(algorithms_by_dim()),
+                         algorithm_dim_name);
 
 TEST(Registry, NamesAreUniqueAndEveryEntryBuilds) {
     std::set<std::string_view> names;

@@ -1,0 +1,116 @@
+// Morton codes: the three encoders agree, decode inverts them, codes are monotone in every
+// coordinate (what the Z-order sweeps rely on), and the quantizer keeps order.
+#include <gtest/gtest.h>
+
+#include "collide/morton.hpp"
+#include "collide/random.hpp"
+
+namespace collide::morton {
+namespace {
+
+template <int D>
+Coords<D> random_coords(Rng& rng) {
+    Coords<D> c;
+    for (int k = 0; k < D; ++k) {
+        c[k] = static_cast<std::uint32_t>(rng.next()) & kMaxCoord<D>;
+    }
+    return c;
+}
+
+template <int D>
+std::vector<Coords<D>> sample_coords() {
+    Rng rng(5);
+    std::vector<Coords<D>> out = {Coords<D>{}, [] {
+                                      Coords<D> c;
+                                      c.fill(kMaxCoord<D>);
+                                      return c;
+                                  }()};
+    for (int i = 0; i < 20000; ++i) out.push_back(random_coords<D>(rng));
+    return out;
+}
+
+template <int D>
+void expect_encoders_agree() {
+    for (const Coords<D>& c : sample_coords<D>()) {
+        const std::uint64_t code = encode_magic(c);
+        ASSERT_EQ(encode_lut(c), code);
+        if (has_bmi2()) {
+            ASSERT_EQ(encode_pdep(c), code);
+        }
+        ASSERT_EQ(encode<D>(c), code);
+        ASSERT_EQ(decode<D>(code), c);
+    }
+}
+
+TEST(Morton, EncodersAgreeAndDecodeInverts2D) { expect_encoders_agree<2>(); }
+TEST(Morton, EncodersAgreeAndDecodeInverts3D) { expect_encoders_agree<3>(); }
+
+TEST(Morton, BitLayoutIsXLowest) {
+    EXPECT_EQ(encode<2>({1, 0}), 0b01u);
+    EXPECT_EQ(encode<2>({0, 1}), 0b10u);
+    EXPECT_EQ(encode<2>({2, 3}), 0b1110u);
+    EXPECT_EQ(encode<2>({0xffffffffu, 0xffffffffu}), ~std::uint64_t{0});
+    EXPECT_EQ(encode<3>({1, 0, 0}), 0b001u);
+    EXPECT_EQ(encode<3>({0, 1, 0}), 0b010u);
+    EXPECT_EQ(encode<3>({0, 0, 1}), 0b100u);
+    EXPECT_EQ(encode<3>({kMaxCoord<3>, kMaxCoord<3>, kMaxCoord<3>}), (std::uint64_t{1} << 63) - 1);
+}
+
+template <int D>
+void expect_monotone() {
+    Rng rng(9);
+    for (int i = 0; i < 20000; ++i) {
+        const Coords<D> a = random_coords<D>(rng);
+        Coords<D> b = a;
+        for (int k = 0; k < D; ++k) {
+            const std::uint32_t room = kMaxCoord<D> - a[k];
+            b[k] += room == 0 ? 0 : static_cast<std::uint32_t>(rng.next() % (room + 1ull)) >>
+                                        (rng.next() % 32);
+        }
+        ASSERT_LE(encode<D>(a), encode<D>(b));
+    }
+}
+
+TEST(Morton, CodesAreMonotoneInEveryCoordinate) {
+    expect_monotone<2>();
+    expect_monotone<3>();
+}
+
+TEST(Morton, LevelMaskCoversTheCell) {
+    EXPECT_EQ(level_mask<2>(0), 0u);
+    EXPECT_EQ(level_mask<2>(3), 0x3fu);
+    EXPECT_EQ(level_mask<2>(32), ~std::uint64_t{0});
+    EXPECT_EQ(level_mask<3>(2), 0x3fu);
+    EXPECT_EQ(level_mask<3>(21), (std::uint64_t{1} << 63) - 1);
+}
+
+TEST(Morton, FormatGroupsBitsPerLevelTopDown) {
+    // (x, y) = (2, 3) << 30: level 31 holds y=1 x=1, level 30 holds y=1 x=0.
+    EXPECT_EQ(format_code<2>(encode<2>({2u << 30, 3u << 30}), 30), "11 10");
+    EXPECT_EQ(format_code<3>(encode<3>({1u << 20, 0, 1u << 20}), 19), "101 000");
+    const std::string full = format_code<2>(0);
+    EXPECT_EQ(std::count(full.begin(), full.end(), '\n'), 3);  // 32 groups, 8 per line
+}
+
+TEST(Morton, QuantizerKeepsOrderAndClamps) {
+    Aabb<2> extent{{-10.0f, 5.0f}, {30.0f, 9.0f}};
+    Quantizer<2> q = Quantizer<2>::covering(extent);
+    EXPECT_TRUE(q.holds(extent));
+    EXPECT_FALSE(q.too_loose(extent));
+    Rng rng(3);
+    for (int i = 0; i < 10000; ++i) {
+        const float a = rng.uniform(-100.0f, 100.0f);
+        const float b = a + rng.uniform(0.0f, 1.0f) * rng.uniform(0.0f, 1.0f);
+        ASSERT_LE(q.axis(a, 0), q.axis(b, 0)) << a << " " << b;
+    }
+    EXPECT_EQ(q.axis(-1e30f, 0), 0u);
+    EXPECT_EQ(q.axis(1e30f, 0), kMaxCoord<2>);
+    EXPECT_EQ(q.axis(std::nanf(""), 0), 0u);
+    // A frame far too large for what it holds is refitted.
+    std::vector<Aabb<2>> small = {{{0.0f, 0.0f}, {0.001f, 0.001f}}};
+    EXPECT_TRUE(q.refit(small));
+    EXPECT_FALSE(q.refit(small));
+}
+
+}  // namespace
+}  // namespace collide::morton
