@@ -79,11 +79,12 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame) {
     if (ImGui::CollapsingHeader("Broad phase", ImGuiTreeNodeFlags_DefaultOpen)) {
         broad_phase_section(demo);
     }
-    if (ImGui::CollapsingHeader("Overlays", ImGuiTreeNodeFlags_DefaultOpen)) {
-        overlays_section(demo, frame.overlays);
-    }
+    // Above the overlays, so a region's answer shows without scrolling the panel.
     if (ImGui::CollapsingHeader("Query", ImGuiTreeNodeFlags_DefaultOpen)) {
         query_section(demo, frame);
+    }
+    if (ImGui::CollapsingHeader("Overlays", ImGuiTreeNodeFlags_DefaultOpen)) {
+        overlays_section(demo, frame.overlays);
     }
     if (ImGui::CollapsingHeader("Mouse and keys")) {
         ImGui::TextUnformatted(
@@ -289,24 +290,21 @@ void Ui::query_section(Demo& demo, const UiFrame& frame) {
         ImGui::Text("Low   %.2f  %.2f", region->lo.x, region->lo.y);
         ImGui::Text("High  %.2f  %.2f", region->hi.x, region->hi.y);
     }
+    // query() runs after the panels, so this is the previous frame's answer.
+    ImGui::Text("%s bodies found in %.1f \xC2\xB5s", format_count(frame.query.found).c_str(),
+                frame.query.micros);  // UTF-8 mu
     ImGui::TextUnformatted("Outline");
     swatch(kQueryRegionColor);
     ImGui::SameLine();
-    ImGui::TextUnformatted("  bodies found");
+    ImGui::TextUnformatted(" found");
     swatch(kQueryHitColor);
-    if (ImGui::BeginTable("query", 2, ImGuiTableFlags_SizingStretchProp)) {
-        table_row("Bodies found", format_count(frame.query.found));
-        char micros[32];
-        std::snprintf(micros, sizeof micros, "%.1f \xC2\xB5s", frame.query.micros);  // UTF-8 mu
-        table_row("query() took", micros);
-        ImGui::EndTable();
-    }
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Clear (Esc)")) demo.set_query(std::nullopt);
     const OverlayReport& o = frame.overlays;
     capped_note(o.query_hits_drawn, o.query_hits_in_view, o.query_hits_total);
     if (demo.world().steps() == 0) {
         ImGui::TextDisabled("The broad phase has not run yet: step (O) or run (P).");
     }
-    if (ImGui::Button("Clear (Esc)")) demo.set_query(std::nullopt);
 }
 
 void Ui::selection_panel(Demo& demo, const UiFrame& frame) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <sstream>
 
 #include "collide/ballistic.hpp"
 #include "collide/pair_check.hpp"
@@ -86,15 +88,52 @@ private:
     double tests_ = 0;
 };
 
+// The scene, with every body whose id falls in the static share made static (spread
+// evenly over the ids, which scenes assign in no spatial order).
+template <int D>
+Scene<D> bench_scene(const RunConfig& cfg) {
+    Scene<D> scene = make_scene<D>(cfg.scene, cfg.n, cfg.seed);
+    if (cfg.static_fraction > 0) {
+        auto& st = scene.bodies.is_static;
+        for (std::size_t i = 0; i < st.size(); ++i) {
+            const double before = std::floor(double(i) * cfg.static_fraction);
+            if (std::floor(double(i + 1) * cfg.static_fraction) > before) st[i] = 1;
+        }
+    }
+    return scene;
+}
+
+// Builds the algorithm with the --param values it has; its name in the results carries
+// them, e.g. "morton-cells [persistent-cells=0]".
+template <int D>
+std::unique_ptr<BroadPhase<D>> make_configured(const RunConfig& cfg, const std::string& algorithm,
+                                               std::string& label) {
+    auto bp = make_broadphase<D>(algorithm);
+    label = algorithm;
+    std::string applied;
+    for (const ParamSetting& s : cfg.params) {
+        for (Param& p : bp->params()) {
+            if (!param_matches(p.name, s.name)) continue;
+            p.value = s.value;
+            std::ostringstream v;
+            v << (applied.empty() ? "" : ",") << s.name << "=" << s.value;
+            applied += v.str();
+        }
+    }
+    if (!applied.empty()) label.append(" [").append(applied).append("]");
+    return bp;
+}
+
 template <int D>
 RunResult run_broad(const RunConfig& cfg, const std::string& algorithm,
                     std::optional<CheckFailure>& failure) {
-    BallisticMotion<D> motion(make_scene<D>(cfg.scene, cfg.n, cfg.seed), cfg.speed, cfg.seed);
-    auto bp = make_broadphase<D>(algorithm);
+    BallisticMotion<D> motion(bench_scene<D>(cfg), cfg.speed, cfg.seed);
+    std::string label;
+    auto bp = make_configured<D>(cfg, algorithm, label);
     const std::string_view reference = reference_for(motion.size());
     auto ref = cfg.check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
 
-    RunResult r{.algorithm = algorithm, .n_bodies = motion.size(), .compared = ref != nullptr};
+    RunResult r{.algorithm = label, .n_bodies = motion.size(), .compared = ref != nullptr};
     FrameLog log(cfg, r);
     PairList pairs, expected;
     for (int f = 0; f < cfg.warmup + cfg.frames; ++f) {
@@ -116,14 +155,15 @@ RunResult run_broad(const RunConfig& cfg, const std::string& algorithm,
 template <int D>
 RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
                    std::optional<CheckFailure>& failure) {
-    Scene<D> scene = make_scene<D>(cfg.scene, cfg.n, cfg.seed);
+    Scene<D> scene = bench_scene<D>(cfg);
     World<D> world(scene.settings, std::move(scene.bodies));
-    world.set_broad_phase(make_broadphase<D>(algorithm));
+    std::string label;
+    world.set_broad_phase(make_configured<D>(cfg, algorithm, label));
     const std::string_view reference = reference_for(world.bodies().size());
     auto ref = cfg.check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
 
     RunResult r{
-        .algorithm = algorithm, .n_bodies = world.bodies().size(), .compared = ref != nullptr};
+        .algorithm = label, .n_bodies = world.bodies().size(), .compared = ref != nullptr};
     FrameLog log(cfg, r);
     std::vector<double> integrate, broad, narrow, resolve;  // per phase, timed frames only
     PairList expected;
@@ -152,6 +192,15 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
 }
 
 }  // namespace
+
+bool param_matches(std::string_view param_name, std::string_view given) {
+    if (param_name.size() != given.size()) return false;
+    for (std::size_t i = 0; i < given.size(); ++i) {
+        const char g = given[i] == '-' || given[i] == '_' ? ' ' : given[i];
+        if (g != param_name[i]) return false;
+    }
+    return true;
+}
 
 std::string_view reference_for(std::size_t n) {
     return n <= kBruteForceLimit ? kReferenceBroadPhase : kDefaultBroadPhase;

@@ -13,6 +13,12 @@ namespace collide::bench {
 
 enum class Mode { kBroad, kStep };
 
+// --param: a value for an algorithm's tunable, matched by name ('-' or '_' for spaces).
+struct ParamSetting {
+    std::string name;
+    float value = 0;
+};
+
 struct RunConfig {
     int dim = 2;
     std::string scene = "uniform";
@@ -25,6 +31,8 @@ struct RunConfig {
     Mode mode = Mode::kBroad;
     double budget_s = 60.0;
     bool check = false;
+    std::vector<ParamSetting> params;  // applied to every algorithm that has them
+    float static_fraction = 0;         // this share of the bodies made static
 };
 
 // Above this n brute force is too slow to run by default or to serve as the reference.
@@ -50,6 +58,9 @@ struct RunResult {
 struct CheckFailure {
     std::string message;
 };
+
+// Whether a Param's name is the one a --param gave (spaces may be written '-' or '_').
+bool param_matches(std::string_view param_name, std::string_view given);
 
 // The algorithm --check compares against at this n.
 std::string_view reference_for(std::size_t n);

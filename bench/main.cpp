@@ -37,6 +37,9 @@ constexpr const char* kUsage = R"(usage: collidoscope-bench [options]
   --threads T               oneTBB threads (default 1)
   --seed S                  scene seed (default 1)
   --budget SECONDS          time cap per algorithm and n (default 60)
+  --param NAME=VALUE        set an algorithm's tunable (repeatable; '-' for spaces in
+                            NAME), e.g. --param persistent-cells=0; names in --list
+  --static F                make this share of the bodies static (default 0)
   --check                   compare every frame's pairs with the reference
   --format table|csv|json   output format (default table)
   --out FILE                write the results to FILE instead of stdout
@@ -72,12 +75,58 @@ void list() {
     for (const auto& e : broadphases()) {
         std::cout << "  " << std::left << std::setw(20) << e.name << (e.in_2d ? "2D " : "   ")
                   << (e.in_3d ? "3D " : "   ") << e.description << "\n";
+        const auto print_params = [](auto bp) {
+            for (const Param& p : bp->params()) {
+                std::string name = p.name;
+                std::replace(name.begin(), name.end(), ' ', '-');
+                std::cout << "  " << std::setw(20) << "" << "--param " << name << "=" << p.value
+                          << (p.toggle ? "  (0 or 1)" : "") << "\n";
+            }
+        };
+        e.in_2d ? print_params(e.make_2d()) : print_params(e.make_3d());
     }
     std::cout << "scenes:\n";
     for (const auto& s : scene_list())
         std::cout << "  " << std::left << std::setw(20) << s.name << s.description << "\n";
     std::cout << "  " << std::left << std::setw(20) << "csv:PATH"
               << "bodies from a CSV file\n";
+}
+
+// Every --param must name a tunable of at least one algorithm to be run, with a value in
+// its range for each algorithm that has it.
+template <int D>
+void check_params_in(const Options& o) {
+    for (const ParamSetting& s : o.run.params) {
+        bool known = false;
+        for (const BroadPhaseEntry& e : broadphases()) {
+            if (!o.algorithms.empty() &&
+                std::find(o.algorithms.begin(), o.algorithms.end(), e.name) == o.algorithms.end())
+                continue;
+            auto bp = make_broadphase<D>(e.name);
+            if (!bp) continue;
+            for (const Param& p : bp->params()) {
+                if (!param_matches(p.name, s.name)) continue;
+                known = true;
+                if (!(s.value >= p.min && s.value <= p.max)) {
+                    std::ostringstream msg;
+                    msg << "--param " << s.name << ": " << s.value << " is outside " << e.name
+                        << "'s range " << p.min << " to " << p.max;
+                    usage_error(msg.str());
+                }
+            }
+        }
+        if (!known)
+            usage_error("--param: no algorithm to run has a parameter '" + s.name +
+                        "' (see --list)");
+    }
+}
+
+void check_params(const Options& o) {
+    if (o.run.dim == 2) {
+        check_params_in<2>(o);
+    } else {
+        check_params_in<3>(o);
+    }
 }
 
 Options parse(int argc, char** argv) {
@@ -135,6 +184,16 @@ Options parse(int argc, char** argv) {
             if (v != "broad" && v != "step")
                 usage_error("--mode: '" + v + "' must be broad or step");
             o.run.mode = v == "step" ? Mode::kStep : Mode::kBroad;
+        } else if (flag == "--param") {
+            const std::string v = value();
+            const auto eq = v.find('=');
+            if (eq == std::string::npos || eq == 0)
+                usage_error("--param: '" + v + "' must be NAME=VALUE");
+            o.run.params.push_back(
+                {v.substr(0, eq), number<float>("--param " + v.substr(0, eq), v.substr(eq + 1),
+                                                -1e9f, 1e9f)});
+        } else if (flag == "--static") {
+            o.run.static_fraction = number<float>(flag, value(), 0.0f, 1.0f);
         } else if (flag == "--check" && !inline_value) {
             o.run.check = true;
         } else if (flag == "--format") {
@@ -162,6 +221,7 @@ Options parse(int argc, char** argv) {
             usage_error("--broadphase: '" + a + "' has no " + std::to_string(o.run.dim) +
                         "D version");
     }
+    check_params(o);
     // Build the scene once (at n <= 2) so a bad name or file fails before any work. A CSV
     // scene has its own size, which replaces --n.
     try {
