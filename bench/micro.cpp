@@ -4,6 +4,8 @@
 #include <benchmark/benchmark.h>
 #include <tbb/global_control.h>
 
+#include "collide/morton.hpp"
+#include "collide/random.hpp"
 #include "collide/registry.hpp"
 #include "collide/scenes.hpp"
 
@@ -27,6 +29,45 @@ void update_once(benchmark::State& state, std::string_view algorithm) {
     state.counters["pairs"] = static_cast<double>(pairs.size());
     state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
 }
+
+// Morton encoders over 64k random coordinates, each called as the broad phases would.
+template <int D, std::uint64_t (*Encode)(const morton::Coords<D>&), bool NeedsBmi2 = false>
+void encode_codes(benchmark::State& state) {
+    if (NeedsBmi2 && !morton::has_bmi2()) {
+        state.SkipWithError("no BMI2 on this CPU");
+        return;
+    }
+    Rng rng(1);
+    std::vector<morton::Coords<D>> coords(65536);
+    for (auto& c : coords) {
+        for (int k = 0; k < D; ++k) c[k] = static_cast<std::uint32_t>(rng.next()) & morton::kMaxCoord<D>;
+    }
+    std::vector<std::uint64_t> codes(coords.size());
+    for (auto _ : state) {
+        for (std::size_t i = 0; i < coords.size(); ++i) codes[i] = Encode(coords[i]);
+        benchmark::DoNotOptimize(codes.data());
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(coords.size()));
+}
+
+std::uint64_t magic2(const morton::Coords<2>& c) { return morton::encode_magic(c); }
+std::uint64_t magic3(const morton::Coords<3>& c) { return morton::encode_magic(c); }
+std::uint64_t lut2(const morton::Coords<2>& c) { return morton::encode_lut(c); }
+std::uint64_t lut3(const morton::Coords<3>& c) { return morton::encode_lut(c); }
+std::uint64_t pdep2(const morton::Coords<2>& c) { return morton::encode_pdep(c); }
+std::uint64_t pdep3(const morton::Coords<3>& c) { return morton::encode_pdep(c); }
+std::uint64_t default2(const morton::Coords<2>& c) { return morton::encode<2>(c); }
+std::uint64_t default3(const morton::Coords<3>& c) { return morton::encode<3>(c); }
+
+BENCHMARK(encode_codes<2, lut2>)->Name("morton-encode/lut/2d");
+BENCHMARK(encode_codes<2, magic2>)->Name("morton-encode/magic/2d");
+BENCHMARK(encode_codes<2, pdep2, true>)->Name("morton-encode/pdep/2d");
+BENCHMARK(encode_codes<2, default2>)->Name("morton-encode/default/2d");
+BENCHMARK(encode_codes<3, lut3>)->Name("morton-encode/lut/3d");
+BENCHMARK(encode_codes<3, magic3>)->Name("morton-encode/magic/3d");
+BENCHMARK(encode_codes<3, pdep3, true>)->Name("morton-encode/pdep/3d");
+BENCHMARK(encode_codes<3, default3>)->Name("morton-encode/default/3d");
 
 const bool registered = [] {
     for (const BroadPhaseEntry& e : broadphases()) {

@@ -56,6 +56,8 @@ bool has_bmi2() {
 #endif
 }
 
+const bool kHasBmi2 = has_bmi2();
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 __attribute__((target("bmi2"))) std::uint64_t encode_pdep(const Coords<2>& c) {
     return _pdep_u64(c[0], 0x5555555555555555ull) | _pdep_u64(c[1], 0xaaaaaaaaaaaaaaaaull);
