@@ -21,8 +21,7 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-constexpr float kRingPx = 7.0f;       // smallest selection ring, in pixels
-constexpr float kQueryRingPx = 3.0f;  // smallest ring around a body the query found
+constexpr float kRingPx = 7.0f;  // smallest selection ring, in pixels
 
 // ImGui packs colours as 0xAABBGGRR; ours are 0xAARRGGBB.
 ImU32 to_imgui(collide::Color c) {
@@ -170,7 +169,7 @@ OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
         const glm::mat4 view_proj = camera_2d_.view_proj(screen);
         req.view = camera_2d_.visible(screen);
         req.min_ring_radius = kRingPx * camera_2d_.world_per_pixel();
-        req.min_query_ring_radius = kQueryRingPx * camera_2d_.world_per_pixel();
+        req.query_pixel = camera_2d_.world_per_pixel();
         renderer_.draw_circles(instances_, view_proj,
                                camera_2d_.world_per_pixel() / pixels_per_point);
         report = world.fill_overlays(req, lines_, labels_);
@@ -182,9 +181,9 @@ OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
         req.ring_right = camera_3d_.right();
         req.ring_up = camera_3d_.up();
         if (req.query) {
-            // One size for all: the pixel size at the region's centre.
+            // One size for all, taken at the region's centre.
             const glm::vec3 centre = (req.query->lo + req.query->hi) * 0.5f;
-            req.min_query_ring_radius = kQueryRingPx * camera_3d_.pixel_size_at(centre, screen);
+            req.query_pixel = camera_3d_.pixel_size_at(centre, screen);
         }
         if (req.selected != collide::kNoBody) {
             req.min_ring_radius =

@@ -1,7 +1,7 @@
 // Mouse and keyboard: camera control (pan, zoom, orbit, dolly), picking and dragging bodies,
-// dragging out a query region, and the keyboard shortcuts. Events reach the app only when ImGui
-// does not want them (io.WantCaptureMouse / WantCaptureKeyboard), so typing in a field or dragging
-// a slider never moves the camera.
+// dragging out a query region, and the keyboard shortcuts. Events reach the app only when
+// ImGui does not want them (io.WantCaptureMouse / WantCaptureKeyboard), so typing in a field
+// or dragging a slider never moves the camera.
 #pragma once
 
 #include <glm/glm.hpp>

@@ -15,6 +15,7 @@ using collide::BodyId;
 constexpr std::size_t kMaxLabels = 256;
 constexpr int kRingSegments = 48;
 constexpr int kQueryRingSegments = 16;  // thousands of them: keep each one cheap
+constexpr float kQueryRingPx = 3.0f;    // smallest ring around a body the query found
 
 template <int D>
 collide::Aabb<D> to_aabb(const Box3& b) {
@@ -135,7 +136,7 @@ void add_query_hits(const collide::World<D>& world, const OverlayRequest& req,
     std::size_t seen = 0;
     for (const BodyId id : req.query_hits) {
         if (!shown(id) || seen++ % stride != 0) continue;
-        const float r = std::max(bodies.radius[id] * 1.15f, req.min_query_ring_radius);
+        const float r = std::max(bodies.radius[id] * 1.15f, kQueryRingPx * req.query_pixel);
         add_ring(lines, to3<D>(bodies.pos[id]), r, req.ring_right, req.ring_up, kQueryHitColor,
                  kQueryRingSegments);
         ++report.query_hits_drawn;
@@ -181,8 +182,13 @@ OverlayReport build_overlays(const collide::World<D>& world, const OverlayReques
     if (req.pairs) add_pairs<D>(world, view, req.max_pairs, lines, report);
     if (req.query) {
         add_query_hits<D>(world, req, view, lines, report);
-        // Last, so no other line covers the region's outline.
-        add_box<D>(lines, to_aabb<D>(*req.query), kQueryRegionColor);
+        // Last, so no other line covers it, and two pixels wide (a second box one pixel
+        // larger), so it stands out from the cells an algorithm draws along it.
+        collide::Aabb<D> region = to_aabb<D>(*req.query);
+        add_box<D>(lines, region, kQueryRegionColor);
+        region.lo -= collide::Vec<D>(req.query_pixel);
+        region.hi += collide::Vec<D>(req.query_pixel);
+        add_box<D>(lines, region, kQueryRegionColor);
     }
 
     const auto& bodies = world.bodies();

@@ -1,8 +1,8 @@
 // Turns a world's state into overlay lines: the world outline (always), every body's box,
 // the broad phase's pairs (real contacts in their own colour), the algorithm's own
-// structure through collide::DebugDraw, the query region with the bodies its query found,
-// and the ring around the selected body. All of it
-// ends up in one vector of line vertices, which the renderer draws in a single call.
+// structure through collide::DebugDraw, the query region with rings around the bodies its
+// query found, and the ring around the selected body. All of it ends up in one vector of
+// line vertices, which the renderer draws in a single call.
 #pragma once
 
 #include <vector>

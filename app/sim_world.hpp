@@ -59,16 +59,19 @@ struct OverlayRequest {
     bool pairs = false;
     bool structure = false;
     collide::BodyId selected = collide::kNoBody;
-    Box3 view;                      // what the camera sees (for culling and DebugDraw::view)
-    glm::vec3 ring_right{1, 0, 0};  // the screen's axes in world space, to draw the
-    glm::vec3 ring_up{0, 1, 0};     // selection ring facing the viewer
-    float min_ring_radius = 0.0f;   // world units; keeps the ring visible on tiny bodies
-    std::optional<Box3> query;      // the viewer's query region, drawn and passed to draw()
-    std::span<const collide::BodyId> query_hits;  // what query() returned for it
-    float min_query_ring_radius = 0.0f;           // world units, like min_ring_radius
-    std::size_t max_boxes = 100'000;              // caps so a million-body overlay stays drawable
+    Box3 view;                        // what the camera sees (for culling and DebugDraw::view)
+    glm::vec3 ring_right{1, 0, 0};    // the screen's axes in world space, to draw the
+    glm::vec3 ring_up{0, 1, 0};       // selection ring facing the viewer
+    float min_ring_radius = 0.0f;     // world units; keeps the ring visible on tiny bodies
+    std::size_t max_boxes = 100'000;  // caps so a million-body overlay stays drawable
     std::size_t max_pairs = 200'000;
     std::size_t max_query_hits = 20'000;
+
+    // The viewer's query region (drawn, and passed to the algorithm's draw()), what query()
+    // returned for it, and the world size of a pixel there (it sizes the rings and outline).
+    std::optional<Box3> query;
+    std::span<const collide::BodyId> query_hits;
+    float query_pixel = 0.0f;
 };
 
 // What the overlays actually drew, so the UI can say when a cap kicked in.

@@ -90,7 +90,7 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame) {
         ImGui::TextUnformatted(
             "Left click    select a body\n"
             "Left drag     move it (it keeps the velocity)\n"
-            "Shift + left drag   query a region\n"
+            "Shift + drag  query a region\n"
             "Right drag    2D pan, 3D orbit (shift: pan)\n"
             "Middle drag   pan\n"
             "Wheel         2D zoom at cursor, 3D dolly\n"

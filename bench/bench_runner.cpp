@@ -116,7 +116,7 @@ std::unique_ptr<BroadPhase<D>> make_configured(const RunConfig& cfg, const std::
             if (!param_matches(p.name, s.name)) continue;
             p.value = s.value;
             std::ostringstream v;
-            v << (applied.empty() ? "" : ",") << s.name << "=" << s.value;
+            v << (applied.empty() ? "" : " ") << s.name << "=" << s.value;
             applied += v.str();
         }
     }
