@@ -75,6 +75,8 @@ public:
     void finish() {
         result_.frames_run = static_cast<int>(times_.size());
         result_.candidate_tests = times_.empty() ? 0 : tests_ / static_cast<double>(times_.size());
+        result_.total_tests = tests_;
+        for (double t : times_) result_.total_ms += t;
         result_.median_ms = percentile(times_, 0.5);
         result_.p10_ms = percentile(times_, 0.1);
         result_.p90_ms = percentile(times_, 0.9);
@@ -119,6 +121,11 @@ std::unique_ptr<BroadPhase<D>> make_configured(const RunConfig& cfg, const std::
             v << (applied.empty() ? "" : " ") << s.name << "=" << s.value;
             applied += v.str();
         }
+    }
+    if (cfg.static_fraction > 0) {
+        std::ostringstream v;
+        v << (applied.empty() ? "" : " ") << "static=" << cfg.static_fraction;
+        applied += v.str();
     }
     if (!applied.empty()) label.append(" [").append(applied).append("]");
     return bp;

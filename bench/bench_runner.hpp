@@ -43,10 +43,12 @@ struct RunResult {
     std::string status = "ok";  // ok, timed out, skipped (predicted over budget)
     std::size_t n_bodies = 0;   // the scene's real count (a csv scene ignores --n)
     double median_ms = 0, p10_ms = 0, p90_ms = 0;
+    double total_ms = 0;  // over the timed frames: for tiny n, where a frame is sub-microsecond
     // --mode step only: median ms per phase.
     double integrate_ms = 0, broad_ms = 0, narrow_ms = 0, resolve_ms = 0;
     std::size_t pairs_first = 0, pairs_last = 0;
     double candidate_tests = 0;       // mean per frame
+    double total_tests = 0;           // over the timed frames
     std::size_t structure_bytes = 0;  // peak over the frames
     int frames_run = 0;
     // --check: compared with another algorithm every frame, or (when it is the reference

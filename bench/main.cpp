@@ -258,8 +258,9 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
                << "\", \"frames\": " << r.frames_run << ", \"median_ms\": " << r.median_ms
                << ", \"p10_ms\": " << r.p10_ms << ", \"p90_ms\": " << r.p90_ms
                << ", \"pairs_first\": " << r.pairs_first << ", \"pairs_last\": " << r.pairs_last
-               << ", \"candidate_tests\": " << std::fixed << std::setprecision(0)
-               << r.candidate_tests << std::defaultfloat << std::setprecision(6)
+               << ", \"total_ms\": " << r.total_ms << ", \"candidate_tests\": " << std::fixed
+               << std::setprecision(0) << r.candidate_tests << ", \"total_tests\": " << r.total_tests
+               << std::defaultfloat << std::setprecision(6)
                << ", \"structure_bytes\": " << r.structure_bytes;
             if (step) {
                 os << ", \"integrate_ms\": " << r.integrate_ms << ", \"broad_ms\": " << r.broad_ms
@@ -277,7 +278,8 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
                                      "status",          "median_ms",
                                      "p10_ms",          "p90_ms",
                                      "pairs_first",     "pairs_last",
-                                     "candidate_tests", "structure_bytes"};
+                                     "candidate_tests", "structure_bytes",
+                                     "total_ms",        "total_tests"};
     if (step) head.insert(head.end(), {"integrate_ms", "broad_ms", "narrow_ms", "resolve_ms"});
     std::vector<std::vector<std::string>> rows;
     const auto fmt = [](double v, int digits) {
@@ -300,7 +302,9 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
                                         std::to_string(r.pairs_first),
                                         std::to_string(r.pairs_last),
                                         fmt(r.candidate_tests, 0),
-                                        std::to_string(r.structure_bytes)};
+                                        std::to_string(r.structure_bytes),
+                                        fmt(r.total_ms, 3),
+                                        fmt(r.total_tests, 0)};
         if (step) {
             for (double v : {r.integrate_ms, r.broad_ms, r.narrow_ms, r.resolve_ms})
                 row.push_back(fmt(v, 3));
