@@ -158,19 +158,14 @@ void MortonCells<D>::update(std::span<const Aabb<D>> boxes,
     sweep(out);
 }
 
-// The pair (a, b) is reported from the one pair of cells that both contain the lower
-// corner of the two boxes' overlap: `inner` (the smaller cell, of body b) must contain it;
-// the larger cell then does too, as the two are nested.
+// The pair is reported from the one pair of cells that both contain the lower corner of
+// the two boxes' overlap: `inner` (the smaller cell) must contain it; the larger cell then
+// does too, as the two are nested. Quantizing is monotone, so the corner's grid point is
+// the larger of the two boxes' grid lower corners, whatever cells they were built from.
 template <int D>
-bool MortonCells<D>::owns_pair(const Entry& inner, BodyId other) const {
-    const morton::Coords<D>& b = low_[inner.id];
-    const morton::Coords<D>& a = low_[other];
-    for (int k = 0; k < D; ++k) {
-        const std::uint64_t corner = std::max(a[k], b[k]);
-        const std::uint64_t cell = (std::uint64_t{b[k]} >> inner.level) + ((inner.corner >> k) & 1u);
-        if ((corner >> inner.level) != cell) return false;
-    }
-    return true;
+bool MortonCells<D>::owns_pair(const Entry& inner, const Aabb<D>& a, const Aabb<D>& b) const {
+    const std::uint64_t corner = morton::encode<D>(frame_(glm::max(a.lo, b.lo)));
+    return (corner & ~morton::level_mask<D>(inner.level)) == inner.start;
 }
 
 // Sweeps moving entries [m0, m1) and the static entries that fall between them, in the
@@ -188,25 +183,27 @@ void MortonCells<D>::sweep_rows(std::size_t m0, std::size_t m1, PairList& pairs,
     };
     std::size_t is = statics_before(m0);
     const std::size_t s1 = statics_before(m1);
-    const auto scan = [&](const Entry& outer, const std::vector<Entry>& in, std::size_t j) {
+    // Boxes are read from the copies in entry order, so the scan streams through memory.
+    const auto scan = [&](const Entry& outer, const Aabb<D>& box, const std::vector<Entry>& in,
+                          const std::vector<Aabb<D>>& in_boxes, std::size_t j) {
         const std::uint64_t last = outer.last();
         for (; j < in.size() && in[j].start <= last; ++j) {
             const Entry& inner = in[j];
             if (SkipStaticPairs && is_static_[outer.id] && is_static_[inner.id]) continue;
             ++tests;
-            if (!boxes_[outer.id].overlaps(boxes_[inner.id])) continue;
-            if (Canonical && !owns_pair(inner, outer.id)) continue;
+            if (!box.overlaps(in_boxes[j])) continue;
+            if (Canonical && !owns_pair(inner, box, in_boxes[j])) continue;
             pairs.push_back(make_pair(outer.id, inner.id));
         }
     };
     std::size_t im = m0;
     while (im < m1 || is < s1) {
         if (is < s1 && (im >= m1 || s[is] < m[im])) {
-            scan(s[is], m, im);
+            scan(s[is], static_boxes_[is], m, moving_boxes_, im);
             ++is;
         } else {
-            scan(m[im], m, im + 1);
-            scan(m[im], s, is);
+            scan(m[im], moving_boxes_[im], m, moving_boxes_, im + 1);
+            scan(m[im], moving_boxes_[im], s, static_boxes_, is);
             ++im;
         }
     }
@@ -219,6 +216,10 @@ void MortonCells<D>::sweep(PairList& out) {
                       std::find(is_static_.begin(), is_static_.end(), 1) != is_static_.end();
     PairList& target = canonical ? out : raw_;
     target.clear();
+    for (auto [cells, boxes] : {std::pair{&moving_, &moving_boxes_}, {&static_cells_, &static_boxes_}}) {
+        boxes->resize(cells->size());
+        for (std::size_t i = 0; i < cells->size(); ++i) (*boxes)[i] = boxes_[(*cells)[i].id];
+    }
     const auto run = [&]<bool C, bool S>() {
         chunks_.run(
             moving_.size(), 4096,
@@ -412,7 +413,9 @@ BroadPhaseStats MortonCells<D>::stats() const {
     const std::size_t entry_bytes =
         (moving_.capacity() + static_cells_.capacity() + fresh_.capacity() + merged_.capacity()) *
         sizeof(Entry);
-    const std::size_t body_bytes = boxes_.capacity() * sizeof(Aabb<D>) + is_static_.capacity() +
+    const std::size_t body_bytes =
+        (boxes_.capacity() + moving_boxes_.capacity() + static_boxes_.capacity()) * sizeof(Aabb<D>) +
+        is_static_.capacity() +
                                    low_.capacity() * sizeof(morton::Coords<D>) +
                                    signatures_.capacity() * sizeof(Signature) + dirty_.capacity();
     return {.candidate_tests = chunks_.tests(),

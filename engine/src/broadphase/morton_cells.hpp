@@ -68,7 +68,7 @@ private:
     void sweep(PairList& out);
     template <bool Canonical, bool SkipStaticPairs>
     void sweep_rows(std::size_t m0, std::size_t m1, PairList& pairs, std::uint64_t& tests) const;
-    bool owns_pair(const Entry& inner, BodyId other) const;
+    bool owns_pair(const Entry& inner, const Aabb<D>& a, const Aabb<D>& b) const;
     void query_cells(const Aabb<D>& region, std::vector<BodyId>& out,
                      std::vector<Visit>* trace) const;
     Aabb<D> cell_box(std::uint64_t start, int level) const;
@@ -81,6 +81,8 @@ private:
     std::vector<std::uint8_t> dirty_;       // per body: its cells changed this update
     std::vector<Entry> moving_;             // sorted cells (all bodies without the split)
     std::vector<Entry> static_cells_;       // sorted cells of static bodies (with the split)
+    std::vector<Aabb<D>> moving_boxes_;     // each entry's box, in entry order, for the sweep
+    std::vector<Aabb<D>> static_boxes_;
     std::vector<Entry> fresh_, merged_;     // scratch for the merge of changed cells
     PairList raw_;                          // pairs with duplicates, for sort-and-unique
     ChunkedSweep chunks_;
