@@ -303,7 +303,9 @@ void Ui::query_section(Demo& demo, const UiFrame& frame) {
     const OverlayReport& o = frame.overlays;
     capped_note(o.query_hits_drawn, o.query_hits_in_view, o.query_hits_total);
     if (demo.world().steps() == 0) {
-        ImGui::TextDisabled("The broad phase has not run yet: step (O) or run (P).");
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        ImGui::TextWrapped("The broad phase has not run yet: step (O) or run (P).");
+        ImGui::PopStyleColor();
     }
 }
 

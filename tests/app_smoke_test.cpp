@@ -122,7 +122,7 @@ TEST(AppSmokeControl, EmptyWorldIsSeenAsEmpty) {
     }
 }
 
-// --query draws the region's outline and the boxes of the bodies found in their own colours
+// --query draws the region's outline and rings around the bodies found, in their own colours
 // (the app's kQueryRegionColor and kQueryHitColor, whose full-intensity red the bodies
 // never reach). Without multisampling, lines keep their exact colour.
 TEST(AppSmokeQuery, DrawsTheRegionAndWhatItFound) {
@@ -138,7 +138,7 @@ TEST(AppSmokeQuery, DrawsTheRegionAndWhatItFound) {
         const auto outline = std::count(pixels.begin(), pixels.end(), kRegion);
         const auto found = std::count(pixels.begin(), pixels.end(), kHit);
         std::cout << dim << "D: " << outline << " outline pixels, " << found
-                  << " pixels of found boxes\n";
+                  << " pixels of rings around found bodies\n";
         EXPECT_GT(outline, 200) << dim << "D: the region's outline is missing";
         EXPECT_GT(found, 200) << dim << "D: no found bodies are highlighted";
         EXPECT_TRUE(shows_bodies(world_region_colours(png))) << dim << "D";

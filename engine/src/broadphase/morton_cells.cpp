@@ -386,7 +386,7 @@ std::string MortonCells<D>::describe(BodyId id) const {
     char side[64];
     std::snprintf(side, sizeof side, "%.4g", std::ldexp(1.0, level) / frame_.scale);
     std::string s = "Level " + std::to_string(level) + ": cells of side " + side;
-    s += dirty_[id] ? " (cells changed this frame)" : " (cells kept from last frame)";
+    s += dirty_[id] ? "\nIts cells changed this frame" : "\nIts cells kept from last frame";
     const bool in_static = split_static() && is_static_[id];
     const std::vector<Entry>& own = in_static ? static_cells_ : moving_;
     std::size_t visited = 0;

@@ -124,6 +124,7 @@ void KeySweep<D, Key>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const 
         const std::uint64_t last = Key::template key<D>(frame_(which.query->hi));
         for (std::size_t i = 0; i < n && !draw.full(); ++i) {
             if (entries_[i].lo_key < first || entries_[i].lo_key > last) continue;
+            if (!sorted_[i].overlaps(draw.view)) continue;
             if (!sorted_[i].overlaps(*which.query))
                 draw.box(sorted_[i], rgba(0.5f, 0.5f, 0.5f, 0.6f));
         }
@@ -139,13 +140,13 @@ std::string KeySweep<D, Key>::describe(BodyId id) const {
     std::size_t hits = 0;
     for (std::size_t j = rank + 1; j < end; ++j) hits += sorted_[rank].overlaps(sorted_[j]);
     std::string s = "Rank " + std::to_string(rank) + " of " + std::to_string(entries_.size());
-    s += "\n" + std::string(Key::kName) + " of the min corner";
     if constexpr (std::is_same_v<Key, MortonKey>) {
-        s += " (" + std::string(D == 2 ? "yx" : "zyx") + " per level):\n";
-        s += morton::format_code<D>(e.lo_key) + "\nof the max corner:\n";
-        s += morton::format_code<D>(e.hi_key);
+        const std::string groups = D == 2 ? "yx" : "zyx";
+        s += "\nMin corner code (" + groups + " per level):\n" + morton::format_code<D>(e.lo_key);
+        s += "\nMax corner code:\n" + morton::format_code<D>(e.hi_key);
     } else {
-        s += ": " + std::to_string(e.lo_key) + "\nof the max corner: " + std::to_string(e.hi_key);
+        s += "\nSquared norm, min corner: " + std::to_string(e.lo_key);
+        s += "\nSquared norm, max corner: " + std::to_string(e.hi_key);
     }
     s += "\nScan visited " + std::to_string(end - rank - 1) + " boxes, " +
          std::to_string(hits) + " overlap";

@@ -14,7 +14,6 @@
 namespace collide {
 
 struct MortonKey {
-    static constexpr const char* kName = "Z-order code";
     template <int D>
     static std::uint64_t key(const morton::Coords<D>& c) {
         return morton::encode<D>(c);
@@ -22,7 +21,6 @@ struct MortonKey {
 };
 
 struct NormKey {
-    static constexpr const char* kName = "squared norm";
     // Coordinates cut to 21 bits so the sum of squares fits 64 bits.
     template <int D>
     static std::uint64_t key(const morton::Coords<D>& c) {
