@@ -209,6 +209,16 @@ bool param_matches(std::string_view param_name, std::string_view given) {
     return true;
 }
 
+std::string result_name(const RunConfig& config, const std::string& algorithm) {
+    std::string label;
+    if (config.dim == 2) {
+        make_configured<2>(config, algorithm, label);
+    } else {
+        make_configured<3>(config, algorithm, label);
+    }
+    return label;
+}
+
 std::string_view reference_for(std::size_t n) {
     return n <= kBruteForceLimit ? kReferenceBroadPhase : kDefaultBroadPhase;
 }

@@ -64,6 +64,9 @@ struct CheckFailure {
 // Whether a Param's name is the one a --param gave (spaces may be written '-' or '_').
 bool param_matches(std::string_view param_name, std::string_view given);
 
+// The algorithm's name in the results: with the --param values it took and the static share.
+std::string result_name(const RunConfig& config, const std::string& algorithm);
+
 // The algorithm --check compares against at this n.
 std::string_view reference_for(std::size_t n);
 

@@ -362,7 +362,7 @@ int main(int argc, char** argv) {
         for (const std::string& a : algorithms) {
             RunConfig cfg = o.run;
             cfg.n = n;
-            RunResult r{.algorithm = a, .n_bodies = n};
+            RunResult r{.algorithm = result_name(cfg, a), .n_bodies = n};
             const auto last = last_run.find(a);
             const double predicted_ms =
                 last == last_run.end() || last->second.first == 0

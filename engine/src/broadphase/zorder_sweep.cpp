@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cstdio>
+#include <type_traits>
 
 #include <tbb/parallel_sort.h>
 
