@@ -25,7 +25,7 @@ std::size_t first_from(const std::vector<Entry>& v, std::size_t lo, std::size_t 
 
 template <int D>
 typename MortonCells<D>::Signature MortonCells<D>::signature(BodyId id) const {
-    const morton::Coords<D>& lo = low_[id];
+    const morton::Coords<D> lo = frame_(boxes_[id].lo);
     const morton::Coords<D> hi = frame_(boxes_[id].hi);
     std::uint32_t extent = 0;
     for (int k = 0; k < D; ++k) extent = std::max(extent, hi[k] - lo[k]);
@@ -43,10 +43,11 @@ typename MortonCells<D>::Signature MortonCells<D>::signature(BodyId id) const {
 template <int D>
 void MortonCells<D>::append_cells(BodyId id, std::vector<Entry>& to) const {
     const int level = signatures_[id].level;
+    const morton::Coords<D> lo = frame_(boxes_[id].lo);
     const morton::Coords<D> hi = frame_(boxes_[id].hi);
     std::array<std::uint64_t, D> first, count;
     for (int k = 0; k < D; ++k) {
-        first[k] = std::uint64_t{low_[id][k]} >> level;
+        first[k] = std::uint64_t{lo[k]} >> level;
         count[k] = (std::uint64_t{hi[k]} >> level) - first[k] + 1;  // 1 or 2
     }
     for (unsigned corner = 0; corner < (1u << D); ++corner) {
@@ -135,13 +136,11 @@ void MortonCells<D>::update(std::span<const Aabb<D>> boxes,
     built_with_ = values;
     boxes_.assign(boxes.begin(), boxes.end());
     is_static_.assign(is_static.begin(), is_static.end());
-    low_.resize(n);
     signatures_.resize(n);
     dirty_.assign(n, 0);
     refreshed_ = 0;
     min_level_ = morton::kBits<D>;
     for (BodyId i = 0; i < n; ++i) {
-        low_[i] = frame_(boxes[i].lo);
         const Signature s = signature(i);
         min_level_ = std::min(min_level_, s.level);
         if (full || s != signatures_[i]) {
@@ -318,6 +317,37 @@ Aabb<D> MortonCells<D>::cell_box(std::uint64_t start, int level) const {
 }
 
 template <int D>
+template <typename Fn>
+void MortonCells<D>::for_each_cell_of(BodyId id, const Fn& visit) const {
+    if (id >= boxes_.size()) return;
+    const bool in_static = split_static() && is_static_[id];
+    const std::vector<Entry>& own = in_static ? static_cells_ : moving_;
+    for (std::size_t i = 0; i < own.size(); ++i) {
+        if (own[i].id == id) visit(own[i], i, in_static);
+    }
+}
+
+// The entries the sweep tested from entry `i` of its array: the later ones of its own array
+// (moving only) and those of the other array that follow it in the merged order (on equal
+// cells a moving entry comes first), while they start inside its cell.
+template <int D>
+template <typename Fn>
+void MortonCells<D>::for_each_visited(const Entry& e, std::size_t i, bool in_static,
+                                      const Fn& visit) const {
+    const auto scan = [&](const std::vector<Entry>& in, std::size_t j) {
+        for (; j < in.size() && in[j].start <= e.last(); ++j) visit(in[j]);
+    };
+    if (in_static) {
+        scan(moving_, std::upper_bound(moving_.begin(), moving_.end(), e) - moving_.begin());
+    } else {
+        scan(moving_, i + 1);
+        scan(static_cells_,
+             std::lower_bound(static_cells_.begin(), static_cells_.end(), e) -
+                 static_cells_.begin());
+    }
+}
+
+template <int D>
 void MortonCells<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     const bool selecting = which.selected < boxes_.size();
     if (which.structure) {
@@ -345,24 +375,12 @@ void MortonCells<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     }
     if (selecting) {
         // The selected body's cells in white, and every entry their sweep visited.
-        for (const std::vector<Entry>* v : {&moving_, &static_cells_}) {
-            const std::vector<Entry>& other = v == &moving_ ? static_cells_ : moving_;
-            for (std::size_t i = 0; i < v->size(); ++i) {
-                const Entry& e = (*v)[i];
-                if (e.id != which.selected) continue;
-                const std::size_t from_other =
-                    std::upper_bound(other.begin(), other.end(), e) - other.begin();
-                for (const auto& [in, j0] : {std::pair{v, i + 1}, std::pair{&other, from_other}}) {
-                    if (in == &moving_ || v == &moving_) {
-                        for (std::size_t j = j0; j < in->size() && (*in)[j].start <= e.last(); ++j) {
-                            const Entry& f = (*in)[j];
-                            draw.box(cell_box(f.start, f.level), rgba(1.0f, 0.3f, 1.0f, 0.9f));
-                        }
-                    }
-                }
-                draw.box(cell_box(e.start, e.level), rgba(1, 1, 1));
-            }
-        }
+        for_each_cell_of(which.selected, [&](const Entry& e, std::size_t i, bool in_static) {
+            for_each_visited(e, i, in_static, [&](const Entry& f) {
+                draw.box(cell_box(f.start, f.level), rgba(1.0f, 0.3f, 1.0f, 0.9f));
+            });
+            draw.box(cell_box(e.start, e.level), rgba(1, 1, 1));
+        });
     }
     if (which.query) {
         // The cells the query's descent looked at: green taken whole, cyan descended
@@ -387,21 +405,12 @@ std::string MortonCells<D>::describe(BodyId id) const {
     std::snprintf(side, sizeof side, "%.4g", std::ldexp(1.0, level) / frame_.scale);
     std::string s = "Level " + std::to_string(level) + ": cells of side " + side;
     s += dirty_[id] ? "\nIts cells changed this frame" : "\nIts cells kept from last frame";
-    const bool in_static = split_static() && is_static_[id];
-    const std::vector<Entry>& own = in_static ? static_cells_ : moving_;
     std::size_t visited = 0;
     std::string codes;
-    for (std::size_t i = 0; i < own.size(); ++i) {
-        const Entry& e = own[i];
-        if (e.id != id) continue;
+    for_each_cell_of(id, [&](const Entry& e, std::size_t i, bool in_static) {
         codes += "\n" + morton::format_code<D>(e.start, level);
-        for (const std::vector<Entry>* in : {&moving_, &static_cells_}) {
-            if (in_static && in == &static_cells_) continue;
-            std::size_t j = in == &own ? i + 1
-                                       : std::upper_bound(in->begin(), in->end(), e) - in->begin();
-            for (; j < in->size() && (*in)[j].start <= e.last(); ++j) ++visited;
-        }
-    }
+        for_each_visited(e, i, in_static, [&](const Entry&) { ++visited; });
+    });
     s += "\nCell codes (" + std::string(D == 2 ? "yx" : "zyx") + " per level, top down):" + codes;
     s += "\nIts sweep visited " + std::to_string(visited) + " entries";
     s += "\n" + std::to_string(refreshed_) + " bodies changed cells this frame";
@@ -416,7 +425,6 @@ BroadPhaseStats MortonCells<D>::stats() const {
     const std::size_t body_bytes =
         (boxes_.capacity() + moving_boxes_.capacity() + static_boxes_.capacity()) * sizeof(Aabb<D>) +
         is_static_.capacity() +
-                                   low_.capacity() * sizeof(morton::Coords<D>) +
                                    signatures_.capacity() * sizeof(Signature) + dirty_.capacity();
     return {.candidate_tests = chunks_.tests(),
             .structure_bytes = entry_bytes + body_bytes + raw_.capacity() * sizeof(Pair) +

@@ -72,11 +72,17 @@ private:
     void query_cells(const Aabb<D>& region, std::vector<BodyId>& out,
                      std::vector<Visit>* trace) const;
     Aabb<D> cell_box(std::uint64_t start, int level) const;
+    // visit(entry, index, in_static) for each cell of body `id`.
+    template <typename Fn>
+    void for_each_cell_of(BodyId id, const Fn& visit) const;
+    // visit(entry) for each entry the sweep tested from entry `i` (for the overlays).
+    template <typename Fn>
+    void for_each_visited(const Entry& e, std::size_t i, bool in_static,
+                          const Fn& visit) const;
 
     morton::Quantizer<D> frame_;
     std::vector<Aabb<D>> boxes_;            // as of the last update, for queries and overlays
     std::vector<std::uint8_t> is_static_;
-    std::vector<morton::Coords<D>> low_;    // quantized lower corner per body
     std::vector<Signature> signatures_;     // per body, as of the entries
     std::vector<std::uint8_t> dirty_;       // per body: its cells changed this update
     std::vector<Entry> moving_;             // sorted cells (all bodies without the split)
