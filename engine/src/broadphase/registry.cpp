@@ -23,6 +23,16 @@ constexpr BroadPhaseEntry row(std::string_view name, std::string_view descriptio
     return {name, description, true, true, &make<Algorithm, 2>, &make<Algorithm, 3>};
 }
 
+// An algorithm whose name belongs to one dimension (quadtree in 2D, octree in 3D).
+template <template <int> class Algorithm, int D>
+constexpr BroadPhaseEntry row_in(std::string_view name, std::string_view description) {
+    if constexpr (D == 2) {
+        return {name, description, true, false, &make<Algorithm, 2>, nullptr};
+    } else {
+        return {name, description, false, true, nullptr, &make<Algorithm, 3>};
+    }
+}
+
 constexpr std::array kBroadPhases = {
     row<BruteForce>("brute-force", "Brute force: every pair tested (the reference)"),
     row<SortAndSweep>("sort-and-sweep",
