@@ -5,6 +5,7 @@
 #include <array>
 
 #include "broadphase/brute_force.hpp"
+#include "broadphase/enneatree.hpp"
 #include "broadphase/morton_cells.hpp"
 #include "broadphase/sort_and_sweep.hpp"
 #include "broadphase/zorder_sweep.hpp"
@@ -45,6 +46,9 @@ constexpr std::array kBroadPhases = {
     row<MortonCells>("morton-cells",
                      "Each box as up to 2^D power-of-two cells sorted by Morton code; nested "
                      "cells found by a sweep"),
+    row<Enneatree>("enneatree",
+                   "Tree of overlapping halves (3 per axis: 9 children in 2D, 27 in 3D); depth "
+                   "from size, pairs by walking up and back down"),
 };
 
 }  // namespace

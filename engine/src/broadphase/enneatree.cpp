@@ -1,0 +1,374 @@
+#include "broadphase/enneatree.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cmath>
+#include <sstream>
+
+namespace collide {
+
+namespace {
+
+// Node rows per parallel chunk of the pair search.
+constexpr std::size_t kNodesPerChunk = 256;
+
+template <int D>
+float largest_extent(const Aabb<D>& box) {
+    float s = 0.0f;
+    for (int k = 0; k < D; ++k) s = std::max(s, box.hi[k] - box.lo[k]);
+    return s;
+}
+
+}  // namespace
+
+template <int D>
+bool Enneatree<D>::fits(const Aabb<D>& box, const Node& node) const {
+    const float side = side_at(node.depth);
+    for (int k = 0; k < D; ++k) {
+        if (!(box.lo[k] >= node.lo[k]) || !(box.hi[k] <= node.lo[k] + side)) return false;
+    }
+    return true;
+}
+
+// The deepest depth whose nodes are at least twice the box's largest extent: one of the
+// three overlapping children of every shallower node then always holds the box.
+template <int D>
+int Enneatree<D>::depth_for(const Aabb<D>& box) const {
+    const float s = largest_extent(box);
+    if (!(s > 0.0f)) return max_depth();  // points (and NaN, which fits nowhere below the root)
+    const float ratio = root_side_ / s;
+    if (!(ratio >= 2.0f)) return 0;
+    return std::clamp(std::ilogb(ratio) - 1, 0, max_depth());
+}
+
+template <int D>
+void Enneatree<D>::reset() {
+    nodes_.clear();
+    Node root;
+    root.lo = frame_.origin;
+    root.child.fill(kNone);
+    nodes_.push_back(root);
+    std::fill(node_of_.begin(), node_of_.end(), kNone);
+}
+
+// Descends from the root to `depth`, choosing on each axis the child interval that holds
+// the box (the centre one first), creating nodes on the way. Float rounding at an edge can
+// leave no child holding the box; the body then stays at the node it reached, which still
+// holds it, so every pair is still found.
+template <int D>
+std::uint32_t Enneatree<D>::place(const Aabb<D>& box, int depth) {
+    static constexpr std::array<int, 3> kCentreFirst = {1, 0, 2};
+    static constexpr std::array<int, 3> kLeftFirst = {0, 1, 2};
+    const std::array<int, 3>& order = centre_first() ? kCentreFirst : kLeftFirst;
+    std::uint32_t at = 0;
+    while (nodes_[at].depth < depth) {
+        const Node& node = nodes_[at];
+        const float quarter = side_at(node.depth) * 0.25f;
+        const float half = 2.0f * quarter;
+        Vec<D> child_lo;
+        int slot = 0;
+        for (int k = 0, stride = 1; k < D; ++k, stride *= 3) {
+            int chosen = -1;
+            for (int j : order) {
+                const float lo = node.lo[k] + static_cast<float>(j) * quarter;
+                if (box.lo[k] >= lo && box.hi[k] <= lo + half) {
+                    chosen = j;
+                    child_lo[k] = lo;
+                    break;
+                }
+            }
+            if (chosen < 0) return at;
+            slot += chosen * stride;
+        }
+        if (node.child[slot] == kNone) {
+            Node child;
+            child.lo = child_lo;
+            child.parent = at;
+            child.depth = node.depth + 1;
+            child.child.fill(kNone);
+            const auto index = static_cast<std::uint32_t>(nodes_.size());
+            nodes_.push_back(child);  // invalidates `node`
+            nodes_[at].child[slot] = index;
+            nodes_[at].child_mask |= 1u << slot;
+        }
+        at = nodes_[at].child[slot];
+    }
+    return at;
+}
+
+// Groups the bodies by node (a counting sort) and recomputes every node's bounds bottom-up;
+// children always have larger indices than their parents, so one reverse pass does it.
+template <int D>
+void Enneatree<D>::lay_out(std::span<const Aabb<D>> boxes,
+                           std::span<const std::uint8_t> is_static) {
+    for (Node& node : nodes_) {
+        node.count = node.subtree_count = 0;
+        node.all_static = true;
+        node.own = node.subtree = Aabb<D>::empty();
+    }
+    for (std::uint32_t node : node_of_) ++nodes_[node].count;
+    std::uint32_t begin = 0;
+    cursor_.resize(nodes_.size());
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+        nodes_[i].begin = cursor_[i] = begin;
+        begin += nodes_[i].count;
+    }
+    const std::size_t n = boxes.size();
+    order_.resize(n);
+    sorted_boxes_.resize(n);
+    sorted_static_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t slot = cursor_[node_of_[i]]++;
+        order_[slot] = BodyId(i);
+        sorted_boxes_[slot] = boxes[i];
+        sorted_static_[slot] = is_static[i];
+        Node& node = nodes_[node_of_[i]];
+        node.own.grow(boxes[i]);
+        node.all_static = node.all_static && is_static[i] != 0;
+    }
+    occupied_.clear();
+    empty_nodes_ = 0;
+    deepest_ = 0;
+    for (std::size_t i = nodes_.size(); i-- > 0;) {
+        Node& node = nodes_[i];
+        node.subtree.grow(node.own);
+        node.subtree_count += node.count;
+        if (node.count > 0) {
+            occupied_.push_back(static_cast<std::uint32_t>(i));
+            deepest_ = std::max(deepest_, node.depth);
+        }
+        if (node.subtree_count == 0) ++empty_nodes_;
+        if (node.parent != kNone) {
+            nodes_[node.parent].subtree.grow(node.subtree);
+            nodes_[node.parent].subtree_count += node.subtree_count;
+        }
+    }
+    std::reverse(occupied_.begin(), occupied_.end());
+}
+
+template <int D>
+template <typename Fn>
+void Enneatree<D>::walk(const Aabb<D>& bounds, int max_depth, std::vector<Visit>* trace,
+                        const Fn& visit) const {
+    if (nodes_.empty() || nodes_[0].subtree_count == 0) return;
+    // Depth-first: at most (kChildren - 1) pending siblings per level plus one.
+    std::array<std::uint32_t, (kChildren - 1) * (kMaxDepth + 1) + 1> stack;
+    std::size_t top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const std::uint32_t at = stack[--top];
+        const Node& node = nodes_[at];
+        if (trace) trace->push_back({at, Visit::kVisited});
+        visit(at, node);
+        if (node.depth >= max_depth) continue;
+        for (std::uint32_t mask = node.child_mask; mask != 0; mask &= mask - 1) {
+            const std::uint32_t c = node.child[std::countr_zero(mask)];
+            const Node& child = nodes_[c];
+            if (child.subtree_count == 0 || !child.subtree.overlaps(bounds)) {
+                if (trace && child.subtree_count > 0) trace->push_back({c, Visit::kPruned});
+                continue;
+            }
+            stack[top++] = c;
+        }
+    }
+}
+
+template <int D>
+void Enneatree<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) {
+    out.clear();
+    assert(is_static.size() == boxes.size());
+    const std::size_t n = boxes.size();
+    boxes_.assign(boxes.begin(), boxes.end());
+
+    const std::array<float, 3> settings = {params_[0].value, params_[1].value, params_[2].value};
+    bool rebuild = n != node_of_.size() || settings != built_with_ || !persistent() ||
+                   nodes_.empty() || empty_nodes_ > nodes_.size() / 2 + 64;
+    if (frame_.refit(boxes)) rebuild = true;
+    root_side_ = static_cast<float>(morton::kMaxCoord<D>) / frame_.scale;
+    built_with_ = settings;
+    replaced_ = 0;
+    if (rebuild) {
+        node_of_.assign(n, kNone);
+        target_depth_.assign(n, -1);
+        reset();
+        // Placing the bodies in Morton order of their centres creates the nodes in
+        // depth-first order, so the walks of neighbouring nodes touch neighbouring memory.
+        by_code_.resize(n);
+        for (std::size_t i = 0; i < n; ++i)
+            by_code_[i] = {morton::encode<D>(frame_(boxes[i].center())), BodyId(i)};
+        std::sort(by_code_.begin(), by_code_.end());
+        for (const auto& [code, id] : by_code_) {
+            const int depth = depth_for(boxes[id]);
+            node_of_[id] = place(boxes[id], depth);
+            target_depth_[id] = static_cast<std::int8_t>(depth);
+        }
+        replaced_ = n;
+    }
+
+    // A body keeps its node while it still fits and its size gives the same depth.
+    for (std::size_t i = 0; i < n && !rebuild; ++i) {
+        const int depth = depth_for(boxes[i]);
+        const std::uint32_t at = node_of_[i];
+        if (target_depth_[i] == depth && fits(boxes[i], nodes_[at])) continue;
+        node_of_[i] = place(boxes[i], depth);
+        target_depth_[i] = static_cast<std::int8_t>(depth);
+        ++replaced_;
+    }
+    lay_out(boxes, is_static);
+
+    chunks_.run(
+        occupied_.size(), kNodesPerChunk,
+        [&](std::size_t begin, std::size_t end, PairList& pairs, std::uint64_t& tests) {
+            for (std::size_t r = begin; r < end; ++r) find_pairs(occupied_[r], pairs, tests);
+        },
+        out);
+}
+
+// The pairs of node `at`'s bodies with each other and with the bodies of every shallower
+// node (and every equal-depth node of lower index) whose bounds meet theirs.
+template <int D>
+void Enneatree<D>::find_pairs(std::uint32_t at, PairList& pairs, std::uint64_t& tests) const {
+    const Node& home = nodes_[at];
+    const std::uint32_t b0 = home.begin, b1 = home.begin + home.count;
+    for (std::uint32_t i = b0; i < b1; ++i) {
+        for (std::uint32_t j = i + 1; j < b1; ++j) {
+            if (sorted_static_[i] && sorted_static_[j]) continue;
+            ++tests;
+            if (sorted_boxes_[i].overlaps(sorted_boxes_[j]))
+                pairs.push_back(make_pair(order_[i], order_[j]));
+        }
+    }
+    walk(home.own, home.depth, nullptr, [&](std::uint32_t other_at, const Node& other) {
+        if (other.count == 0 || other_at == at) return;
+        if (other.depth == home.depth && other_at > at) return;  // found from the other side
+        if (home.all_static && other.all_static) return;
+        if (!other.own.overlaps(home.own)) return;
+        const std::uint32_t o0 = other.begin, o1 = other.begin + other.count;
+        for (std::uint32_t i = b0; i < b1; ++i) {
+            const Aabb<D>& box = sorted_boxes_[i];
+            for (std::uint32_t j = o0; j < o1; ++j) {
+                if (sorted_static_[i] && sorted_static_[j]) continue;
+                ++tests;
+                if (box.overlaps(sorted_boxes_[j])) pairs.push_back(make_pair(order_[i], order_[j]));
+            }
+        }
+    });
+}
+
+template <int D>
+void Enneatree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+    out.clear();
+    walk(region, kMaxDepth, nullptr, [&](std::uint32_t, const Node& node) {
+        if (node.count == 0 || !node.own.overlaps(region)) return;
+        for (std::uint32_t i = node.begin; i < node.begin + node.count; ++i) {
+            if (sorted_boxes_[i].overlaps(region)) out.push_back(order_[i]);
+        }
+    });
+}
+
+template <int D>
+std::string Enneatree<D>::path_of(std::uint32_t at) const {
+    // One group per level from the root down: L, C or R per axis (x first).
+    std::vector<std::string> levels;
+    for (std::uint32_t node = at; nodes_[node].parent != kNone; node = nodes_[node].parent) {
+        const Node& parent = nodes_[nodes_[node].parent];
+        const auto slot = static_cast<int>(
+            std::find(parent.child.begin(), parent.child.end(), node) - parent.child.begin());
+        std::string group;
+        for (int k = 0, s = slot; k < D; ++k, s /= 3) group += "LCR"[s % 3];
+        levels.push_back(group);
+    }
+    std::string text;
+    for (std::size_t i = levels.size(); i-- > 0;) {
+        text += levels[i];
+        if (i > 0) text += (levels.size() - i) % 8 == 0 ? "\n  " : " ";
+    }
+    return text.empty() ? "(root)" : text;
+}
+
+template <int D>
+std::string Enneatree<D>::describe(BodyId id) const {
+    if (id >= node_of_.size() || node_of_[id] == kNone) return {};
+    const std::uint32_t at = node_of_[id];
+    const Node& node = nodes_[at];
+    std::size_t visited = 0, pruned = 0, tested = 0;
+    std::vector<Visit> trace;
+    walk(boxes_[id], node.depth, &trace, [&](std::uint32_t other_at, const Node& other) {
+        if (other.count > 0 && other_at != at && other.own.overlaps(boxes_[id])) tested += other.count;
+    });
+    for (const Visit& v : trace) (v.kind == Visit::kPruned ? pruned : visited)++;
+    const Aabb<D> r = region(node);
+    std::ostringstream s;
+    s << "enneatree node " << at << ", depth " << node.depth << " (size gives "
+      << int{target_depth_[id]} << ")\nregion lo";
+    for (int k = 0; k < D; ++k) s << " " << r.lo[k];
+    s << ", side " << side_at(node.depth) << "\npath (x" << (D == 3 ? "yz" : "y")
+      << " per level): " << path_of(at) << "\n"
+      << node.count << " bodies in its node, " << node.subtree_count << " in its subtree\n"
+      << "its walk: " << visited << " nodes visited, " << pruned << " pruned, " << tested
+      << " bodies of other nodes tested";
+    return s.str();
+}
+
+template <int D>
+void Enneatree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
+    if (nodes_.empty()) return;
+    const float depth_scale = 1.0f / static_cast<float>(std::max(deepest_, 1));
+    // Highlights first, so the budget never cuts them.
+    if (which.selected < node_of_.size() && node_of_[which.selected] != kNone) {
+        const std::uint32_t home = node_of_[which.selected];
+        std::vector<Visit> trace;
+        walk(boxes_[which.selected], nodes_[home].depth, &trace, [](std::uint32_t, const Node&) {});
+        for (const Visit& v : trace) {
+            draw.box(region(nodes_[v.node]), v.kind == Visit::kPruned ? rgba(0.55f, 0.35f, 0.35f, 0.5f)
+                                                                     : rgba(0.3f, 0.85f, 1.0f, 0.9f));
+        }
+        for (std::uint32_t up = nodes_[home].parent; up != kNone; up = nodes_[up].parent)
+            draw.box(region(nodes_[up]), rgba(1.0f, 0.6f, 0.1f, 1.0f));
+        draw.box(region(nodes_[home]), rgba(1.0f, 1.0f, 1.0f, 1.0f));
+        draw.label(nodes_[home].lo, "depth " + std::to_string(nodes_[home].depth), rgba(1, 1, 1));
+    }
+    if (which.query) {
+        std::vector<Visit> trace;
+        walk(*which.query, kMaxDepth, &trace, [](std::uint32_t, const Node&) {});
+        for (const Visit& v : trace) {
+            draw.box(region(nodes_[v.node]), v.kind == Visit::kPruned ? rgba(0.55f, 0.35f, 0.35f, 0.5f)
+                                                                     : rgba(1.0f, 0.9f, 0.2f, 0.8f));
+        }
+    }
+    if (!which.structure) return;
+    // Shallow nodes first: when the budget runs out, the coarse picture is what remains.
+    std::vector<std::uint32_t> by_depth(nodes_.size());
+    std::vector<std::uint32_t> starts(kMaxDepth + 2, 0);
+    for (const Node& node : nodes_) ++starts[node.depth + 1];
+    for (int d = 0; d <= kMaxDepth; ++d) starts[d + 1] += starts[d];
+    for (std::uint32_t i = 0; i < nodes_.size(); ++i) by_depth[starts[nodes_[i].depth]++] = i;
+    for (std::uint32_t i : by_depth) {
+        const Node& node = nodes_[i];
+        if (node.subtree_count == 0) continue;
+        const Aabb<D> r = region(node);
+        if (!r.overlaps(draw.view)) continue;
+        if (draw.full()) break;
+        draw.box(r, ramp_color(static_cast<float>(node.depth) * depth_scale, 0.55f));
+    }
+}
+
+template <int D>
+BroadPhaseStats Enneatree<D>::stats() const {
+    const std::size_t bytes =
+        nodes_.capacity() * sizeof(Node) + node_of_.capacity() * 4 + target_depth_.capacity() +
+        order_.capacity() * sizeof(BodyId) + sorted_boxes_.capacity() * sizeof(Aabb<D>) +
+        sorted_static_.capacity() + occupied_.capacity() * 4 + cursor_.capacity() * 4 +
+        boxes_.capacity() * sizeof(Aabb<D>) + chunks_.bytes();
+    return {.candidate_tests = chunks_.tests(),
+            .structure_bytes = bytes,
+            .nodes = nodes_.size(),
+            .depth = deepest_};
+}
+
+template class Enneatree<2>;
+template class Enneatree<3>;
+
+}  // namespace collide

@@ -1,0 +1,106 @@
+// Enneatree (seed 004): every node's interval on each axis splits into three overlapping
+// halves, (0, 1/2), (1/4, 3/4) and (1/2, 1), so a node has 9 children in 2D and 27 in 3D.
+// Any box no wider than a quarter of a node fits in one of its children, so a body's depth
+// follows from its size alone, and small bodies can never pile up high in the tree the way
+// they do in a quadtree on its centre lines. When several children fit, the centre one
+// wins, which keeps a body that hovers near a boundary from flipping between deep nodes.
+//
+// Pairs: a node's bodies are tested against each other, then the node "walks up and back
+// down": a descent from the root, never deeper than the node, pruned by the bounds of what
+// each subtree holds, testing the bodies of every shallower node it reaches (and of equal
+// depth nodes with a lower index), so each pair is found once, from its deeper body.
+//
+// Layout: flat nodes with all 3^D child slots. Bodies stay in their node while they still
+// fit and their size class is unchanged (persistent placement, a toggle), and are laid
+// out by node each update with a counting sort so a node's bodies and boxes are contiguous.
+#pragma once
+
+#include <array>
+
+#include "broadphase/chunked_sweep.hpp"
+#include "collide/broadphase.hpp"
+#include "collide/morton.hpp"
+
+namespace collide {
+
+template <int D>
+class Enneatree final : public BroadPhase<D> {
+public:
+    void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                PairList& out) override;
+    void query(const Aabb<D>& region, std::vector<BodyId>& out) const override;
+    void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
+    std::string describe(BodyId id) const override;
+    BroadPhaseStats stats() const override;
+    std::span<Param> params() override { return params_; }
+
+    static constexpr int kChildren = D == 2 ? 9 : 27;
+    static constexpr int kMaxDepth = 16;
+
+private:
+    static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+
+    struct Node {
+        Vec<D> lo;  // the region's lower corner; its side is side_at(depth)
+        std::uint32_t parent = kNone;
+        int depth = 0;
+        std::uint32_t child_mask = 0;  // bit c: child[c] exists
+        std::array<std::uint32_t, kChildren> child;
+        // Rebuilt every update from the bodies placed in the tree:
+        std::uint32_t begin = 0, count = 0;  // own bodies: order_[begin, begin + count)
+        std::uint32_t subtree_count = 0;     // bodies here and below
+        bool all_static = false;             // every own body is static
+        Aabb<D> own = Aabb<D>::empty();      // union of own bodies' boxes
+        Aabb<D> subtree = Aabb<D>::empty();  // union of the boxes here and below
+    };
+    // What a traced walk saw, for the overlays.
+    struct Visit {
+        std::uint32_t node;
+        enum Kind : std::uint8_t { kVisited, kPruned } kind;
+    };
+
+    bool persistent() const { return params_[0].value != 0.0f; }
+    bool centre_first() const { return params_[1].value != 0.0f; }
+    int max_depth() const { return static_cast<int>(params_[2].value); }
+
+    float side_at(int depth) const { return root_side_ * std::ldexp(1.0f, -depth); }
+    Aabb<D> region(const Node& node) const {
+        return {node.lo, node.lo + Vec<D>(side_at(node.depth))};
+    }
+    bool fits(const Aabb<D>& box, const Node& node) const;
+    int depth_for(const Aabb<D>& box) const;
+    void reset();
+    std::uint32_t place(const Aabb<D>& box, int depth);
+    void lay_out(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
+    void find_pairs(std::uint32_t n, PairList& pairs, std::uint64_t& tests) const;
+    // Descends from the root through the nodes whose subtree bounds meet `bounds`, no
+    // deeper than `max_depth`, calling visit(index, node) for each; the walk a node's
+    // bodies (or a region query) make "up and back down".
+    template <typename Fn>
+    void walk(const Aabb<D>& bounds, int max_depth, std::vector<Visit>* trace,
+              const Fn& visit) const;
+    std::string path_of(std::uint32_t node) const;
+
+    std::array<Param, 3> params_ = {{{"persistent placement", 1, 0, 1, true},
+                                     {"centre first", 1, 0, 1, true},
+                                     {"max depth", kMaxDepth, 1, kMaxDepth}}};
+    std::array<float, 3> built_with_{};
+    morton::Quantizer<D> frame_;  // the root cube: origin and side
+    float root_side_ = 1.0f;
+    std::vector<Node> nodes_;
+    std::vector<std::uint32_t> node_of_;      // per body
+    std::vector<std::int8_t> target_depth_;   // per body: the depth its size gave
+    std::vector<BodyId> order_;               // bodies grouped by node
+    std::vector<Aabb<D>> sorted_boxes_;       // boxes in order_
+    std::vector<std::uint8_t> sorted_static_;
+    std::vector<std::uint32_t> occupied_;     // nodes holding bodies
+    std::vector<std::uint32_t> cursor_;       // counting-sort scratch
+    std::vector<std::pair<std::uint64_t, BodyId>> by_code_;  // rebuild order
+    std::vector<Aabb<D>> boxes_;              // as of the last update, for queries
+    ChunkedSweep chunks_;
+    std::size_t replaced_ = 0;                // bodies placed afresh in the last update
+    std::size_t empty_nodes_ = 0;
+    int deepest_ = 0;
+};
+
+}  // namespace collide
