@@ -316,28 +316,30 @@ template <int D>
 void Enneatree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     if (nodes_.empty()) return;
     const float depth_scale = 1.0f / static_cast<float>(std::max(deepest_, 1));
-    // Highlights first, so the budget never cuts them.
+    // Highlights first, so the budget never cuts them; drawn doubled (a second outline a
+    // little inside) so they stand out from the structure.
+    const auto highlight = [&](std::uint32_t at, Color color) {
+        const Aabb<D> r = region(nodes_[at]);
+        const Vec<D> inset(side_at(nodes_[at].depth) * 0.015f);
+        draw.box(r, color);
+        draw.box({r.lo + inset, r.hi - inset}, color);
+    };
+    const Color visited = rgba(0.3f, 0.85f, 1.0f, 1.0f);
+    const Color pruned = rgba(0.9f, 0.3f, 0.5f, 0.8f);
+    const auto highlight_walk = [&](const Aabb<D>& bounds, int max_depth, Color seen) {
+        std::vector<Visit> trace;
+        walk(bounds, max_depth, &trace, [](std::uint32_t, const Node&) {});
+        for (const Visit& v : trace) highlight(v.node, v.kind == Visit::kPruned ? pruned : seen);
+    };
     if (which.selected < node_of_.size() && node_of_[which.selected] != kNone) {
         const std::uint32_t home = node_of_[which.selected];
-        std::vector<Visit> trace;
-        walk(boxes_[which.selected], nodes_[home].depth, &trace, [](std::uint32_t, const Node&) {});
-        for (const Visit& v : trace) {
-            draw.box(region(nodes_[v.node]), v.kind == Visit::kPruned ? rgba(0.55f, 0.35f, 0.35f, 0.5f)
-                                                                     : rgba(0.3f, 0.85f, 1.0f, 0.9f));
-        }
+        highlight_walk(boxes_[which.selected], nodes_[home].depth, visited);
         for (std::uint32_t up = nodes_[home].parent; up != kNone; up = nodes_[up].parent)
-            draw.box(region(nodes_[up]), rgba(1.0f, 0.6f, 0.1f, 1.0f));
-        draw.box(region(nodes_[home]), rgba(1.0f, 1.0f, 1.0f, 1.0f));
+            highlight(up, rgba(1.0f, 0.6f, 0.1f, 1.0f));
+        highlight(home, rgba(1.0f, 1.0f, 1.0f, 1.0f));
         draw.label(nodes_[home].lo, "depth " + std::to_string(nodes_[home].depth), rgba(1, 1, 1));
     }
-    if (which.query) {
-        std::vector<Visit> trace;
-        walk(*which.query, kMaxDepth, &trace, [](std::uint32_t, const Node&) {});
-        for (const Visit& v : trace) {
-            draw.box(region(nodes_[v.node]), v.kind == Visit::kPruned ? rgba(0.55f, 0.35f, 0.35f, 0.5f)
-                                                                     : rgba(1.0f, 0.9f, 0.2f, 0.8f));
-        }
-    }
+    if (which.query) highlight_walk(*which.query, kMaxDepth, rgba(1.0f, 0.9f, 0.2f, 1.0f));
     if (!which.structure) return;
     // Shallow nodes first: when the budget runs out, the coarse picture is what remains.
     std::vector<std::uint32_t> by_depth(nodes_.size());
