@@ -6,7 +6,9 @@
 
 #include "broadphase/brute_force.hpp"
 #include "broadphase/enneatree.hpp"
+#include "broadphase/loose_tree.hpp"
 #include "broadphase/morton_cells.hpp"
+#include "broadphase/quadtree.hpp"
 #include "broadphase/sort_and_sweep.hpp"
 #include "broadphase/zorder_sweep.hpp"
 
@@ -46,6 +48,15 @@ constexpr std::array kBroadPhases = {
     row<MortonCells>("morton-cells",
                      "Each box as up to 2^D power-of-two cells sorted by Morton code; nested "
                      "cells found by a sweep"),
+    row_in<RegionTree, 2>("quadtree",
+                          "Quadtree: each body in the smallest node holding it whole; bodies "
+                          "on a split line stay at the parent (fails on centre lines)"),
+    row_in<RegionTree, 3>("octree",
+                          "Octree: each body in the smallest node holding it whole; bodies "
+                          "on a split plane stay at the parent (fails on centre planes)"),
+    row<LooseTree>("loose-tree",
+                   "Loose quadtree/octree: depth by body size, node by centre, loose boxes "
+                   "twice the node side; pairs by a pruned descent"),
     row<Enneatree>("enneatree",
                    "Tree of overlapping halves (3 per axis: 9 children in 2D, 27 in 3D); depth "
                    "from size, pairs by walking up and back down"),

@@ -1,0 +1,290 @@
+#include "broadphase/loose_tree.hpp"
+
+#include <cassert>
+#include <cmath>
+
+#include "collide/morton.hpp"
+
+namespace collide {
+
+// Each body's key from its size (the depth) and its centre (the cell on the finest grid over
+// the root, cut to that depth), then the keys sorted: the previous frame's order re-sorted
+// by insertion while bodies move little, else a full sort.
+template <int D>
+void LooseTree<D>::sort_keys(std::span<const Aabb<D>> boxes) {
+    const auto n = static_cast<std::uint32_t>(boxes.size());
+    const int cap = max_depth();
+    const double side = 2.0 * root_half_;
+    const double scale = std::ldexp(1.0, cap) / side;  // grid cells per world unit
+    const double cells = std::ldexp(1.0, cap);
+    const auto key_of = [&](BodyId id) {
+        const Aabb<D>& b = boxes[id];
+        float extent = 0.0f;
+        for (int k = 0; k < D; ++k) extent = std::max(extent, b.hi[k] - b.lo[k]);
+        // The deepest depth whose node side (side / 2^depth) is at least the extent.
+        const double ratio = side / extent;  // +inf for a point; NaN for non-finite boxes
+        int level = 0;
+        if (ratio >= 1.0) level = ratio >= cells ? cap : std::ilogb(ratio);
+        morton::Coords<D> q;
+        for (int k = 0; k < D; ++k) {
+            const double g =
+                (0.5 * (double(b.lo[k]) + b.hi[k]) - (double(root_center_[k]) - root_half_)) *
+                scale;
+            q[k] = !(g > 0.0) ? 0 : g >= cells ? static_cast<std::uint32_t>(cells - 1)
+                                               : static_cast<std::uint32_t>(g);
+        }
+        const std::uint64_t code =
+            morton::encode<D>(q) & ~morton::level_mask<D>(cap - level);
+        return Keyed{(code << kDepthBits) | static_cast<std::uint64_t>(level), id};
+    };
+    const auto less = [](const Keyed& x, const Keyed& y) { return x.key < y.key; };
+    if (persistent() && order_.size() == n) {
+        for (Keyed& e : order_) e = key_of(e.id);
+        if (!insertion_sort_within(order_, n, less)) std::sort(order_.begin(), order_.end(), less);
+    } else {
+        order_.resize(n);
+        for (BodyId i = 0; i < n; ++i) order_[i] = key_of(i);
+        std::sort(order_.begin(), order_.end(), less);
+    }
+}
+
+// One pass over the sorted keys: a node's own bodies share one key and come first in its
+// subtree, so nodes open down the path of each new key and close when the path leaves them.
+template <int D>
+void LooseTree<D>::build(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static) {
+    const auto n = static_cast<std::uint32_t>(boxes.size());
+    const int cap = max_depth();
+    items_.resize(n);
+    nodes_.clear();
+    open_.clear();
+    deepest_ = 0;
+    const auto close = [&](std::uint32_t end) {
+        const std::uint32_t i = open_.back();
+        open_.pop_back();
+        TreeNode<D>& node = nodes_[i];
+        node.end = end;
+        node.skip = static_cast<std::uint32_t>(nodes_.size());
+        node.bounds.grow(node.own_bounds);
+        if (!open_.empty()) nodes_[open_.back()].bounds.grow(node.bounds);
+    };
+    const auto open = [&](std::uint32_t begin, Vec<D> center, float half, int depth) {
+        const std::uint32_t parent = open_.empty() ? 0 : open_.back();
+        open_.push_back(static_cast<std::uint32_t>(nodes_.size()));
+        nodes_.push_back({Aabb<D>::empty(), Aabb<D>::empty(), center, half, begin, begin, begin,
+                          0, parent, depth});
+    };
+    open(0, root_center_, root_half_, 0);
+    std::uint64_t path = 0;  // the code of the deepest open node's cell, at its depth
+    for (std::uint32_t s = 0; s < n; ++s) {
+        const std::uint64_t key = order_[s].key;
+        const int level = static_cast<int>(key & ((1u << kDepthBits) - 1));
+        const std::uint64_t code = key >> kDepthBits;
+        const auto cell_at = [&](int depth) { return code >> (D * (cap - depth)); };
+        // Close the open nodes not on this body's path.
+        while (nodes_[open_.back()].depth > level ||
+               (open_.size() > 1 && cell_at(nodes_[open_.back()].depth) != path)) {
+            close(s);
+            path >>= D;
+        }
+        // Open the missing ones down to its depth.
+        for (int depth = nodes_[open_.back()].depth; depth < level; ++depth) {
+            const TreeNode<D>& top = nodes_[open_.back()];
+            path = cell_at(depth + 1);
+            const float h = 0.5f * top.half;
+            Vec<D> center = top.center;
+            for (int k = 0; k < D; ++k) center[k] += (path >> k) & 1u ? h : -h;
+            open(s, center, h, depth + 1);
+        }
+        const BodyId id = order_[s].id;
+        items_[s] = {boxes[id], id, is_static[id], static_cast<std::uint8_t>(level)};
+        TreeNode<D>& node = nodes_[open_.back()];
+        node.own_end = s + 1;
+        node.own_bounds.grow(boxes[id]);
+        deepest_ = std::max(deepest_, level);
+    }
+    while (!open_.empty()) close(n);
+}
+
+// Body s at depth d tests the bodies of deeper nodes and, at depth d, the later slots: a
+// shallower body is the one that tests it. Nodes whose subtree bounds miss its box are
+// skipped whole. Exact pruning rests on the fitted bounds, not on the loose boxes.
+template <int D>
+template <typename Fn>
+void LooseTree<D>::for_each_candidate(std::size_t s, const Fn& test) const {
+    const TreeItem<D>& a = items_[s];
+    const std::uint32_t n = static_cast<std::uint32_t>(nodes_.size());
+    for (std::uint32_t i = 0; i < n;) {
+        const TreeNode<D>& m = nodes_[i];
+        if (!m.bounds.overlaps(a.box)) {
+            i = m.skip;
+            continue;
+        }
+        if (m.depth >= a.level) {
+            std::uint32_t j = m.begin;
+            if (m.depth == a.level) j = std::max(j, static_cast<std::uint32_t>(s) + 1);
+            for (; j < m.own_end; ++j) test(j);
+        }
+        ++i;
+    }
+}
+
+template <int D>
+void LooseTree<D>::sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs,
+                              std::uint64_t& tests) const {
+    for (std::size_t s = r0; s < r1; ++s) {
+        const TreeItem<D>& a = items_[s];
+        for_each_candidate(s, [&](std::uint32_t j) {
+            const TreeItem<D>& b = items_[j];
+            if (a.is_static && b.is_static) return;
+            ++tests;
+            if (a.box.overlaps(b.box)) pairs.push_back(make_pair(a.id, b.id));
+        });
+    }
+}
+
+template <int D>
+void LooseTree<D>::test(const TreeItem<D>& a, const TreeItem<D>& b, PairList& out,
+                        std::uint64_t& tests) const {
+    if (a.is_static && b.is_static) return;
+    ++tests;
+    if (a.box.overlaps(b.box)) out.push_back(make_pair(a.id, b.id));
+}
+
+// The own bodies of node a against every body in the subtree of node b.
+template <int D>
+void LooseTree<D>::own_vs_subtree(std::uint32_t a, std::uint32_t b, PairList& out,
+                                  std::uint64_t& tests) const {
+    const TreeNode<D>& na = nodes_[a];
+    if (na.own_end == na.begin) return;
+    for (std::uint32_t i = b; i < nodes_[b].skip;) {
+        const TreeNode<D>& m = nodes_[i];
+        if (!m.bounds.overlaps(na.own_bounds)) {
+            i = m.skip;
+            continue;
+        }
+        if (m.own_end > m.begin && m.own_bounds.overlaps(na.own_bounds)) {
+            for (std::uint32_t s = na.begin; s < na.own_end; ++s) {
+                const TreeItem<D>& x = items_[s];
+                if (!x.box.overlaps(m.own_bounds)) continue;
+                for (std::uint32_t t = m.begin; t < m.own_end; ++t) test(x, items_[t], out, tests);
+            }
+        }
+        ++i;
+    }
+}
+
+// Every body of subtree a against every body of the disjoint subtree b: a's own bodies
+// against all of b, b's own against a's children, then the children pairwise.
+template <int D>
+void LooseTree<D>::cross_trees(std::uint32_t a, std::uint32_t b, PairList& out,
+                               std::uint64_t& tests) const {
+    if (!nodes_[a].bounds.overlaps(nodes_[b].bounds)) return;
+    own_vs_subtree(a, b, out, tests);
+    const std::uint32_t a_end = nodes_[a].skip, b_end = nodes_[b].skip;
+    for (std::uint32_t c = a + 1; c < a_end; c = nodes_[c].skip) own_vs_subtree(b, c, out, tests);
+    for (std::uint32_t c = a + 1; c < a_end; c = nodes_[c].skip) {
+        for (std::uint32_t e = b + 1; e < b_end; e = nodes_[e].skip) cross_trees(c, e, out, tests);
+    }
+}
+
+// Every pair within the subtree of `node`.
+template <int D>
+void LooseTree<D>::self_pairs(std::uint32_t node, PairList& out, std::uint64_t& tests) const {
+    const TreeNode<D>& n = nodes_[node];
+    for (std::uint32_t s = n.begin; s < n.own_end; ++s) {
+        for (std::uint32_t t = s + 1; t < n.own_end; ++t) test(items_[s], items_[t], out, tests);
+    }
+    const std::uint32_t end = n.skip;
+    for (std::uint32_t c = node + 1; c < end; c = nodes_[c].skip) {
+        own_vs_subtree(node, c, out, tests);
+        self_pairs(c, out, tests);
+        for (std::uint32_t e = nodes_[c].skip; e < end; e = nodes_[e].skip) {
+            cross_trees(c, e, out, tests);
+        }
+    }
+}
+
+template <int D>
+void LooseTree<D>::update(std::span<const Aabb<D>> boxes,
+                          std::span<const std::uint8_t> is_static, PairList& out) {
+    out.clear();
+    assert(is_static.size() == boxes.size());
+    const auto n = static_cast<std::uint32_t>(boxes.size());
+    // The root is kept while it holds every box and is not too loose, so coherent motion
+    // keeps the keys (and the order) nearly as they were.
+    Vec<D> center;
+    float half;
+    root_square(boxes, center, half);
+    bool keep = persistent() && half <= root_half_ && half >= 0.5f * root_half_;
+    for (int k = 0; k < D && keep; ++k) {
+        keep = center[k] - half >= root_center_[k] - root_half_ &&
+               center[k] + half <= root_center_[k] + root_half_;
+    }
+    if (!keep) {
+        root_center_ = center;
+        root_half_ = persistent() ? 1.125f * half : half;
+    }
+    sort_keys(boxes);
+    build(boxes, is_static);
+    if (dual() || !parallel()) {
+        chunks_.run(0, 1, [](std::size_t, std::size_t, PairList&, std::uint64_t&) {}, out);
+        serial_tests_ = 0;
+        if (dual()) {
+            if (n > 0) self_pairs(0, out, serial_tests_);
+        } else {
+            sweep_rows(0, n, out, serial_tests_);
+        }
+    } else {
+        serial_tests_ = 0;
+        chunks_.run(
+            n, 2048,
+            [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
+                sweep_rows(b, e, p, t);
+            },
+            out);
+    }
+}
+
+template <int D>
+void LooseTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+    tree_query(nodes_, items_, region, out);
+}
+
+template <int D>
+void LooseTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
+    draw_tree(nodes_, items_, draw, which, std::max(1, deepest_), true);
+}
+
+template <int D>
+std::string LooseTree<D>::describe(BodyId id) const {
+    const std::size_t slot = slot_of(items_, id);
+    if (slot >= items_.size()) return {};
+    const std::uint32_t node = node_of_slot(nodes_, slot);
+    std::string s = describe_node(nodes_, node);
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "\nLoose box: side %.4g (its depth follows its size)",
+                  4.0 * nodes_[node].half);
+    s += buf;
+    std::size_t tested = 0;
+    for_each_candidate(slot, [&](std::uint32_t) { ++tested; });
+    s += "\nIts descent tests " + std::to_string(tested) + " bodies";
+    return s;
+}
+
+template <int D>
+BroadPhaseStats LooseTree<D>::stats() const {
+    const std::size_t bytes = items_.capacity() * sizeof(TreeItem<D>) +
+                              order_.capacity() * sizeof(Keyed) +
+                              open_.capacity() * sizeof(std::uint32_t) +
+                              nodes_.capacity() * sizeof(TreeNode<D>) +
+                              chunks_.bytes();
+    return {.candidate_tests = chunks_.tests() + serial_tests_,
+            .structure_bytes = bytes,
+            .nodes = nodes_.size(),
+            .depth = deepest_};
+}
+
+template class LooseTree<2>;
+template class LooseTree<3>;
+
+}  // namespace collide

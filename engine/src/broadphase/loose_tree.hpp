@@ -1,0 +1,81 @@
+// Loose quadtree (2D) / octree (3D): the answer to seed 004's centre-line failure. Every
+// node's loose box is its region grown by half its side on every side, and a body goes by
+// its centre to the node at the depth its size dictates: the deepest whose side is at least
+// the body's largest extent (capped at `max depth`), so the body fits in that node's loose
+// box. Depth then follows size, not position: small bodies on a centre line sink as deep as
+// any others. Pairs, each once and with no global sort, by a dual descent: a subtree's own
+// bodies against the other subtrees, node pairs pruned by the fitted bounds of both (or,
+// the toggle off, each body descending from the root alone). The tree is rebuilt each frame
+// from the bodies sorted by node key, in pre-order; the order is kept between frames, so
+// coherent motion re-sorts by a near-linear insertion sort. Nodes exist only where bodies
+// are.
+#pragma once
+
+#include <algorithm>
+#include <array>
+
+#include "broadphase/chunked_sweep.hpp"
+#include "broadphase/tree_nodes.hpp"
+#include "collide/broadphase.hpp"
+
+namespace collide {
+
+template <int D>
+class LooseTree final : public BroadPhase<D> {
+public:
+    void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                PairList& out) override;
+    void query(const Aabb<D>& region, std::vector<BodyId>& out) const override;
+    void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
+    std::string describe(BodyId id) const override;
+    BroadPhaseStats stats() const override;
+    std::span<Param> params() override { return params_; }
+
+private:
+    // Sort key: the Morton code of the body's node (its centre's grid cell at the finest
+    // depth, cut to its own depth) above 5 bits of depth; sorted keys are the pre-order.
+    struct Keyed {
+        std::uint64_t key;
+        BodyId id;
+    };
+    static constexpr int kDepthBits = 5;
+    // Deepest allowed depth: D * depth + 5 bits must fit a key.
+    static constexpr int kDeepest = D == 2 ? 29 : 19;
+
+    int max_depth() const {
+        return std::clamp(static_cast<int>(params_[0].value), 0, kDeepest);
+    }
+    bool parallel() const { return params_[1].value != 0.0f; }
+    bool dual() const { return params_[2].value != 0.0f; }
+    bool persistent() const { return params_[3].value != 0.0f; }
+
+    void sort_keys(std::span<const Aabb<D>> boxes);
+    void build(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
+    // Calls test(slot) for every slot body `s` is to be tested against.
+    template <typename Fn>
+    void for_each_candidate(std::size_t s, const Fn& test) const;
+    void sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs, std::uint64_t& tests) const;
+    // The dual descent: node against node, pruned by fitted bounds on both sides.
+    void test(const TreeItem<D>& a, const TreeItem<D>& b, PairList& out,
+              std::uint64_t& tests) const;
+    void own_vs_subtree(std::uint32_t a, std::uint32_t b, PairList& out,
+                        std::uint64_t& tests) const;
+    void cross_trees(std::uint32_t a, std::uint32_t b, PairList& out, std::uint64_t& tests) const;
+    void self_pairs(std::uint32_t node, PairList& out, std::uint64_t& tests) const;
+
+    std::vector<TreeItem<D>> items_;     // bodies in node pre-order
+    std::vector<Keyed> order_;           // sorted keys, kept for the next frame's re-sort
+    std::vector<std::uint32_t> open_;    // build: the nodes on the path to the current one
+    std::vector<TreeNode<D>> nodes_;     // pre-order
+    Vec<D> root_center_{0.0f};
+    float root_half_ = 0.0f;
+    ChunkedSweep chunks_;
+    std::uint64_t serial_tests_ = 0;
+    int deepest_ = 0;
+    std::array<Param, 4> params_ = {{{"max depth", 20, 1, 30},
+                                     {"parallel sweep", 1, 0, 1, true},
+                                     {"dual descent", 1, 0, 1, true},
+                                     {"persistent order", 1, 0, 1, true}}};
+};
+
+}  // namespace collide

@@ -1,0 +1,150 @@
+#include "broadphase/quadtree.hpp"
+
+#include <cassert>
+
+namespace collide {
+
+// Splits [begin, end) of items_ among the node's 2^D children: bodies that fit strictly on
+// one side of every centre plane go to that child, the others stay here. Strictly, so two
+// bodies in different children are separated by a plane and never overlap, even touching;
+// exactness rests on that alone, not on the rounding of node regions.
+template <int D>
+void RegionTree<D>::build(std::uint32_t begin, std::uint32_t end, Vec<D> center, float half,
+                          int depth, std::uint32_t parent) {
+    const auto self = static_cast<std::uint32_t>(nodes_.size());
+    nodes_.push_back({Aabb<D>::empty(), Aabb<D>::empty(), center, half, begin, end, end, 0, parent, depth});
+    std::array<std::uint32_t, kStraddles + 1> count{};
+    const bool split = end - begin > capacity() && depth < max_depth();
+    if (split) {
+        for (std::uint32_t s = begin; s < end; ++s) {
+            const Aabb<D>& b = items_[s].box;
+            std::uint8_t code = 0;
+            for (int k = 0; k < D; ++k) {
+                if (b.hi[k] < center[k]) continue;
+                if (b.lo[k] > center[k]) {
+                    code |= static_cast<std::uint8_t>(1u << k);
+                } else {
+                    code = kStraddles;
+                    break;
+                }
+            }
+            codes_[s] = code;
+            ++count[code];
+        }
+    }
+    if (!split || count[kStraddles] == end - begin) {
+        for (std::uint32_t s = begin; s < end; ++s) row_end_[s] = end;
+        if (end > begin) deepest_ = std::max(deepest_, depth);
+        nodes_[self].skip = self + 1;
+        fit_bounds(nodes_, items_, self);
+        return;
+    }
+    // Counting sort: the bodies staying here first, then child 0, 1, ...
+    std::array<std::uint32_t, kStraddles + 1> at;
+    at[kStraddles] = begin;
+    std::uint32_t next = begin + count[kStraddles];
+    for (std::uint8_t c = 0; c < kStraddles; ++c) {
+        at[c] = next;
+        next += count[c];
+    }
+    const std::array<std::uint32_t, kStraddles + 1> first = at;
+    for (std::uint32_t s = begin; s < end; ++s) scratch_[at[codes_[s]]++] = items_[s];
+    std::copy(scratch_.begin() + begin, scratch_.begin() + end, items_.begin() + begin);
+    const std::uint32_t own_end = first[0];
+    nodes_[self].own_end = own_end;
+    for (std::uint32_t s = begin; s < own_end; ++s) row_end_[s] = end;
+    if (own_end > begin) deepest_ = std::max(deepest_, depth);
+    // Every child exists once a node splits, as in the classic tree.
+    const float h = 0.5f * half;
+    for (std::uint8_t c = 0; c < kStraddles; ++c) {
+        Vec<D> sub = center;
+        for (int k = 0; k < D; ++k) sub[k] += (c >> k) & 1u ? h : -h;
+        build(first[c], first[c] + count[c], sub, h, depth + 1, self);
+    }
+    nodes_[self].skip = static_cast<std::uint32_t>(nodes_.size());
+    fit_bounds(nodes_, items_, self);
+}
+
+// Row s tests the later bodies of its node and all of the node's subregions: slots
+// (s, row_end_[s]), contiguous in pre-order.
+template <int D>
+void RegionTree<D>::sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs,
+                               std::uint64_t& tests) const {
+    for (std::size_t s = r0; s < r1; ++s) {
+        const TreeItem<D>& a = items_[s];
+        const std::uint32_t end = row_end_[s];
+        for (std::uint32_t t = static_cast<std::uint32_t>(s) + 1; t < end; ++t) {
+            const TreeItem<D>& b = items_[t];
+            if (a.is_static && b.is_static) continue;
+            ++tests;
+            if (a.box.overlaps(b.box)) pairs.push_back(make_pair(a.id, b.id));
+        }
+    }
+}
+
+template <int D>
+void RegionTree<D>::update(std::span<const Aabb<D>> boxes,
+                           std::span<const std::uint8_t> is_static, PairList& out) {
+    out.clear();
+    assert(is_static.size() == boxes.size());
+    const auto n = static_cast<std::uint32_t>(boxes.size());
+    items_.resize(n);
+    for (BodyId i = 0; i < n; ++i) items_[i] = {boxes[i], i, is_static[i], 0};
+    scratch_.resize(n);
+    codes_.resize(n);
+    row_end_.resize(n);
+    nodes_.clear();
+    deepest_ = 0;
+    Vec<D> center;
+    float half;
+    root_square(boxes, center, half);
+    build(0, n, center, half, 0, 0);
+    if (parallel()) {
+        serial_tests_ = 0;
+        chunks_.run(
+            n, 2048,
+            [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
+                sweep_rows(b, e, p, t);
+            },
+            out);
+    } else {
+        chunks_.run(0, 1, [](std::size_t, std::size_t, PairList&, std::uint64_t&) {}, out);
+        serial_tests_ = 0;
+        sweep_rows(0, n, out, serial_tests_);
+    }
+}
+
+template <int D>
+void RegionTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+    tree_query(nodes_, items_, region, out);
+}
+
+template <int D>
+void RegionTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
+    draw_tree(nodes_, items_, draw, which, std::max(1, deepest_), false);
+}
+
+template <int D>
+std::string RegionTree<D>::describe(BodyId id) const {
+    const std::size_t slot = slot_of(items_, id);
+    if (slot >= items_.size()) return {};
+    std::string s = describe_node(nodes_, node_of_slot(nodes_, slot));
+    s += "\nIts row tests " + std::to_string(row_end_[slot] - slot - 1) + " bodies";
+    return s;
+}
+
+template <int D>
+BroadPhaseStats RegionTree<D>::stats() const {
+    const std::size_t bytes = (items_.capacity() + scratch_.capacity()) * sizeof(TreeItem<D>) +
+                              codes_.capacity() + row_end_.capacity() * sizeof(std::uint32_t) +
+                              nodes_.capacity() * sizeof(TreeNode<D>) + chunks_.bytes();
+    return {.candidate_tests = chunks_.tests() + serial_tests_,
+            .structure_bytes = bytes,
+            .nodes = nodes_.size(),
+            .depth = deepest_};
+}
+
+template class RegionTree<2>;
+template class RegionTree<3>;
+
+}  // namespace collide

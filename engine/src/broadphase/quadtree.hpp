@@ -1,0 +1,56 @@
+// Region quadtree (2D) / octree (3D), the classic tree of seed 004: a square or cube root
+// around all boxes, split into 2^D equal children when a node holds more than `capacity`
+// bodies (down to `max depth`). A body goes to the smallest node that contains it entirely;
+// a body that straddles (or touches) a child boundary stays at the parent. A body is tested
+// against the later bodies of its own node and every body of its subregions, so each pair
+// once. It is here to show the seed's failure: bodies on the centre lines all stay at the
+// root, where each is tested against everything, so candidate tests grow like n^2 on the
+// `centerline` scene. That failure is kept on purpose; everything else is made fast: the
+// tree is rebuilt each frame by partitioning one array of boxes top-down, which leaves every
+// node's subtree contiguous, so a body's tests are one forward scan of that array.
+#pragma once
+
+#include <array>
+
+#include "broadphase/chunked_sweep.hpp"
+#include "broadphase/tree_nodes.hpp"
+#include "collide/broadphase.hpp"
+
+namespace collide {
+
+template <int D>
+class RegionTree final : public BroadPhase<D> {
+public:
+    void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                PairList& out) override;
+    void query(const Aabb<D>& region, std::vector<BodyId>& out) const override;
+    void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
+    std::string describe(BodyId id) const override;
+    BroadPhaseStats stats() const override;
+    std::span<Param> params() override { return params_; }
+
+private:
+    static constexpr std::uint8_t kStraddles = 1u << D;
+
+    std::uint32_t capacity() const { return static_cast<std::uint32_t>(params_[0].value); }
+    int max_depth() const { return static_cast<int>(params_[1].value); }
+    bool parallel() const { return params_[2].value != 0.0f; }
+
+    void build(std::uint32_t begin, std::uint32_t end, Vec<D> center, float half, int depth,
+               std::uint32_t parent);
+    void sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs, std::uint64_t& tests) const;
+
+    std::vector<TreeItem<D>> items_;     // bodies in node pre-order
+    std::vector<TreeItem<D>> scratch_;   // partition buffer
+    std::vector<std::uint8_t> codes_;    // per slot: child index, or kStraddles
+    std::vector<std::uint32_t> row_end_; // per slot: the end of its node's subtree
+    std::vector<TreeNode<D>> nodes_;     // pre-order
+    ChunkedSweep chunks_;
+    std::uint64_t serial_tests_ = 0;
+    int deepest_ = 0;                    // deepest node holding bodies
+    std::array<Param, 3> params_ = {{{"capacity", 8, 1, 64},
+                                     {"max depth", 20, 1, 30},
+                                     {"parallel sweep", 1, 0, 1, true}}};
+};
+
+}  // namespace collide
