@@ -5,6 +5,7 @@
 #include <array>
 
 #include "broadphase/brute_force.hpp"
+#include "broadphase/dynamic_aabb_tree.hpp"
 #include "broadphase/enneatree.hpp"
 #include "broadphase/loose_tree.hpp"
 #include "broadphase/morton_cells.hpp"
@@ -60,6 +61,9 @@ constexpr std::array kBroadPhases = {
     row<Enneatree>("enneatree",
                    "Tree of overlapping halves (3 per axis: 9 children in 2D, 27 in 3D); depth "
                    "from size, pairs by walking up and back down"),
+    row<DynamicAabbTree>("dynamic-aabb-tree",
+                         "Incremental SAH tree of fattened boxes (as in Box2D, Bullet); moved "
+                         "bodies re-inserted and re-queried, fat pairs kept between frames"),
 };
 
 }  // namespace

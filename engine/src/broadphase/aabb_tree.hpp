@@ -1,0 +1,327 @@
+// The binary box tree behind dynamic-aabb-tree: leaves hold (fattened) boxes of proxies,
+// each internal node the union of its two children. Nodes live in one index-based pool with
+// a free list, so removing and re-inserting a leaf reuses its slots and never allocates in
+// steady state. Insertion picks the sibling that adds the least surface area (perimeter in
+// 2D), descending greedily with the cost inherited from the ancestors that grow; on the way
+// back up, tree rotations swap a child with a grandchild where that shrinks the area. A
+// top-down build over proxies sorted by Morton code makes a fresh, spatially coherent tree.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "collide/core.hpp"
+
+namespace collide {
+
+// Surface area of a box (perimeter in 2D), up to a constant factor: the SAH cost.
+template <int D>
+inline float box_area(const Aabb<D>& b) {
+    const Vec<D> s = b.hi - b.lo;
+    if constexpr (D == 2) {
+        return s.x + s.y;
+    } else {
+        return s.x * s.y + s.y * s.z + s.z * s.x;
+    }
+}
+
+template <int D>
+inline Aabb<D> box_union(const Aabb<D>& a, const Aabb<D>& b) {
+    return {glm::min(a.lo, b.lo), glm::max(a.hi, b.hi)};
+}
+
+template <int D>
+class AabbTree;
+
+// Simultaneous descent of two trees (or of one tree against itself when `self`), calling
+// emit(proxy_a, proxy_b) once for each pair of leaves whose boxes overlap and of which at
+// least one lies under a marked node; unmarked pairs of subtrees are skipped whole.
+template <int D, typename Emit>
+void join_trees(const AabbTree<D>& a, const std::vector<std::uint8_t>& marks_a,
+                const AabbTree<D>& b, const std::vector<std::uint8_t>& marks_b, bool self,
+                std::vector<std::pair<std::int32_t, std::int32_t>>& stack, std::uint64_t& tests,
+                const Emit& emit);
+
+template <int D>
+class AabbTree {
+public:
+    static constexpr std::int32_t kNull = -1;
+    struct Node {
+        Aabb<D> box;
+        std::int32_t child[2];  // a leaf has child[0] == kNull and its proxy in child[1]
+        std::int32_t parent;    // on the free list: the next free node
+        std::int32_t height;    // 0 for a leaf
+        bool leaf() const { return child[0] == kNull; }
+        std::uint32_t proxy() const { return static_cast<std::uint32_t>(child[1]); }
+    };
+
+    void clear() {
+        nodes_.clear();
+        root_ = free_ = kNull;
+        live_ = 0;
+    }
+    std::int32_t root() const { return root_; }
+    const Node& node(std::int32_t i) const { return nodes_[i]; }
+    std::size_t live() const { return live_; }
+    std::size_t slots() const { return nodes_.size(); }
+    int height() const { return root_ == kNull ? 0 : nodes_[root_].height; }
+    std::size_t bytes() const { return nodes_.capacity() * sizeof(Node); }
+
+    // Adds a leaf and returns its node index.
+    std::int32_t insert(const Aabb<D>& box, std::uint32_t proxy, bool rotate) {
+        const std::int32_t leaf = allocate();
+        nodes_[leaf] = {box, {kNull, static_cast<std::int32_t>(proxy)}, kNull, 0};
+        if (root_ == kNull) {
+            root_ = leaf;
+            return leaf;
+        }
+        const std::int32_t sibling = pick_sibling(box);
+        const std::int32_t old_parent = nodes_[sibling].parent;
+        const std::int32_t parent = allocate();
+        nodes_[parent] = {box_union(box, nodes_[sibling].box), {sibling, leaf}, old_parent,
+                          nodes_[sibling].height + 1};
+        nodes_[sibling].parent = parent;
+        nodes_[leaf].parent = parent;
+        if (old_parent == kNull) {
+            root_ = parent;
+        } else {
+            replace_child(old_parent, sibling, parent);
+            refit_up(old_parent, rotate);
+        }
+        return leaf;
+    }
+
+    void remove(std::int32_t leaf, bool rotate) {
+        const std::int32_t parent = nodes_[leaf].parent;
+        release(leaf);
+        if (parent == kNull) {
+            root_ = kNull;
+            return;
+        }
+        const Node& p = nodes_[parent];
+        const std::int32_t sibling = p.child[0] == leaf ? p.child[1] : p.child[0];
+        const std::int32_t grand = p.parent;
+        nodes_[sibling].parent = grand;
+        release(parent);
+        if (grand == kNull) {
+            root_ = sibling;
+        } else {
+            replace_child(grand, parent, sibling);
+            refit_up(grand, rotate);
+        }
+    }
+
+    // A fresh tree over `proxies` (sorted by `codes`, their Morton codes): each range is
+    // split where the highest differing code bit flips, in half where all codes are
+    // equal. Nodes are allocated in depth-first order, so a subtree is contiguous.
+    // Writes each proxy's leaf node to leaf_of[proxy].
+    void build(std::span<const std::uint32_t> proxies, std::span<const std::uint64_t> codes,
+               std::span<const Aabb<D>> fat, std::span<std::int32_t> leaf_of) {
+        clear();
+        nodes_.reserve(2 * proxies.size());
+        if (!proxies.empty()) root_ = build_range(proxies, codes, fat, leaf_of, 0, proxies.size(), kNull);
+    }
+
+    // Calls hit(proxy) for each leaf whose box overlaps `box`, and on_node(index, overlaps)
+    // for every node tested (the overlay's trace; pass a no-op otherwise).
+    template <typename Hit, typename OnNode>
+    void query(const Aabb<D>& box, std::vector<std::int32_t>& stack, std::uint64_t& tests,
+               const Hit& hit, const OnNode& on_node) const {
+        if (root_ == kNull) return;
+        stack.clear();
+        stack.push_back(root_);
+        while (!stack.empty()) {
+            const std::int32_t i = stack.back();
+            stack.pop_back();
+            const Node& n = nodes_[i];
+            ++tests;
+            const bool overlaps = n.box.overlaps(box);
+            on_node(i, overlaps);
+            if (!overlaps) continue;
+            if (n.leaf()) {
+                hit(n.proxy());
+            } else {
+                stack.push_back(n.child[1]);
+                stack.push_back(n.child[0]);
+            }
+        }
+    }
+
+    // Marks leaf `i` and its ancestors in `marks` (one byte per slot), stopping at the
+    // first ancestor already marked.
+    void mark_path(std::int32_t i, std::vector<std::uint8_t>& marks) const {
+        while (i != kNull && !marks[i]) {
+            marks[i] = 1;
+            i = nodes_[i].parent;
+        }
+    }
+
+private:
+    std::int32_t allocate() {
+        ++live_;
+        if (free_ != kNull) {
+            const std::int32_t i = free_;
+            free_ = nodes_[i].parent;
+            return i;
+        }
+        nodes_.push_back({});
+        return static_cast<std::int32_t>(nodes_.size() - 1);
+    }
+    void release(std::int32_t i) {
+        --live_;
+        nodes_[i].parent = free_;
+        nodes_[i].height = -1;
+        free_ = i;
+    }
+    void replace_child(std::int32_t parent, std::int32_t from, std::int32_t to) {
+        Node& p = nodes_[parent];
+        p.child[p.child[0] == from ? 0 : 1] = to;
+    }
+
+    // Greedy descent: stop at the node where a new parent costs less than the least any
+    // node below it could cost; the inherited cost is the growth of the ancestors.
+    std::int32_t pick_sibling(const Aabb<D>& box) const {
+        const float leaf_area = box_area(box);
+        float inherited = 0.0f;
+        std::int32_t i = root_;
+        while (!nodes_[i].leaf()) {
+            const Node& n = nodes_[i];
+            const float combined = box_area(box_union(n.box, box));
+            const float here = combined + inherited;
+            const float below = inherited + combined - box_area(n.box);
+            float bound[2];
+            for (int c = 0; c < 2; ++c) {
+                const Node& child = nodes_[n.child[c]];
+                const float grown = box_area(box_union(child.box, box));
+                bound[c] = below + (child.leaf()
+                                        ? grown
+                                        : std::min(grown, leaf_area + grown - box_area(child.box)));
+            }
+            if (!(here > std::min(bound[0], bound[1]))) break;
+            i = n.child[bound[1] < bound[0] ? 1 : 0];
+        }
+        return i;
+    }
+
+    void refit_up(std::int32_t i, bool rotate) {
+        while (i != kNull) {
+            Node& n = nodes_[i];
+            const Node& a = nodes_[n.child[0]];
+            const Node& b = nodes_[n.child[1]];
+            n.box = box_union(a.box, b.box);
+            n.height = 1 + std::max(a.height, b.height);
+            if (rotate) this->rotate(i);
+            i = nodes_[i].parent;
+        }
+    }
+
+    // Swaps a child of `a` with a grandchild under its other child where that shrinks the
+    // other child's box the most; a's own box does not change.
+    void rotate(std::int32_t a) {
+        const std::int32_t b = nodes_[a].child[0], c = nodes_[a].child[1];
+        float best = 0.0f;
+        int best_side = -1, best_grandchild = -1;
+        for (int side = 0; side < 2; ++side) {
+            const std::int32_t moved = side == 0 ? b : c;  // the child to push down
+            const Node& other = nodes_[side == 0 ? c : b];
+            if (other.leaf()) continue;
+            for (int g = 0; g < 2; ++g) {
+                // `moved` takes the place of grandchild g, next to grandchild 1 - g.
+                const float area = box_area(box_union(nodes_[moved].box,
+                                                      nodes_[other.child[1 - g]].box));
+                const float gain = box_area(other.box) - area;
+                if (gain > best) {
+                    best = gain;
+                    best_side = side;
+                    best_grandchild = g;
+                }
+            }
+        }
+        if (best_side < 0) return;
+        const std::int32_t moved = best_side == 0 ? b : c;
+        const std::int32_t other = best_side == 0 ? c : b;
+        const std::int32_t up = nodes_[other].child[best_grandchild];
+        const std::int32_t stay = nodes_[other].child[1 - best_grandchild];
+        nodes_[a].child[best_side] = up;
+        nodes_[up].parent = a;
+        nodes_[other].child[best_grandchild] = moved;
+        nodes_[moved].parent = other;
+        Node& o = nodes_[other];
+        o.box = box_union(nodes_[moved].box, nodes_[stay].box);
+        o.height = 1 + std::max(nodes_[moved].height, nodes_[stay].height);
+        nodes_[a].height = 1 + std::max(o.height, nodes_[up].height);
+    }
+
+    std::int32_t build_range(std::span<const std::uint32_t> proxies,
+                             std::span<const std::uint64_t> codes, std::span<const Aabb<D>> fat,
+                             std::span<std::int32_t> leaf_of, std::size_t begin, std::size_t end,
+                             std::int32_t parent) {
+        const std::int32_t i = allocate();
+        if (end - begin == 1) {
+            const std::uint32_t p = proxies[begin];
+            nodes_[i] = {fat[p], {kNull, static_cast<std::int32_t>(p)}, parent, 0};
+            leaf_of[p] = i;
+            return i;
+        }
+        std::size_t mid = begin + (end - begin) / 2;
+        const std::uint64_t diff = codes[begin] ^ codes[end - 1];
+        if (diff != 0) {
+            const std::uint64_t bit = std::uint64_t{1} << (63 - std::countl_zero(diff));
+            mid = static_cast<std::size_t>(
+                std::partition_point(codes.begin() + begin, codes.begin() + end,
+                                     [bit](std::uint64_t c) { return (c & bit) == 0; }) -
+                codes.begin());
+        }
+        const std::int32_t l = build_range(proxies, codes, fat, leaf_of, begin, mid, i);
+        const std::int32_t r = build_range(proxies, codes, fat, leaf_of, mid, end, i);
+        nodes_[i] = {box_union(nodes_[l].box, nodes_[r].box), {l, r}, parent,
+                     1 + std::max(nodes_[l].height, nodes_[r].height)};
+        return i;
+    }
+
+    std::vector<Node> nodes_;
+    std::int32_t root_ = kNull;
+    std::int32_t free_ = kNull;
+    std::size_t live_ = 0;
+};
+
+template <int D, typename Emit>
+void join_trees(const AabbTree<D>& a, const std::vector<std::uint8_t>& marks_a,
+                const AabbTree<D>& b, const std::vector<std::uint8_t>& marks_b, bool self,
+                std::vector<std::pair<std::int32_t, std::int32_t>>& stack, std::uint64_t& tests,
+                const Emit& emit) {
+    if (a.root() == AabbTree<D>::kNull || b.root() == AabbTree<D>::kNull) return;
+    stack.clear();
+    stack.push_back({a.root(), b.root()});
+    while (!stack.empty()) {
+        const auto [i, j] = stack.back();
+        stack.pop_back();
+        const auto& x = a.node(i);
+        if (self && i == j) {
+            // A subtree against itself: its two halves against themselves and each other.
+            if (x.leaf() || !marks_a[i]) continue;
+            stack.push_back({x.child[0], x.child[1]});
+            stack.push_back({x.child[1], x.child[1]});
+            stack.push_back({x.child[0], x.child[0]});
+            continue;
+        }
+        if (!marks_a[i] && !marks_b[j]) continue;
+        const auto& y = b.node(j);
+        ++tests;
+        if (!x.box.overlaps(y.box)) continue;
+        if (x.leaf() && y.leaf()) {
+            emit(x.proxy(), y.proxy());
+        } else if (y.leaf() || (!x.leaf() && box_area(x.box) >= box_area(y.box))) {
+            stack.push_back({x.child[1], j});
+            stack.push_back({x.child[0], j});
+        } else {
+            stack.push_back({i, y.child[1]});
+            stack.push_back({i, y.child[0]});
+        }
+    }
+}
+
+}  // namespace collide

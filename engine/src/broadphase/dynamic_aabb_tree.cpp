@@ -1,0 +1,411 @@
+#include "broadphase/dynamic_aabb_tree.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstdio>
+
+#include "broadphase/chunked_sweep.hpp"
+#include "collide/morton.hpp"
+
+namespace collide {
+
+namespace {
+
+template <int D>
+bool inside(const Aabb<D>& box, const Aabb<D>& fat) {
+    for (int k = 0; k < D; ++k) {
+        if (!(box.lo[k] >= fat.lo[k] && box.hi[k] <= fat.hi[k])) return false;
+    }
+    return true;
+}
+
+template <int D>
+float largest_extent(const Aabb<D>& box) {
+    const Vec<D> s = box.size();
+    float e = s[0];
+    for (int k = 1; k < D; ++k) e = std::max(e, s[k]);
+    return e;
+}
+
+template <int D>
+std::string format_box(const Aabb<D>& b) {
+    std::string s;
+    char buf[48];
+    for (const Vec<D>* v : {&b.lo, &b.hi}) {
+        s += v == &b.lo ? "(" : " .. (";
+        for (int k = 0; k < D; ++k) {
+            std::snprintf(buf, sizeof buf, k == 0 ? "%.4g" : ", %.4g", double((*v)[k]));
+            s += buf;
+        }
+        s += ")";
+    }
+    return s;
+}
+
+constexpr auto kNoTrace = [](std::int32_t, bool) {};
+
+}  // namespace
+
+template <int D>
+Aabb<D> DynamicAabbTree<D>::fatten(const Aabb<D>& box, const Vec<D>& displacement) const {
+    float m = margin_box() * largest_extent(box) + margin_avg() * avg_extent_;
+    if (!(m >= 0.0f)) m = 0.0f;
+    Aabb<D> fat{box.lo - Vec<D>(m), box.hi + Vec<D>(m)};
+    if (predict() > 0.0f) {
+        // Stretched along the last displacement: a body moving steadily stays inside for
+        // about `predict` more frames.
+        const Vec<D> d = displacement * predict();
+        bool finite = true;
+        for (int k = 0; k < D; ++k) finite = finite && std::isfinite(d[k]);
+        if (finite) {
+            fat.lo += glm::min(d, Vec<D>(0.0f));
+            fat.hi += glm::max(d, Vec<D>(0.0f));
+        }
+    }
+    return fat;
+}
+
+template <int D>
+void DynamicAabbTree<D>::build_tree(bool statics) {
+    // The order of the last build is kept: bodies move little between builds, so
+    // re-sorting it by the new codes is a near-linear insertion sort.
+    std::vector<std::pair<std::uint64_t, std::uint32_t>>& keyed =
+        statics ? keyed_static_ : keyed_moving_;
+    const std::size_t count = statics ? statics_ : fat_.size() - statics_;
+    if (keyed.size() != count) {
+        keyed.clear();
+        for (std::uint32_t p = 0; p < fat_.size(); ++p) {
+            if (static_[p] == statics) keyed.push_back({0, p});
+        }
+    }
+    Aabb<D> extent = Aabb<D>::empty();
+    for (const auto& [code, p] : keyed) {
+        const Vec<D> c = fat_[p].center();
+        bool finite = true;
+        for (int k = 0; k < D; ++k) finite = finite && std::isfinite(c[k]);
+        if (finite) extent.grow({c, c});
+    }
+    const morton::Quantizer<D> q = morton::Quantizer<D>::covering(extent);
+    for (auto& [code, p] : keyed) code = morton::encode<D>(q(fat_[p].center()));
+    if (!insertion_sort_within(keyed, 4 * keyed.size() + 64, std::less<>())) {
+        std::sort(keyed.begin(), keyed.end());
+    }
+    order_.resize(keyed.size());
+    codes_.resize(keyed.size());
+    for (std::size_t i = 0; i < keyed.size(); ++i) {
+        codes_[i] = keyed[i].first;
+        order_[i] = keyed[i].second;
+    }
+    (statics ? static_tree_ : moving_tree_).build(order_, codes_, fat_, leaf_);
+    rebuilt_ = true;
+}
+
+template <int D>
+void DynamicAabbTree<D>::full_rebuild(std::span<const Aabb<D>> boxes,
+                                      std::span<const std::uint8_t> is_static) {
+    const std::size_t n = boxes.size();
+    input_static_.assign(is_static.begin(), is_static.end());
+    statics_ = static_cast<std::size_t>(std::count_if(is_static.begin(), is_static.end(), [](std::uint8_t s) { return s != 0; }));
+    built_coherent_ = coherent();
+    double sum = 0.0;
+    for (const Aabb<D>& b : boxes) {
+        const float e = largest_extent(b);
+        if (std::isfinite(e)) sum += e;
+    }
+    avg_extent_ = n == 0 ? 0.0f : static_cast<float>(sum / double(n));
+
+    // Proxies numbered by (static, Morton code of the centre): the boxes, fat boxes and
+    // pair lists indexed by proxy are then read in roughly spatial order.
+    body_of_.resize(n);
+    keyed_moving_.clear();
+    keyed_static_.clear();
+    if (built_coherent_) {
+        Aabb<D> extent = Aabb<D>::empty();
+        for (const Aabb<D>& b : boxes) {
+            const Vec<D> c = b.center();
+            bool finite = true;
+            for (int k = 0; k < D; ++k) finite = finite && std::isfinite(c[k]);
+            if (finite) extent.grow({c, c});
+        }
+        const morton::Quantizer<D> q = morton::Quantizer<D>::covering(extent);
+        for (BodyId i = 0; i < n; ++i) {
+            (is_static[i] ? keyed_static_ : keyed_moving_)
+                .push_back({morton::encode<D>(q(boxes[i].center())), i});
+        }
+        std::sort(keyed_moving_.begin(), keyed_moving_.end());
+        std::sort(keyed_static_.begin(), keyed_static_.end());
+        // Proxies number the moving bodies first; the keyed lists then hold proxies.
+        const std::uint32_t m = static_cast<std::uint32_t>(keyed_moving_.size());
+        for (std::uint32_t p = 0; p < m; ++p) {
+            body_of_[p] = keyed_moving_[p].second;
+            keyed_moving_[p].second = p;
+        }
+        for (std::uint32_t p = m; p < n; ++p) {
+            body_of_[p] = keyed_static_[p - m].second;
+            keyed_static_[p - m].second = p;
+        }
+    } else {
+        for (std::uint32_t p = 0; p < n; ++p) body_of_[p] = p;
+    }
+    proxy_of_.resize(n);
+    boxes_.resize(n);
+    fat_.resize(n);
+    static_.resize(n);
+    leaf_.assign(n, AabbTree<D>::kNull);
+    moved_.assign(n, 1);
+    displacement_.assign(n, Vec<D>(0.0f));
+    move_buffer_.resize(n);
+    for (std::uint32_t p = 0; p < n; ++p) {
+        const BodyId b = body_of_[p];
+        proxy_of_[b] = p;
+        boxes_[p] = boxes[b];
+        static_[p] = is_static[b] != 0;
+        fat_[p] = fatten(boxes_[p], Vec<D>(0.0f));
+        move_buffer_[p] = p;
+    }
+    fat_pairs_.clear();
+    if (built_coherent_) {
+        build_tree(false);
+        build_tree(true);
+    } else {
+        // The plain way: one insertion per body, in body order.
+        moving_tree_.clear();
+        static_tree_.clear();
+        for (std::uint32_t p = 0; p < n; ++p) {
+            leaf_[p] = (static_[p] ? static_tree_ : moving_tree_).insert(fat_[p], p, rotations());
+        }
+    }
+}
+
+template <int D>
+void DynamicAabbTree<D>::gather_moves(std::span<const Aabb<D>> boxes) {
+    move_buffer_.clear();
+    const std::uint32_t n = static_cast<std::uint32_t>(boxes_.size());
+    for (std::uint32_t p = 0; p < n; ++p) {
+        const Aabb<D>& b = boxes[body_of_[p]];
+        const bool out = !inside(b, fat_[p]);
+        moved_[p] = out;
+        if (out) {
+            displacement_[p] = b.center() - boxes_[p].center();
+            move_buffer_.push_back(p);
+        }
+        boxes_[p] = b;
+    }
+}
+
+template <int D>
+void DynamicAabbTree<D>::reinsert_moved() {
+    std::size_t moved_static = 0;
+    for (std::uint32_t p : move_buffer_) {
+        fat_[p] = fatten(boxes_[p], displacement_[p]);
+        moved_static += static_[p];
+    }
+    const std::size_t statics = statics_;
+    const std::size_t movers = fat_.size() - statics_;
+    // When a large share of a tree moved, one top-down build is cheaper than that many
+    // removals and insertions, and makes a better tree.
+    const bool bulk_static = moved_static > bulk_share() * statics;
+    const bool bulk_moving = move_buffer_.size() - moved_static > bulk_share() * movers;
+    if (bulk_static) build_tree(true);
+    if (bulk_moving) build_tree(false);
+    const bool rotate = rotations();
+    for (std::uint32_t p : move_buffer_) {
+        if (static_[p] ? bulk_static : bulk_moving) continue;
+        AabbTree<D>& tree = static_[p] ? static_tree_ : moving_tree_;
+        tree.remove(leaf_[p], rotate);
+        leaf_[p] = tree.insert(fat_[p], p, rotate);
+    }
+}
+
+// Kept pairs: those of bodies that were not re-inserted (their fat boxes did not change),
+// compacted in place and filtered by their real boxes.
+template <int D>
+void DynamicAabbTree<D>::filter_kept(PairList& out) {
+    std::size_t w = 0;
+    for (const Pair& pr : fat_pairs_) {
+        if (moved_[pr.a] | moved_[pr.b]) continue;
+        fat_pairs_[w++] = pr;
+        if (boxes_[pr.a].overlaps(boxes_[pr.b])) {
+            out.push_back(make_pair(body_of_[pr.a], body_of_[pr.b]));
+        }
+    }
+    tests_ += w;
+    fat_pairs_.resize(w);
+}
+
+// Each re-inserted body queries the trees with its new fat box. A pair of two re-inserted
+// bodies is found from both sides (fat boxes overlap symmetrically); the lower proxy keeps it.
+template <int D>
+void DynamicAabbTree<D>::find_new_pairs(PairList& out) {
+    // The joint descent wins when most bodies moved (a full rebuild); for a few it costs
+    // more than their queries.
+    if (tree_join() && 2 * move_buffer_.size() > fat_.size()) {
+        // Pairs with at least one moved leaf, each found once by the joint descent.
+        marks_moving_.assign(moving_tree_.slots(), 0);
+        marks_static_.assign(static_tree_.slots(), 0);
+        for (std::uint32_t p : move_buffer_) {
+            tree_of(p).mark_path(leaf_[p], static_[p] ? marks_static_ : marks_moving_);
+        }
+        const auto emit = [&](std::uint32_t p, std::uint32_t q) {
+            fat_pairs_.push_back({p, q});
+            ++tests_;
+            if (boxes_[p].overlaps(boxes_[q])) out.push_back(make_pair(body_of_[p], body_of_[q]));
+        };
+        join_trees(moving_tree_, marks_moving_, moving_tree_, marks_moving_, true, pair_stack_,
+                   tests_, emit);
+        join_trees(moving_tree_, marks_moving_, static_tree_, marks_static_, false, pair_stack_,
+                   tests_, emit);
+        return;
+    }
+    for (std::uint32_t p : move_buffer_) {
+        const Aabb<D> real = boxes_[p];
+        const auto hit = [&](std::uint32_t q) {
+            if (q == p || (moved_[q] && q < p)) return;
+            fat_pairs_.push_back({p, q});
+            ++tests_;
+            if (real.overlaps(boxes_[q])) out.push_back(make_pair(body_of_[p], body_of_[q]));
+        };
+        moving_tree_.query(fat_[p], stack_, tests_, hit, kNoTrace);
+        if (!static_[p]) static_tree_.query(fat_[p], stack_, tests_, hit, kNoTrace);
+    }
+}
+
+template <int D>
+void DynamicAabbTree<D>::update(std::span<const Aabb<D>> boxes,
+                                std::span<const std::uint8_t> is_static, PairList& out) {
+    out.clear();
+    assert(is_static.size() == boxes.size());
+    tests_ = 0;
+    rebuilt_ = false;
+    const bool full = boxes.size() != body_of_.size() || coherent() != built_coherent_ ||
+                      !std::equal(is_static.begin(), is_static.end(), input_static_.begin(),
+                                  input_static_.end());
+    if (full) {
+        full_rebuild(boxes, is_static);
+    } else {
+        gather_moves(boxes);
+        reinsert_moved();
+        const int every = rebuild_every();
+        if (every > 0 && frame_ % every == 0 && !rebuilt_) build_tree(false);
+    }
+    filter_kept(out);
+    find_new_pairs(out);
+    ++frame_;
+}
+
+template <int D>
+void DynamicAabbTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+    out.clear();
+    std::uint64_t tests = 0;
+    const auto hit = [&](std::uint32_t q) {
+        if (boxes_[q].overlaps(region)) out.push_back(body_of_[q]);
+    };
+    moving_tree_.query(region, stack_, tests, hit, kNoTrace);
+    static_tree_.query(region, stack_, tests, hit, kNoTrace);
+}
+
+template <int D>
+int DynamicAabbTree<D>::leaf_depth(std::uint32_t proxy) const {
+    const AabbTree<D>& tree = tree_of(proxy);
+    int depth = 0;
+    for (std::int32_t i = tree.node(leaf_[proxy]).parent; i != AabbTree<D>::kNull;
+         i = tree.node(i).parent) {
+        ++depth;
+    }
+    return depth;
+}
+
+template <int D>
+void DynamicAabbTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
+    const bool selecting = which.selected < proxy_of_.size();
+    const float alpha = selecting ? 0.3f : 0.7f;
+    if (which.structure) {
+        // Internal nodes by depth on the ramp, leaves' fat boxes in orange (grey when
+        // static); a subtree outside the view is skipped whole.
+        std::vector<std::pair<std::int32_t, int>> stack;
+        for (const AabbTree<D>* tree : {&moving_tree_, &static_tree_}) {
+            if (tree->root() == AabbTree<D>::kNull) continue;
+            const float height = float(std::max(1, tree->height()));
+            const Color leaf_color = tree == &static_tree_ ? rgba(0.6f, 0.6f, 0.6f, alpha)
+                                                           : rgba(1.0f, 0.55f, 0.2f, alpha);
+            stack.assign(1, {tree->root(), 0});
+            while (!stack.empty() && !draw.full()) {
+                const auto [i, depth] = stack.back();
+                stack.pop_back();
+                const auto& n = tree->node(i);
+                if (!n.box.overlaps(draw.view)) continue;
+                if (n.leaf()) {
+                    draw.box(n.box, leaf_color);
+                    continue;
+                }
+                draw.box(n.box, ramp_color(float(depth) / height, alpha));
+                stack.push_back({n.child[1], depth + 1});
+                stack.push_back({n.child[0], depth + 1});
+            }
+        }
+    }
+    if (selecting) {
+        // The selected body's fat box in white, its ancestors up to the root in magenta.
+        const std::uint32_t p = proxy_of_[which.selected];
+        const AabbTree<D>& tree = tree_of(p);
+        for (std::int32_t i = tree.node(leaf_[p]).parent; i != AabbTree<D>::kNull;
+             i = tree.node(i).parent) {
+            draw.box(tree.node(i).box, rgba(1.0f, 0.3f, 1.0f, 0.9f));
+        }
+        draw.box(fat_[p], rgba(1, 1, 1));
+    }
+    if (which.query) {
+        // The nodes the query's descent tested: green entered, grey rejected.
+        std::vector<std::int32_t> stack;
+        std::uint64_t tests = 0;
+        for (const AabbTree<D>* tree : {&moving_tree_, &static_tree_}) {
+            tree->query(*which.query, stack, tests, [](std::uint32_t) {},
+                        [&](std::int32_t i, bool overlaps) {
+                            draw.box(tree->node(i).box, overlaps ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
+                                                                 : rgba(0.6f, 0.6f, 0.6f, 0.5f));
+                        });
+        }
+    }
+}
+
+template <int D>
+std::string DynamicAabbTree<D>::describe(BodyId id) const {
+    if (id >= proxy_of_.size()) return {};
+    const std::uint32_t p = proxy_of_[id];
+    const AabbTree<D>& tree = tree_of(p);
+    std::size_t pairs = 0;
+    for (const Pair& pr : fat_pairs_) pairs += (pr.a == p) | (pr.b == p);
+    std::string s = "Proxy " + std::to_string(p) + ", leaf node " + std::to_string(leaf_[p]) +
+                    (static_[p] ? " of the static tree" : " of the moving tree");
+    s += "\nDepth " + std::to_string(leaf_depth(p)) + " of height " +
+         std::to_string(tree.height());
+    s += "\nFat box " + format_box(fat_[p]);
+    s += "\n" + std::to_string(pairs) + " fat pairs";
+    s += moved_[p] ? "\nRe-inserted this frame" : "\nKept its leaf this frame";
+    s += "\n" + std::to_string(move_buffer_.size()) + " bodies re-inserted this frame";
+    if (rebuilt_) s += " (tree rebuilt top-down)";
+    return s;
+}
+
+template <int D>
+BroadPhaseStats DynamicAabbTree<D>::stats() const {
+    const std::size_t per_proxy =
+        (boxes_.capacity() + fat_.capacity()) * sizeof(Aabb<D>) +
+        (body_of_.capacity() + proxy_of_.capacity() + leaf_.capacity() +
+         move_buffer_.capacity() + order_.capacity()) * 4 +
+        static_.capacity() + input_static_.capacity() + moved_.capacity() +
+        displacement_.capacity() * sizeof(Vec<D>) + codes_.capacity() * 8 +
+        (keyed_moving_.capacity() + keyed_static_.capacity()) * 12 + stack_.capacity() * 4 +
+        pair_stack_.capacity() * 8 + marks_moving_.capacity() + marks_static_.capacity();
+    return {.candidate_tests = tests_,
+            .structure_bytes = moving_tree_.bytes() + static_tree_.bytes() + per_proxy +
+                               fat_pairs_.capacity() * sizeof(Pair),
+            .nodes = moving_tree_.live() + static_tree_.live(),
+            .depth = std::max(moving_tree_.height(), static_tree_.height())};
+}
+
+template class DynamicAabbTree<2>;
+template class DynamicAabbTree<3>;
+
+}  // namespace collide
