@@ -184,7 +184,8 @@ void Enneatree<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::u
 
     const std::array<float, 3> settings = {params_[0].value, params_[1].value, params_[2].value};
     bool rebuild = n != node_of_.size() || settings != built_with_ || !persistent() ||
-                   nodes_.empty() || empty_nodes_ > nodes_.size() / 2 + 64;
+                   nodes_.empty() || empty_nodes_ > nodes_.size() / 2 + 64 ||
+                   replaced_since_rebuild_ > n / 4;  // new nodes lost the depth-first order
     if (frame_.refit(boxes)) rebuild = true;
     root_side_ = static_cast<float>(morton::kMaxCoord<D>) / frame_.scale;
     built_with_ = settings;
@@ -205,6 +206,7 @@ void Enneatree<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::u
             target_depth_[id] = static_cast<std::int8_t>(depth);
         }
         replaced_ = n;
+        replaced_since_rebuild_ = 0;
     }
 
     // A body keeps its node while it still fits and its size gives the same depth.
@@ -216,6 +218,7 @@ void Enneatree<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::u
         target_depth_[i] = static_cast<std::int8_t>(depth);
         ++replaced_;
     }
+    if (!rebuild) replaced_since_rebuild_ += replaced_;
     lay_out(boxes, is_static);
 
     chunks_.run(

@@ -99,6 +99,7 @@ private:
     std::vector<Aabb<D>> boxes_;              // as of the last update, for queries
     ChunkedSweep chunks_;
     std::size_t replaced_ = 0;                // bodies placed afresh in the last update
+    std::size_t replaced_since_rebuild_ = 0;
     std::size_t empty_nodes_ = 0;
     int deepest_ = 0;
 };
