@@ -64,6 +64,14 @@ public:
         for (const PairList& p : pairs_) out.insert(out.end(), p.begin(), p.end());
     }
 
+    // The same sweep on the calling thread, straight into `out` (no chunk lists to join),
+    // for algorithms whose parallel pass is switched off or does not apply.
+    template <typename SweepRows>
+    void run_serial(std::size_t rows, const SweepRows& sweep_rows, PairList& out) {
+        tests_.assign(1, 0);
+        sweep_rows(0, rows, out, tests_[0]);
+    }
+
     std::uint64_t tests() const {
         return std::accumulate(tests_.begin(), tests_.end(), std::uint64_t{0});
     }

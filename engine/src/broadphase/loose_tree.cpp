@@ -226,22 +226,20 @@ void LooseTree<D>::update(std::span<const Aabb<D>> boxes,
     }
     sort_keys(boxes);
     build(boxes, is_static);
-    if (dual() || !parallel()) {
-        chunks_.run(0, 1, [](std::size_t, std::size_t, PairList&, std::uint64_t&) {}, out);
-        serial_tests_ = 0;
-        if (dual()) {
-            if (n > 0) self_pairs(0, out, serial_tests_);
-        } else {
-            sweep_rows(0, n, out, serial_tests_);
-        }
-    } else {
-        serial_tests_ = 0;
-        chunks_.run(
-            n, 2048,
-            [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
-                sweep_rows(b, e, p, t);
+    const auto sweep = [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
+        sweep_rows(b, e, p, t);
+    };
+    if (dual()) {
+        chunks_.run_serial(
+            n,
+            [&](std::size_t, std::size_t rows, PairList& p, std::uint64_t& t) {
+                if (rows > 0) self_pairs(0, p, t);
             },
             out);
+    } else if (parallel()) {
+        chunks_.run(n, 2048, sweep, out);
+    } else {
+        chunks_.run_serial(n, sweep, out);
     }
 }
 
@@ -278,7 +276,7 @@ BroadPhaseStats LooseTree<D>::stats() const {
                               open_.capacity() * sizeof(std::uint32_t) +
                               nodes_.capacity() * sizeof(TreeNode<D>) +
                               chunks_.bytes();
-    return {.candidate_tests = chunks_.tests() + serial_tests_,
+    return {.candidate_tests = chunks_.tests(),
             .structure_bytes = bytes,
             .nodes = nodes_.size(),
             .depth = deepest_};

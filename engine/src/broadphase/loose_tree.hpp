@@ -70,7 +70,6 @@ private:
     Vec<D> root_center_{0.0f};
     float root_half_ = 0.0f;
     ChunkedSweep chunks_;
-    std::uint64_t serial_tests_ = 0;
     int deepest_ = 0;
     std::array<Param, 4> params_ = {{{"max depth", 20, 1, 30},
                                      {"parallel sweep", 1, 0, 1, true},

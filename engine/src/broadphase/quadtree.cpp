@@ -99,18 +99,13 @@ void RegionTree<D>::update(std::span<const Aabb<D>> boxes,
     float half;
     root_square(boxes, center, half);
     build(0, n, center, half, 0, 0);
+    const auto sweep = [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
+        sweep_rows(b, e, p, t);
+    };
     if (parallel()) {
-        serial_tests_ = 0;
-        chunks_.run(
-            n, 2048,
-            [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
-                sweep_rows(b, e, p, t);
-            },
-            out);
+        chunks_.run(n, 2048, sweep, out);
     } else {
-        chunks_.run(0, 1, [](std::size_t, std::size_t, PairList&, std::uint64_t&) {}, out);
-        serial_tests_ = 0;
-        sweep_rows(0, n, out, serial_tests_);
+        chunks_.run_serial(n, sweep, out);
     }
 }
 
@@ -138,7 +133,7 @@ BroadPhaseStats RegionTree<D>::stats() const {
     const std::size_t bytes = (items_.capacity() + scratch_.capacity()) * sizeof(TreeItem<D>) +
                               codes_.capacity() + row_end_.capacity() * sizeof(std::uint32_t) +
                               nodes_.capacity() * sizeof(TreeNode<D>) + chunks_.bytes();
-    return {.candidate_tests = chunks_.tests() + serial_tests_,
+    return {.candidate_tests = chunks_.tests(),
             .structure_bytes = bytes,
             .nodes = nodes_.size(),
             .depth = deepest_};

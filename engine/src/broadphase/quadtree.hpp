@@ -46,7 +46,6 @@ private:
     std::vector<std::uint32_t> row_end_; // per slot: the end of its node's subtree
     std::vector<TreeNode<D>> nodes_;     // pre-order
     ChunkedSweep chunks_;
-    std::uint64_t serial_tests_ = 0;
     int deepest_ = 0;                    // deepest node holding bodies
     std::array<Param, 3> params_ = {{{"capacity", 8, 1, 64},
                                      {"max depth", 20, 1, 30},
