@@ -49,7 +49,6 @@ void Enneatree<D>::reset() {
     root.lo = frame_.origin;
     root.child.fill(kNone);
     nodes_.push_back(root);
-    std::fill(node_of_.begin(), node_of_.end(), kNone);
 }
 
 // Descends from the root to `depth`, choosing on each axis the child interval that holds
@@ -189,10 +188,13 @@ void Enneatree<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::u
     if (frame_.refit(boxes)) rebuild = true;
     root_side_ = static_cast<float>(morton::kMaxCoord<D>) / frame_.scale;
     built_with_ = settings;
-    replaced_ = 0;
+    const auto place_body = [&](std::size_t i, int depth) {
+        node_of_[i] = place(boxes[i], depth);
+        target_depth_[i] = static_cast<std::int8_t>(depth);
+    };
     if (rebuild) {
-        node_of_.assign(n, kNone);
-        target_depth_.assign(n, -1);
+        node_of_.resize(n);
+        target_depth_.resize(n);
         reset();
         // Placing the bodies in Morton order of their centres creates the nodes in
         // depth-first order, so the walks of neighbouring nodes touch neighbouring memory.
@@ -200,25 +202,20 @@ void Enneatree<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::u
         for (std::size_t i = 0; i < n; ++i)
             by_code_[i] = {morton::encode<D>(frame_(boxes[i].center())), BodyId(i)};
         std::sort(by_code_.begin(), by_code_.end());
-        for (const auto& [code, id] : by_code_) {
-            const int depth = depth_for(boxes[id]);
-            node_of_[id] = place(boxes[id], depth);
-            target_depth_[id] = static_cast<std::int8_t>(depth);
-        }
+        for (const auto& [code, id] : by_code_) place_body(id, depth_for(boxes[id]));
         replaced_ = n;
         replaced_since_rebuild_ = 0;
+    } else {
+        // A body keeps its node while it still fits and its size gives the same depth.
+        replaced_ = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const int depth = depth_for(boxes[i]);
+            if (target_depth_[i] == depth && fits(boxes[i], nodes_[node_of_[i]])) continue;
+            place_body(i, depth);
+            ++replaced_;
+        }
+        replaced_since_rebuild_ += replaced_;
     }
-
-    // A body keeps its node while it still fits and its size gives the same depth.
-    for (std::size_t i = 0; i < n && !rebuild; ++i) {
-        const int depth = depth_for(boxes[i]);
-        const std::uint32_t at = node_of_[i];
-        if (target_depth_[i] == depth && fits(boxes[i], nodes_[at])) continue;
-        node_of_[i] = place(boxes[i], depth);
-        target_depth_[i] = static_cast<std::int8_t>(depth);
-        ++replaced_;
-    }
-    if (!rebuild) replaced_since_rebuild_ += replaced_;
     lay_out(boxes, is_static);
 
     chunks_.run(
@@ -293,7 +290,7 @@ std::string Enneatree<D>::path_of(std::uint32_t at) const {
 
 template <int D>
 std::string Enneatree<D>::describe(BodyId id) const {
-    if (id >= node_of_.size() || node_of_[id] == kNone) return {};
+    if (id >= node_of_.size()) return {};
     const std::uint32_t at = node_of_[id];
     const Node& node = nodes_[at];
     std::size_t visited = 0, pruned = 0, tested = 0;
@@ -334,7 +331,7 @@ void Enneatree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
         walk(bounds, max_depth, &trace, [](std::uint32_t, const Node&) {});
         for (const Visit& v : trace) highlight(v.node, v.kind == Visit::kPruned ? pruned : seen);
     };
-    if (which.selected < node_of_.size() && node_of_[which.selected] != kNone) {
+    if (which.selected < node_of_.size()) {
         const std::uint32_t home = node_of_[which.selected];
         highlight_walk(boxes_[which.selected], nodes_[home].depth, visited);
         for (std::uint32_t up = nodes_[home].parent; up != kNone; up = nodes_[up].parent)
