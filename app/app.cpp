@@ -157,6 +157,7 @@ OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
     req.aabbs = view.overlays.aabbs;
     req.pairs = view.overlays.pairs;
     req.structure = view.overlays.structure;
+    req.hidden_layers = view.overlays.hidden_layers;
     req.selected = demo_.selected();
     req.query = demo_.query();
     req.query_hits = query_hits_;

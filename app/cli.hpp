@@ -28,6 +28,7 @@ struct OverlayFlags {
     bool aabbs = false;
     bool pairs = false;
     bool structure = false;
+    std::uint64_t hidden_layers = 0;  // the structure's layers turned off in the panel
 };
 
 struct Options {

@@ -89,6 +89,7 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
 bool Demo::set_broad_phase(const std::string& name) {
     if (!world_->set_broad_phase(name)) return false;
     broad_phase_ = name;
+    view_.overlays.hidden_layers = 0;  // layer numbers mean something else in another algorithm
     return true;
 }
 

@@ -151,6 +151,7 @@ void add_structure(const collide::World<D>& world, const OverlayRequest& req,
     dd.view = view;
     collide::Overlays<D> which;
     which.structure = req.structure;
+    which.hidden_layers = req.hidden_layers;
     which.selected = req.selected;
     if (req.query) which.query = to_aabb<D>(*req.query);
     world.broad_phase()->draw(dd, which);

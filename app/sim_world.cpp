@@ -102,6 +102,9 @@ public:
     std::span<collide::Param> broad_phase_params() override {
         return world_.broad_phase()->params();
     }
+    std::vector<std::string> broad_phase_layers() const override {
+        return world_.broad_phase()->layers();
+    }
     void query(const Box3& region, std::vector<BodyId>& out) const override {
         out.clear();
         if (world_.steps() == 0) return;  // nothing is built before the first update

@@ -58,6 +58,7 @@ struct OverlayRequest {
     bool aabbs = false;
     bool pairs = false;
     bool structure = false;
+    std::uint64_t hidden_layers = 0;  // bits of BroadPhase::layers() the viewer turned off
     collide::BodyId selected = collide::kNoBody;
     Box3 view;                        // what the camera sees (for culling and DebugDraw::view)
     glm::vec3 ring_right{1, 0, 0};    // the screen's axes in world space, to draw the
@@ -119,6 +120,8 @@ public:
     virtual bool set_broad_phase(std::string_view name) = 0;
     virtual collide::BroadPhaseStats broad_phase_stats() const = 0;
     virtual std::span<collide::Param> broad_phase_params() = 0;
+    // The overlay's parts the viewer may hide one by one (see BroadPhase::layers).
+    virtual std::vector<std::string> broad_phase_layers() const = 0;
     // The broad phase's query(): bodies whose boxes overlap `region` as of its last update
     // (none before the first step). z is ignored in 2D.
     virtual void query(const Box3& region, std::vector<collide::BodyId>& out) const = 0;

@@ -223,6 +223,7 @@ void Ui::broad_phase_section(Demo& demo) {
         table_row("Structure memory", format_bytes(s.structure_bytes));
         table_row("Nodes / cells", format_count(s.nodes));
         table_row("Depth", s.depth > 0 ? std::to_string(s.depth) : std::string("-"));
+        table_row("Re-inserted", format_count(s.reinserted));
         ImGui::EndTable();
     }
 }
@@ -243,6 +244,14 @@ void Ui::overlays_section(Demo& demo, const OverlayReport& report) {
     if (o.structure) {
         ImGui::TextDisabled("  %s primitives%s", format_count(report.structure_primitives).c_str(),
                             report.structure_capped ? " (budget reached)" : "");
+        const std::vector<std::string> layers = demo.world().broad_phase_layers();
+        for (std::size_t i = 0; i < layers.size() && i < 64; ++i) {
+            const std::uint64_t bit = std::uint64_t{1} << i;
+            bool shown = (o.hidden_layers & bit) == 0;
+            ImGui::PushID(static_cast<int>(i));
+            if (ImGui::Checkbox(layers[i].c_str(), &shown)) o.hidden_layers ^= bit;
+            ImGui::PopID();
+        }
     }
     if (demo.dim() == 3) ImGui::Checkbox("Draw overlays on top", &demo.view().overlays_on_top);
 }

@@ -60,6 +60,7 @@ public:
         if (f >= cfg_.warmup) {
             times_.push_back(ms);
             tests_ += static_cast<double>(stats.candidate_tests);
+            reinserted_ += static_cast<double>(stats.reinserted);
             result_.structure_bytes = std::max(result_.structure_bytes, stats.structure_bytes);
             if (f == cfg_.warmup) result_.pairs_first = pairs;
             result_.pairs_last = pairs;
@@ -76,6 +77,8 @@ public:
         result_.frames_run = static_cast<int>(times_.size());
         result_.candidate_tests = times_.empty() ? 0 : tests_ / static_cast<double>(times_.size());
         result_.total_tests = tests_;
+        result_.reinserted =
+            times_.empty() ? 0 : reinserted_ / static_cast<double>(times_.size());
         for (double t : times_) result_.total_ms += t;
         result_.median_ms = percentile(times_, 0.5);
         result_.p10_ms = percentile(times_, 0.1);
@@ -88,6 +91,7 @@ private:
     Clock::time_point start_;
     std::vector<double> times_;
     double tests_ = 0;
+    double reinserted_ = 0;
 };
 
 // The scene, with every body whose id falls in the static share made static (spread

@@ -49,6 +49,7 @@ struct RunResult {
     std::size_t pairs_first = 0, pairs_last = 0;
     double candidate_tests = 0;       // mean per frame
     double total_tests = 0;           // over the timed frames
+    double reinserted = 0;            // mean per frame: bodies re-bucketed / re-inserted
     std::size_t structure_bytes = 0;  // peak over the frames
     int frames_run = 0;
     // --check: compared with another algorithm every frame, or (when it is the reference

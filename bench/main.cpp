@@ -261,7 +261,8 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
                << ", \"total_ms\": " << r.total_ms << ", \"candidate_tests\": " << std::fixed
                << std::setprecision(0) << r.candidate_tests << ", \"total_tests\": " << r.total_tests
                << std::defaultfloat << std::setprecision(6)
-               << ", \"structure_bytes\": " << r.structure_bytes;
+               << ", \"structure_bytes\": " << r.structure_bytes
+               << ", \"reinserted\": " << r.reinserted;
             if (step) {
                 os << ", \"integrate_ms\": " << r.integrate_ms << ", \"broad_ms\": " << r.broad_ms
                    << ", \"narrow_ms\": " << r.narrow_ms << ", \"resolve_ms\": " << r.resolve_ms;
@@ -279,7 +280,8 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
                                      "p10_ms",          "p90_ms",
                                      "pairs_first",     "pairs_last",
                                      "candidate_tests", "structure_bytes",
-                                     "total_ms",        "total_tests"};
+                                     "total_ms",        "total_tests",
+                                     "reinserted"};
     if (step) head.insert(head.end(), {"integrate_ms", "broad_ms", "narrow_ms", "resolve_ms"});
     std::vector<std::vector<std::string>> rows;
     const auto fmt = [](double v, int digits) {
@@ -304,7 +306,8 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
                                         fmt(r.candidate_tests, 0),
                                         std::to_string(r.structure_bytes),
                                         fmt(r.total_ms, 3),
-                                        fmt(r.total_tests, 0)};
+                                        fmt(r.total_tests, 0),
+                                        fmt(r.reinserted, 0)};
         if (step) {
             for (double v : {r.integrate_ms, r.broad_ms, r.narrow_ms, r.resolve_ms})
                 row.push_back(fmt(v, 3));

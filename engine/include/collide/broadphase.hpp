@@ -22,6 +22,8 @@ struct Overlays {
     BodyId selected = kNoBody;  // a body to highlight in the structure, if any
     // A region the viewer is querying: the algorithm draws what its query() visited.
     std::optional<Aabb<D>> query;
+    // Bit i set: the viewer hid layer i of the algorithm's layers() (hash levels, say).
+    std::uint64_t hidden_layers = 0;
 };
 
 struct BroadPhaseStats {
@@ -29,6 +31,9 @@ struct BroadPhaseStats {
     std::size_t structure_bytes = 0;    // memory held by the structure (capacity, not size)
     std::size_t nodes = 0;              // cells, nodes or entries, whatever the algorithm has
     int depth = 0;                      // tree depth or levels; 0 where meaningless
+    // Bodies whose entries the structure moved in the last update (re-bucketed,
+    // re-inserted); 0 for structures rebuilt from scratch every frame.
+    std::uint64_t reinserted = 0;
 };
 
 // A tunable the UI shows as a slider, or as a checkbox when `toggle` (value 0 or 1).
@@ -55,6 +60,9 @@ public:
     // What the structure holds for one body (codes, cells, nodes), as lines of text for the
     // selection panel; empty if the algorithm has nothing to add.
     virtual std::string describe(BodyId /*id*/) const { return {}; }
+    // Names of the parts of the overlay the viewer may show or hide one by one (at most
+    // 64; bit i of Overlays::hidden_layers hides layer i); empty if the overlay is one piece.
+    virtual std::vector<std::string> layers() const { return {}; }
     virtual BroadPhaseStats stats() const = 0;
     // Tunable parameters the UI shows (name, value, range); empty if none.
     virtual std::span<Param> params() { return {}; }

@@ -33,6 +33,11 @@ struct DebugDraw {
         Aabb<D> box;
         Color color;
     };
+    // A translucent filled rectangle (heat maps); in 3D drawn as the box's faces.
+    struct Fill {
+        Aabb<D> box;
+        Color color;
+    };
     struct Label {
         Vec<D> at;
         std::string text;
@@ -41,6 +46,7 @@ struct DebugDraw {
 
     std::vector<Line> lines;
     std::vector<Box> boxes;
+    std::vector<Fill> fills;
     std::vector<Label> labels;
     // What the viewer can see; algorithms may skip what lies outside it.
     Aabb<D> view = {Vec<D>(-1e30f), Vec<D>(1e30f)};
@@ -55,13 +61,20 @@ struct DebugDraw {
         if (full()) return;
         boxes.push_back({b, c});
     }
+    void fill(const Aabb<D>& b, Color c) {
+        if (full()) return;
+        fills.push_back({b, c});
+    }
     void label(const Vec<D>& at, std::string text, Color c) {
         labels.push_back({at, std::move(text), c});
     }
-    bool full() const { return lines.size() + boxes.size() * (D == 2 ? 4 : 12) >= budget; }
+    bool full() const {
+        return lines.size() + (boxes.size() + fills.size()) * (D == 2 ? 4 : 12) >= budget;
+    }
     void clear() {
         lines.clear();
         boxes.clear();
+        fills.clear();
         labels.clear();
     }
 };

@@ -402,7 +402,8 @@ BroadPhaseStats DynamicAabbTree<D>::stats() const {
             .structure_bytes = moving_tree_.bytes() + static_tree_.bytes() + per_proxy +
                                fat_pairs_.capacity() * sizeof(Pair),
             .nodes = moving_tree_.live() + static_tree_.live(),
-            .depth = std::max(moving_tree_.height(), static_tree_.height())};
+            .depth = std::max(moving_tree_.height(), static_tree_.height()),
+            .reinserted = move_buffer_.size()};
 }
 
 template class DynamicAabbTree<2>;
