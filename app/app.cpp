@@ -161,8 +161,7 @@ OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
     req.selected = demo_.selected();
     req.query = demo_.query();
     req.query_hits = query_hits_;
-    lines_.clear();
-    labels_.clear();
+    overlays_.clear();
     OverlayReport report;
     // GL works in framebuffer pixels, the cameras in window points; they differ on HiDPI.
     const float pixels_per_point = static_cast<float>(framebuffer.y) / std::max(screen.y, 1.0f);
@@ -171,10 +170,11 @@ OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
         req.view = camera_2d_.visible(screen);
         req.min_ring_radius = kRingPx * camera_2d_.world_per_pixel();
         req.query_pixel = camera_2d_.world_per_pixel();
+        report = world.fill_overlays(req, overlays_);
+        renderer_.draw_triangles(overlays_.triangles, view_proj, false);  // under the bodies
         renderer_.draw_circles(instances_, view_proj,
                                camera_2d_.world_per_pixel() / pixels_per_point);
-        report = world.fill_overlays(req, lines_, labels_);
-        renderer_.draw_lines(lines_, view_proj, false);
+        renderer_.draw_lines(overlays_.lines, view_proj, false);
     } else {
         const glm::mat4 view_matrix = camera_3d_.view();
         const glm::mat4 proj = camera_3d_.proj(screen);
@@ -191,16 +191,17 @@ OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
                 kRingPx * camera_3d_.pixel_size_at(world.position(req.selected), screen);
         }
         renderer_.draw_spheres(instances_, view_matrix, proj);
-        report = world.fill_overlays(req, lines_, labels_);
-        renderer_.draw_lines(lines_, proj * view_matrix, !view.overlays_on_top);
+        report = world.fill_overlays(req, overlays_);
+        renderer_.draw_triangles(overlays_.triangles, proj * view_matrix, !view.overlays_on_top);
+        renderer_.draw_lines(overlays_.lines, proj * view_matrix, !view.overlays_on_top);
     }
     return report;
 }
 
 void App::draw_labels(glm::vec2 screen) const {
-    if (labels_.empty()) return;
+    if (overlays_.labels.empty()) return;
     ImDrawList* draw = ImGui::GetBackgroundDrawList();
-    for (const Label& label : labels_) {
+    for (const Label& label : overlays_.labels) {
         glm::vec2 at;
         if (demo_.dim() == 2) {
             at = camera_2d_.world_to_screen(glm::vec2(label.at), screen);

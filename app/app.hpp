@@ -50,8 +50,7 @@ private:
     QueryReport query_report_;
     std::vector<collide::BodyId> query_hits_;
     std::vector<Instance> instances_;
-    std::vector<LineVertex> lines_;
-    std::vector<Label> labels_;
+    OverlayGeometry overlays_;
 };
 
 }  // namespace collidoscope

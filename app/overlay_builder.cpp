@@ -56,6 +56,34 @@ void add_box(std::vector<LineVertex>& lines, const collide::Aabb<D>& box, collid
     }
 }
 
+// Two triangles per face: the rectangle in 2D, the six faces in 3D.
+template <int D>
+void add_fill(std::vector<LineVertex>& tris, const collide::Aabb<D>& box, collide::Color c) {
+    const glm::vec3 lo = to3<D>(box.lo);
+    const glm::vec3 hi = to3<D>(box.hi);
+    auto quad = [&](glm::vec3 a, glm::vec3 b, glm::vec3 d, glm::vec3 e) {
+        for (const glm::vec3& p : {a, b, d, a, d, e}) tris.push_back({p, c});
+    };
+    if constexpr (D == 2) {
+        quad({lo.x, lo.y, 0}, {hi.x, lo.y, 0}, {hi.x, hi.y, 0}, {lo.x, hi.y, 0});
+    } else {
+        // Faces at x, y, z = lo and hi: axis k is fixed, the other two span the face.
+        for (int k = 0; k < 3; ++k) {
+            const int u = (k + 1) % 3;
+            const int v = (k + 2) % 3;
+            for (const float side : {lo[k], hi[k]}) {
+                glm::vec3 p[4];
+                for (int i = 0; i < 4; ++i) {
+                    p[i][k] = side;
+                    p[i][u] = (i == 1 || i == 2) ? hi[u] : lo[u];
+                    p[i][v] = (i >= 2) ? hi[v] : lo[v];
+                }
+                quad(p[0], p[1], p[2], p[3]);
+            }
+        }
+    }
+}
+
 void add_ring(std::vector<LineVertex>& lines, const glm::vec3& centre, float radius,
               const glm::vec3& right, const glm::vec3& up, collide::Color c,
               int segments = kRingSegments) {
@@ -145,8 +173,8 @@ void add_query_hits(const collide::World<D>& world, const OverlayRequest& req,
 
 template <int D>
 void add_structure(const collide::World<D>& world, const OverlayRequest& req,
-                   const collide::Aabb<D>& view, std::vector<LineVertex>& lines,
-                   std::vector<Label>& labels, OverlayReport& report) {
+                   const collide::Aabb<D>& view, OverlayGeometry& out, OverlayReport& report) {
+    std::vector<LineVertex>& lines = out.lines;
     collide::DebugDraw<D> dd;
     dd.view = view;
     collide::Overlays<D> which;
@@ -155,14 +183,15 @@ void add_structure(const collide::World<D>& world, const OverlayRequest& req,
     which.selected = req.selected;
     if (req.query) which.query = to_aabb<D>(*req.query);
     world.broad_phase()->draw(dd, which);
-    report.structure_primitives = dd.lines.size() + dd.boxes.size();
+    report.structure_primitives = dd.lines.size() + dd.boxes.size() + dd.fills.size();
     report.structure_capped = dd.full();
     lines.reserve(lines.size() + dd.lines.size() * 2 + dd.boxes.size() * (D == 2 ? 8 : 24));
     for (const auto& l : dd.lines) add_line(lines, to3<D>(l.a), to3<D>(l.b), l.color);
     for (const auto& b : dd.boxes) add_box<D>(lines, b.box, b.color);
+    for (const auto& f : dd.fills) add_fill<D>(out.triangles, f.box, f.color);
     for (const auto& l : dd.labels) {
-        if (labels.size() >= kMaxLabels) break;
-        labels.push_back({to3<D>(l.at), l.text, l.color});
+        if (out.labels.size() >= kMaxLabels) break;
+        out.labels.push_back({to3<D>(l.at), l.text, l.color});
     }
 }
 
@@ -170,14 +199,15 @@ void add_structure(const collide::World<D>& world, const OverlayRequest& req,
 
 template <int D>
 OverlayReport build_overlays(const collide::World<D>& world, const OverlayRequest& req,
-                             std::vector<LineVertex>& lines, std::vector<Label>& labels) {
+                             OverlayGeometry& out) {
     OverlayReport report;
+    std::vector<LineVertex>& lines = out.lines;
     const collide::Aabb<D> view = to_aabb<D>(req.view);
     add_box<D>(lines, world.settings().bounds, kWorldOutlineColor);
 
     // A query region asks the algorithm for its query trace even with the structure off.
     if ((req.structure || req.query) && world.broad_phase()) {
-        add_structure<D>(world, req, view, lines, labels, report);
+        add_structure<D>(world, req, view, out, report);
     }
     if (req.aabbs) add_boxes<D>(world, view, req.max_boxes, lines, report);
     if (req.pairs) add_pairs<D>(world, view, req.max_pairs, lines, report);
@@ -205,8 +235,8 @@ OverlayReport build_overlays(const collide::World<D>& world, const OverlayReques
 }
 
 template OverlayReport build_overlays<2>(const collide::World<2>&, const OverlayRequest&,
-                                         std::vector<LineVertex>&, std::vector<Label>&);
+                                         OverlayGeometry&);
 template OverlayReport build_overlays<3>(const collide::World<3>&, const OverlayRequest&,
-                                         std::vector<LineVertex>&, std::vector<Label>&);
+                                         OverlayGeometry&);
 
 }  // namespace collidoscope

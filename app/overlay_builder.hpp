@@ -1,8 +1,8 @@
 // Turns a world's state into overlay lines: the world outline (always), every body's box,
 // the broad phase's pairs (real contacts in their own colour), the algorithm's own
 // structure through collide::DebugDraw, the query region with rings around the bodies its
-// query found, and the ring around the selected body. All of it ends up in one vector of
-// line vertices, which the renderer draws in a single call.
+// query found, and the ring around the selected body. Lines end up in one vector of line
+// vertices (and fills in one of triangles), which the renderer draws in one call each.
 #pragma once
 
 #include <vector>
@@ -24,9 +24,9 @@ inline constexpr collide::Color kSelectionShadowColor = 0xC0000000;
 inline constexpr collide::Color kQueryRegionColor = 0xFFFF9900;
 inline constexpr collide::Color kQueryHitColor = 0xFFFFEB00;
 
-// Appends the requested overlays for `world` to `lines` (pairs of vertices) and `labels`.
+// Appends the requested overlays for `world` to `out`.
 template <int D>
 OverlayReport build_overlays(const collide::World<D>& world, const OverlayRequest& req,
-                             std::vector<LineVertex>& lines, std::vector<Label>& labels);
+                             OverlayGeometry& out);
 
 }  // namespace collidoscope

@@ -126,19 +126,29 @@ void Renderer::draw_spheres(std::span<const Instance> spheres, const glm::mat4& 
 
 void Renderer::draw_lines(std::span<const LineVertex> lines, const glm::mat4& view_proj,
                           bool depth_test) {
-    if (lines.empty()) return;
+    draw_vertices(GL_LINES, lines, view_proj, depth_test);
+}
+
+void Renderer::draw_triangles(std::span<const LineVertex> triangles, const glm::mat4& view_proj,
+                              bool depth_test) {
+    draw_vertices(GL_TRIANGLES, triangles, view_proj, depth_test);
+}
+
+void Renderer::draw_vertices(GLenum mode, std::span<const LineVertex> vertices,
+                             const glm::mat4& view_proj, bool depth_test) {
+    if (vertices.empty()) return;
     glBindVertexArray(line_vao_.get());
-    line_buffer_.upload(lines.data(), lines.size_bytes());
+    line_buffer_.upload(vertices.data(), vertices.size_bytes());
     if (depth_test) {
         glEnable(GL_DEPTH_TEST);
         glDepthFunc(GL_LEQUAL);
-        glDepthMask(GL_FALSE);  // lines must not hide each other
+        glDepthMask(GL_FALSE);  // overlays must not hide each other
     } else {
         glDisable(GL_DEPTH_TEST);
     }
     glUseProgram(lines_.program.get());
     glUniformMatrix4fv(lines_.view_proj, 1, GL_FALSE, glm::value_ptr(view_proj));
-    glDrawArrays(GL_LINES, 0, static_cast<GLsizei>(lines.size()));
+    glDrawArrays(mode, 0, static_cast<GLsizei>(vertices.size()));
     ++draw_calls_;
     glDepthMask(GL_TRUE);
     glDisable(GL_DEPTH_TEST);

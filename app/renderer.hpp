@@ -28,6 +28,9 @@ public:
                       const glm::mat4& proj);
     // `depth_test` hides lines behind spheres; off draws the overlays on top of everything.
     void draw_lines(std::span<const LineVertex> lines, const glm::mat4& view_proj, bool depth_test);
+    // Translucent triangles (heat maps), same vertex layout as the lines.
+    void draw_triangles(std::span<const LineVertex> triangles, const glm::mat4& view_proj,
+                        bool depth_test);
 
     // Draw calls issued by someone else this frame (ImGui).
     void add_draw_calls(int n) { draw_calls_ += n; }
@@ -51,6 +54,8 @@ private:
     };
 
     void upload_instances(std::span<const Instance> instances);
+    void draw_vertices(GLenum mode, std::span<const LineVertex> vertices,
+                       const glm::mat4& view_proj, bool depth_test);
 
     CircleProgram circles_;
     SphereProgram spheres_;

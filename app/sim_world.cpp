@@ -135,9 +135,8 @@ public:
     }
     BodyInfo body_info(BodyId id, std::size_t max_partners) const override;
     void fill_instances(ColorMode mode, std::vector<Instance>& out) override;
-    OverlayReport fill_overlays(const OverlayRequest& req, std::vector<LineVertex>& lines,
-                                std::vector<Label>& labels) const override {
-        return build_overlays<D>(world_, req, lines, labels);
+    OverlayReport fill_overlays(const OverlayRequest& req, OverlayGeometry& out) const override {
+        return build_overlays<D>(world_, req, out);
     }
 
 private:

@@ -40,6 +40,19 @@ struct Label {
     collide::Color color;
 };
 
+// Everything the overlays draw this frame: line pairs, translucent triangles (heat maps;
+// drawn under the bodies in 2D) and text labels.
+struct OverlayGeometry {
+    std::vector<LineVertex> lines;
+    std::vector<LineVertex> triangles;
+    std::vector<Label> labels;
+    void clear() {
+        lines.clear();
+        triangles.clear();
+        labels.clear();
+    }
+};
+
 struct Box3 {
     glm::vec3 lo{0.0f};
     glm::vec3 hi{0.0f};
@@ -144,8 +157,7 @@ public:
     // One instance per body, coloured by speed or id; static bodies grey.
     virtual void fill_instances(ColorMode mode, std::vector<Instance>& out) = 0;
     // The world outline, the requested overlays and the selection ring, as line pairs.
-    virtual OverlayReport fill_overlays(const OverlayRequest& req, std::vector<LineVertex>& lines,
-                                        std::vector<Label>& labels) const = 0;
+    virtual OverlayReport fill_overlays(const OverlayRequest& req, OverlayGeometry& out) const = 0;
 };
 
 // Builds scene `scene` in dimension `dim` with broad phase `broadphase`. Throws
