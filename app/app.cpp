@@ -115,6 +115,13 @@ int App::run() {
                                 demo_.world().body_count())
                        .c_str(),
                    stdout);
+        const Physics physics = demo_.world().physics();
+        if (physics.count_tunnelling) {
+            const ContinuousFacts f = demo_.world().continuous_facts();
+            std::printf("collidoscope: swept boxes %s; %llu pairs tunnelled in all.\n",
+                        physics.swept ? "on" : "off",
+                        static_cast<unsigned long long>(f.tunnelled_total));
+        }
     }
     return exit_code;
 }
@@ -158,6 +165,7 @@ OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
     req.pairs = view.overlays.pairs;
     req.structure = view.overlays.structure;
     req.hidden_layers = view.overlays.hidden_layers;
+    req.predicted_impact = world.physics().swept;
     req.selected = demo_.selected();
     req.query = demo_.query();
     req.query_hits = query_hits_;

@@ -21,6 +21,7 @@ struct RawArgs {
     std::optional<std::string_view> dim, scene, count, seed, broadphase, overlay, frames,
         screenshot, size, select, msaa, query;
     bool paused = false;
+    bool swept = false;
     bool list = false;
     bool help = false;
 };
@@ -46,6 +47,7 @@ constexpr FlagSpec kFlags[] = {
     {"--msaa", &RawArgs::msaa},
     {"--query", &RawArgs::query},
     {"--paused", nullptr, &RawArgs::paused},
+    {"--swept", nullptr, &RawArgs::swept},
     {"--list", nullptr, &RawArgs::list},
     {"--help", nullptr, &RawArgs::help},
 };
@@ -326,6 +328,7 @@ CliResult parse_cli(std::span<const std::string_view> args) {
     // After the scene: a CSV file may have set the dimension, which decides the count.
     if (raw.query) opt.query = parse_query(*raw.query, opt.dim);
     opt.paused = raw.paused;
+    opt.swept = raw.swept;
     return result;
 }
 
@@ -342,6 +345,7 @@ Scene
   --seed S               random seed (unsigned 64-bit); default 1
   --broadphase NAME      algorithm (see --list); default the first fast one for the dimension
   --paused               start paused (P pauses, O steps once)
+  --swept                swept boxes and time-of-impact contacts (no tunnelling)
 
 View
   --overlay LIST         comma-separated: aabbs, pairs, structure, all, none

@@ -43,6 +43,7 @@ struct Options {
     int width = 1280;
     int height = 720;
     bool paused = false;
+    bool swept = false;  // WorldSettings::swept from the start
     int msaa = 4;                               // samples per pixel; 0 = off
     collide::BodyId select = collide::kNoBody;  // body selected at start (for screenshots)
     std::optional<collide::Aabb<3>> query;      // region queried from the start; 2D: z = 0

@@ -27,6 +27,11 @@ Demo::Demo(const Options& options)
     world_ = make_sim_world(dim_, scene_, count_, seed_, broad_phase_);
     if (scene_is_csv()) count_ = world_->body_count();  // the file decides
     scene_physics_ = world_->physics();
+    if (options.swept) {
+        Physics p = scene_physics_;
+        p.swept = true;
+        world_->set_physics(p);
+    }
     view_.overlays = options.overlays;
     select(options.select);
     if (options.query) query_ = Box3{options.query->lo, options.query->hi};
@@ -76,7 +81,14 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
     if (dim != dim_) query_.reset();  // a 2D rectangle means nothing in 3D, and back
     world_ = std::move(world);
     scene_physics_ = world_->physics();
-    if (keep_physics) world_->set_physics(physics);
+    if (keep_physics) {
+        world_->set_physics(physics);
+    } else if (physics.swept) {
+        // Swept steps are the user's choice, not the scene's: they survive a scene change.
+        Physics p = scene_physics_;
+        p.swept = true;
+        world_->set_physics(p);
+    }
     dim_ = dim;
     scene_ = scene;
     count_ = count;

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <numbers>
+#include <optional>
 
 #include "dim_cast.hpp"
 
@@ -195,6 +197,30 @@ void add_structure(const collide::World<D>& world, const OverlayRequest& req,
     }
 }
 
+// Where the selected body will first touch another if both keep going straight: its path
+// to that point, both bodies' outlines there and a cross at the touching point.
+template <int D>
+void add_predicted_impact(const collide::World<D>& world, const OverlayRequest& req,
+                          OverlayGeometry& out) {
+    const std::optional<collide::PredictedImpact<D>> hit =
+        world.predict_impact(req.selected, kImpactHorizonSeconds);
+    if (!hit) return;
+    const auto& bodies = world.bodies();
+    const glm::vec3 from = to3<D>(bodies.pos[req.selected]);
+    const glm::vec3 at = to3<D>(hit->at);
+    const glm::vec3 point = to3<D>(hit->point);
+    add_line(out.lines, from, at, kImpactColor);
+    add_ring(out.lines, at, bodies.radius[req.selected], req.ring_right, req.ring_up, kImpactColor);
+    add_ring(out.lines, to3<D>(hit->other_at), bodies.radius[hit->other], req.ring_right,
+             req.ring_up, kImpactColor);
+    const float arm = std::max(req.min_ring_radius, 0.3f * bodies.radius[req.selected]);
+    add_line(out.lines, point - req.ring_right * arm, point + req.ring_right * arm, kSelectionColor);
+    add_line(out.lines, point - req.ring_up * arm, point + req.ring_up * arm, kSelectionColor);
+    char text[64];
+    std::snprintf(text, sizeof text, "impact in %.3f s with #%u", hit->seconds, hit->other);
+    out.labels.push_back({point, text, kImpactColor});
+}
+
 }  // namespace
 
 template <int D>
@@ -223,6 +249,9 @@ OverlayReport build_overlays(const collide::World<D>& world, const OverlayReques
     }
 
     const auto& bodies = world.bodies();
+    if (req.predicted_impact && req.selected < bodies.size()) {
+        add_predicted_impact<D>(world, req, out);
+    }
     if (req.selected < bodies.size()) {
         const glm::vec3 c = to3<D>(bodies.pos[req.selected]);
         const float r = std::max(bodies.radius[req.selected] * 1.2f, req.min_ring_radius);

@@ -23,6 +23,9 @@ inline constexpr collide::Color kSelectionShadowColor = 0xC0000000;
 // differ from the greens, cyans and greys the algorithms trace their queries in.
 inline constexpr collide::Color kQueryRegionColor = 0xFFFF9900;
 inline constexpr collide::Color kQueryHitColor = 0xFFFFEB00;
+// The selected body's predicted impact (swept steps): a light orange, apart from the above.
+inline constexpr collide::Color kImpactColor = 0xFFFFB060;
+inline constexpr float kImpactHorizonSeconds = 2.0f;
 
 // Appends the requested overlays for `world` to `out`.
 template <int D>

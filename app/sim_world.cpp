@@ -118,13 +118,18 @@ public:
 
     Physics physics() const override {
         const auto& s = world_.settings();
-        return {s.restitution, glm::length(s.gravity), s.dt};
+        return {s.restitution, glm::length(s.gravity), s.dt, s.swept, s.count_tunnelling};
+    }
+    ContinuousFacts continuous_facts() const override {
+        return {world_.impacts(), world_.tunnelling().last_step, world_.tunnelling().total};
     }
     void set_physics(const Physics& p) override {
         auto& s = world_.settings();
         s.restitution = p.restitution;
         s.gravity = gravity_dir_ * p.gravity;
         s.dt = p.dt;
+        s.swept = p.swept;
+        s.count_tunnelling = p.count_tunnelling;
     }
 
     BodyId pick(const glm::vec3& origin, const glm::vec3& dir, float min_radius) const override;

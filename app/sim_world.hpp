@@ -65,6 +65,15 @@ struct Physics {
     float restitution = 1.0f;
     float gravity = 0.0f;  // magnitude; the direction stays the scene's (or -y)
     float dt = 1.0f / 60.0f;
+    bool swept = false;             // swept boxes and time-of-impact contacts
+    bool count_tunnelling = false;  // the bullets scene turns it on
+};
+
+// Swept steps and the tunnelling check (collide::World's figures).
+struct ContinuousFacts {
+    std::size_t impacts = 0;  // pairs met at a time of impact in the last step
+    std::uint64_t tunnelled_last = 0;
+    std::uint64_t tunnelled_total = 0;
 };
 
 struct OverlayRequest {
@@ -72,6 +81,7 @@ struct OverlayRequest {
     bool pairs = false;
     bool structure = false;
     std::uint64_t hidden_layers = 0;  // bits of BroadPhase::layers() the viewer turned off
+    bool predicted_impact = false;    // the selected body's next contact (swept steps)
     collide::BodyId selected = collide::kNoBody;
     Box3 view;                        // what the camera sees (for culling and DebugDraw::view)
     glm::vec3 ring_right{1, 0, 0};    // the screen's axes in world space, to draw the
@@ -143,6 +153,7 @@ public:
     virtual std::uint64_t steps() const = 0;
 
     virtual Physics physics() const = 0;
+    virtual ContinuousFacts continuous_facts() const = 0;
     virtual void set_physics(const Physics& p) = 0;
 
     // Nearest body hit by the ray (3D) or containing origin.xy (2D; `dir` unused). Bodies

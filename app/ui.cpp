@@ -167,7 +167,22 @@ void Ui::physics_section(Demo& demo) {
     changed |= ImGui::SliderFloat("Gravity", &p.gravity, 0.0f, demo.max_gravity(), "%.2f");
     changed |= ImGui::SliderFloat("Time step", &p.dt, 1.0f / 960.0f, 1.0f / 15.0f, "%.4f s",
                                   ImGuiSliderFlags_Logarithmic);
+    changed |= ImGui::Checkbox("Swept boxes", &p.swept);
+    hint("Each body's box covers its motion over the step, and a time-of-impact test stops "
+         "fast bodies at their first touch, so they cannot pass through others");
+    changed |= ImGui::Checkbox("Count tunnelling", &p.count_tunnelling);
+    hint("Checks every step, by a sweep of its own over the bodies' paths, for pairs that "
+         "passed into each other without a contact");
     if (changed) demo.set_physics(p);
+    if (p.swept || p.count_tunnelling) {
+        const ContinuousFacts f = demo.world().continuous_facts();
+        if (p.swept) ImGui::TextDisabled("  %zu impacts last step", f.impacts);
+        if (p.count_tunnelling) {
+            ImGui::TextDisabled("  tunnelled: %llu last step, %llu in all",
+                                static_cast<unsigned long long>(f.tunnelled_last),
+                                static_cast<unsigned long long>(f.tunnelled_total));
+        }
+    }
     if (ImGui::SmallButton("Scene defaults")) demo.set_physics(demo.scene_physics());
     hint("Restitution, gravity and time step as the scene defines them");
 

@@ -167,6 +167,8 @@ template <int D>
 RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
                    std::optional<CheckFailure>& failure) {
     Scene<D> scene = bench_scene<D>(cfg);
+    scene.settings.swept = cfg.swept;
+    scene.settings.count_tunnelling |= cfg.count_tunnelling;  // bullets asks for it itself
     World<D> world(scene.settings, std::move(scene.bodies));
     std::string label;
     world.set_broad_phase(make_configured<D>(cfg, algorithm, label));
@@ -191,6 +193,8 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
             broad.push_back(t.broad_ms);
             narrow.push_back(t.narrow_ms);
             resolve.push_back(t.resolve_ms);
+            r.impacts += static_cast<double>(world.impacts());
+            r.tunnelled += world.tunnelling().last_step;
         }
         if (!log.record(f, t.total_ms(), world.pairs().size(), world.broad_phase()->stats())) break;
     }
@@ -199,6 +203,8 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
     r.broad_ms = percentile(broad, 0.5);
     r.narrow_ms = percentile(narrow, 0.5);
     r.resolve_ms = percentile(resolve, 0.5);
+    r.impacts = resolve.empty() ? 0 : r.impacts / static_cast<double>(resolve.size());
+    r.tunnelling_counted = world.settings().count_tunnelling;
     return r;
 }
 

@@ -33,6 +33,8 @@ struct RunConfig {
     bool check = false;
     std::vector<ParamSetting> params;  // applied to every algorithm that has them
     float static_fraction = 0;         // this share of the bodies made static
+    bool swept = false;                // step mode: WorldSettings::swept
+    bool count_tunnelling = false;     // step mode: on by itself for the bullets scene
 };
 
 // Above this n brute force is too slow to run by default or to serve as the reference.
@@ -46,6 +48,9 @@ struct RunResult {
     double total_ms = 0;  // over the timed frames: for tiny n, where a frame is sub-microsecond
     // --mode step only: median ms per phase.
     double integrate_ms = 0, broad_ms = 0, narrow_ms = 0, resolve_ms = 0;
+    double impacts = 0;               // mean per timed step: pairs met at a time of impact
+    bool tunnelling_counted = false;
+    std::uint64_t tunnelled = 0;      // over the timed steps
     std::size_t pairs_first = 0, pairs_last = 0;
     double candidate_tests = 0;       // mean per frame
     double total_tests = 0;           // over the timed frames

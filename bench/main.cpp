@@ -34,6 +34,9 @@ constexpr const char* kUsage = R"(usage: collidoscope-bench [options]
   --warmup W                untimed frames first (default 3)
   --speed S                 displacement per frame / median radius (default 0.05)
   --mode broad|step         time the broad phase alone (default) or whole world steps
+  --swept                   step mode: swept boxes and time-of-impact contacts
+  --tunnelling              step mode: count pairs that pass through each other (always
+                            on for the bullets scene; timed apart from the step)
   --threads T               oneTBB threads (default 1)
   --seed S                  scene seed (default 1)
   --budget SECONDS          time cap per algorithm and n (default 60)
@@ -196,6 +199,10 @@ Options parse(int argc, char** argv) {
             o.run.static_fraction = number<float>(flag, value(), 0.0f, 1.0f);
         } else if (flag == "--check" && !inline_value) {
             o.run.check = true;
+        } else if (flag == "--swept" && !inline_value) {
+            o.run.swept = true;
+        } else if (flag == "--tunnelling" && !inline_value) {
+            o.run.count_tunnelling = true;
         } else if (flag == "--format") {
             o.format = value();
             if (o.format != "table" && o.format != "csv" && o.format != "json") {
@@ -222,6 +229,8 @@ Options parse(int argc, char** argv) {
                         "D version");
     }
     check_params(o);
+    if (o.run.mode != Mode::kStep && (o.run.swept || o.run.count_tunnelling))
+        usage_error(std::string(o.run.swept ? "--swept" : "--tunnelling") + " needs --mode step");
     // Build the scene once (at n <= 2) so a bad name or file fails before any work. A CSV
     // scene has its own size, which replaces --n.
     try {
@@ -265,7 +274,10 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
                << ", \"reinserted\": " << r.reinserted;
             if (step) {
                 os << ", \"integrate_ms\": " << r.integrate_ms << ", \"broad_ms\": " << r.broad_ms
-                   << ", \"narrow_ms\": " << r.narrow_ms << ", \"resolve_ms\": " << r.resolve_ms;
+                   << ", \"narrow_ms\": " << r.narrow_ms << ", \"resolve_ms\": " << r.resolve_ms
+                   << ", \"swept\": " << (o.run.swept ? "true" : "false")
+                   << ", \"impacts\": " << r.impacts;
+                if (r.tunnelling_counted) os << ", \"tunnelled\": " << r.tunnelled;
             }
             os << "}" << (i + 1 < results.size() ? "," : "") << "\n";
         }
@@ -282,7 +294,10 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
                                      "candidate_tests", "structure_bytes",
                                      "total_ms",        "total_tests",
                                      "reinserted"};
-    if (step) head.insert(head.end(), {"integrate_ms", "broad_ms", "narrow_ms", "resolve_ms"});
+    if (step) {
+        head.insert(head.end(), {"integrate_ms", "broad_ms", "narrow_ms", "resolve_ms", "swept",
+                                 "impacts", "tunnelled"});
+    }
     std::vector<std::vector<std::string>> rows;
     const auto fmt = [](double v, int digits) {
         std::ostringstream s;
@@ -311,6 +326,9 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
         if (step) {
             for (double v : {r.integrate_ms, r.broad_ms, r.narrow_ms, r.resolve_ms})
                 row.push_back(fmt(v, 3));
+            row.push_back(o.run.swept ? "on" : "off");
+            row.push_back(fmt(r.impacts, 1));
+            row.push_back(r.tunnelling_counted ? std::to_string(r.tunnelled) : "-");
         }
         rows.push_back(std::move(row));
     }

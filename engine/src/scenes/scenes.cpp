@@ -218,6 +218,7 @@ Scene<D> bullets_scene(std::size_t n, Rng& rng) {
     const float side =
         world_side<D>(static_cast<double>(n - bullets) * measure<D>(3.0f), kFraction<D>);
     Scene<D> scene{settings_for<D>(side), {}};
+    scene.settings.count_tunnelling = true;  // the point of the scene
     scene.bodies.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
         if (i < bullets) {
