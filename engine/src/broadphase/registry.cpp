@@ -11,6 +11,7 @@
 #include "broadphase/morton_cells.hpp"
 #include "broadphase/quadtree.hpp"
 #include "broadphase/sort_and_sweep.hpp"
+#include "broadphase/spatial_hash.hpp"
 #include "broadphase/zorder_sweep.hpp"
 
 namespace collide {
@@ -64,6 +65,9 @@ constexpr std::array kBroadPhases = {
     row<DynamicAabbTree>("dynamic-aabb-tree",
                          "Incremental SAH tree of fattened boxes (as in Box2D, Bullet); moved "
                          "bodies re-inserted and re-queried, fat pairs kept between frames"),
+    row<SpatialHash>("spatial-hash",
+                     "Uniform grid hashed into a table sized from n; bodies bucketed by fat "
+                     "boxes, re-bucketed when they leave them; cell size from the extents"),
 };
 
 }  // namespace

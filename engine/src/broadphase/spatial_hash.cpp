@@ -1,0 +1,483 @@
+#include "broadphase/spatial_hash.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cmath>
+#include <cstdio>
+
+namespace collide {
+
+namespace {
+
+// A body covering more cells than this has no entries; it is tested against every body.
+template <int D>
+constexpr double kMaxCells = D == 2 ? 1024.0 : 4096.0;
+// The automatic cell side is this many times the chosen extent percentile.
+constexpr float kSizeFactor = 2.0f;
+// The automatic size is followed only when it drifts by more than this factor, as a new
+// cell size re-buckets every body.
+constexpr float kHysteresis = 1.5f;
+// Cell coordinates are clamped here: clamping is monotone, so boxes far outside stay exact
+// (they only share the border cells).
+constexpr float kCoordLimit = 1.0e9f;
+
+// visit(cell) for every cell of the range, in row order.
+template <int D, typename Cell, typename Fn>
+void for_each_cell_in(const Cell& lo, const Cell& hi, const Fn& visit) {
+    Cell c = lo;
+    while (true) {
+        visit(c);
+        int k = 0;
+        while (k < D && c[k] == hi[k]) {
+            c[k] = lo[k];
+            ++k;
+        }
+        if (k == D) return;
+        ++c[k];
+    }
+}
+
+template <int D>
+bool contains(const Aabb<D>& outer, const Aabb<D>& inner) {
+    for (int k = 0; k < D; ++k) {
+        if (inner.lo[k] < outer.lo[k] || inner.hi[k] > outer.hi[k]) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+template <int D>
+std::int32_t SpatialHash<D>::coord(float x) const {
+    const float v = std::clamp(x * inv_cell_, -kCoordLimit, kCoordLimit);
+    return static_cast<std::int32_t>(std::floor(v));
+}
+
+template <int D>
+typename SpatialHash<D>::Range SpatialHash<D>::range_of(const Aabb<D>& box) const {
+    Range r;
+    for (int k = 0; k < D; ++k) {
+        r.lo[k] = coord(box.lo[k]);
+        r.hi[k] = coord(box.hi[k]);
+    }
+    return r;
+}
+
+template <int D>
+std::size_t SpatialHash<D>::cells_of(const Range& r) const {
+    double cells = 1.0;
+    for (int k = 0; k < D; ++k) cells *= double(r.hi[k]) - double(r.lo[k]) + 1.0;
+    return cells > 1e18 ? std::size_t(1e18) : static_cast<std::size_t>(cells);
+}
+
+template <int D>
+bool SpatialHash<D>::oversize(const Range& r) const {
+    return double(cells_of(r)) > kMaxCells<D>;
+}
+
+template <int D>
+std::uint32_t SpatialHash<D>::bucket_of(const Cell& c) const {
+    constexpr std::uint64_t kMul[3] = {0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full,
+                                       0x165667B19E3779F9ull};
+    std::uint64_t h = 0;
+    for (int k = 0; k < D; ++k) h += std::uint64_t(std::uint32_t(c[k])) * kMul[k];
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return static_cast<std::uint32_t>(h >> (64 - table_bits_));
+}
+
+template <int D>
+Aabb<D> SpatialHash<D>::fatten(const Aabb<D>& box, bool is_static) const {
+    if (is_static) return box;  // static bodies do not move: no slack needed
+    const Vec<D> c = box.center();
+    const Vec<D> half = box.size() * (0.5f * fat_scale());
+    // min/max: the fat box must hold the real box despite rounding.
+    return {glm::min(c - half, box.lo), glm::max(c + half, box.hi)};
+}
+
+// A histogram of the largest extent of each box, binned by the top bits of its float
+// representation (positive floats order like their bits: 8 bins per octave).
+template <int D>
+float SpatialHash<D>::auto_base(std::span<const Aabb<D>> boxes) {
+    constexpr int kShift = 20;
+    histogram_.assign(std::size_t{1} << (31 - kShift), 0);
+    std::size_t positive = 0;
+    for (const Aabb<D>& b : boxes) {
+        float e = 0.0f;
+        for (int k = 0; k < D; ++k) e = std::max(e, b.hi[k] - b.lo[k]);
+        if (!(e > 0.0f) || !std::isfinite(e)) continue;  // points share any cell size
+        ++histogram_[std::bit_cast<std::uint32_t>(e) >> kShift];
+        ++positive;
+    }
+    if (positive == 0) return 1.0f;
+    const auto want = static_cast<std::size_t>(std::ceil(percentile() * double(positive)));
+    std::size_t seen = 0;
+    std::uint32_t bin = 0;
+    for (; bin < histogram_.size(); ++bin) {
+        seen += histogram_[bin];
+        if (seen >= std::max<std::size_t>(want, 1)) break;
+    }
+    // The bin's middle (a 1/16-octave error at most).
+    const float extent = std::bit_cast<float>((bin << kShift) | (1u << (kShift - 1)));
+    return kSizeFactor * extent;
+}
+
+template <int D>
+void SpatialHash<D>::append_entries(BodyId id, std::vector<Entry>& to) const {
+    const Range& r = ranges_[id];
+    if (oversize(r)) return;
+    const std::uint32_t is_static = is_static_[id] ? 1u << D : 0u;
+    for_each_cell_in<D>(r.lo, r.hi, [&](const Cell& c) {
+        std::uint32_t flags = is_static;
+        for (int k = 0; k < D; ++k) flags |= std::uint32_t(c[k] == r.lo[k]) << k;
+        to.push_back({bucket_of(c), c, id, flags});
+    });
+}
+
+template <int D>
+void SpatialHash<D>::rebuild() {
+    entries_.clear();
+    for (BodyId i = 0; i < boxes_.size(); ++i) append_entries(i, entries_);
+    std::sort(entries_.begin(), entries_.end());
+}
+
+// The moved bodies' new entries are sorted alone and merged with the kept ones: one
+// streaming pass, O(E + k log k) for k moved bodies.
+template <int D>
+void SpatialHash<D>::patch() {
+    fresh_.clear();
+    for (BodyId i = 0; i < boxes_.size(); ++i) {
+        if (dirty_[i]) append_entries(i, fresh_);
+    }
+    std::sort(fresh_.begin(), fresh_.end());
+    merged_.clear();
+    merged_.reserve(entries_.size() + fresh_.size());
+    auto next = fresh_.begin();
+    for (const Entry& e : entries_) {
+        if (dirty_[e.id]) continue;
+        while (next != fresh_.end() && *next < e) merged_.push_back(*next++);
+        merged_.push_back(e);
+    }
+    merged_.insert(merged_.end(), next, fresh_.end());
+    std::swap(entries_, merged_);
+}
+
+template <int D>
+void SpatialHash<D>::gather() {
+    hot_.resize(entries_.size());
+    occupied_ = 0;
+    for (std::size_t e = 0; e < entries_.size(); ++e) {
+        const Entry& en = entries_[e];
+        std::uint32_t flags = en.flags;
+        const bool first = e == 0 || !en.same_cell(entries_[e - 1]);
+        flags |= std::uint32_t(first) << (D + 1);
+        hot_[e] = {boxes_[en.id], en.id, flags};
+        occupied_ += first;
+    }
+}
+
+template <int D>
+void SpatialHash<D>::update(std::span<const Aabb<D>> boxes,
+                            std::span<const std::uint8_t> is_static, PairList& out) {
+    out.clear();
+    assert(is_static.size() == boxes.size());
+    const std::size_t n = boxes.size();
+    std::array<float, 6> values;
+    for (std::size_t p = 0; p < params_.size(); ++p) values[p] = params_[p].value;
+    const bool statics_changed = !std::equal(is_static.begin(), is_static.end(),
+                                             is_static_.begin(), is_static_.end());
+    bool full = !persistent() || n != fat_.size() || statics_changed || values != built_with_;
+    built_with_ = values;
+
+    if (auto_cell() || base_ == 0.0f) {
+        const float target = auto_base(boxes);
+        if (base_ == 0.0f || target > base_ * kHysteresis || target * kHysteresis < base_) {
+            base_ = target;
+        }
+    }
+    float cell = base_ * cell_scale();
+    if (!(cell > 0.0f) || !std::isfinite(cell)) cell = 1.0f;
+    const int bits = std::bit_width(std::max<std::size_t>(n, 1)) + 1;
+    full = full || cell != cell_ || bits != table_bits_;
+    cell_ = cell;
+    inv_cell_ = 1.0f / cell;
+    table_bits_ = bits;
+
+    boxes_.assign(boxes.begin(), boxes.end());
+    is_static_.assign(is_static.begin(), is_static.end());
+    fat_.resize(n);
+    ranges_.resize(n);
+    dirty_.assign(n, 0);
+    reinserted_ = 0;
+    refattened_ = 0;
+    for (BodyId i = 0; i < n; ++i) {
+        if (!full && contains(fat_[i], boxes[i])) continue;
+        ++refattened_;
+        fat_[i] = fatten(boxes[i], is_static[i] != 0);
+        const Range r = range_of(fat_[i]);
+        if (full || r != ranges_[i]) {
+            ranges_[i] = r;
+            dirty_[i] = 1;
+            ++reinserted_;
+        }
+    }
+    if (full) {
+        rebuild();
+    } else if (reinserted_ > 0) {
+        patch();
+    }
+    if (full || reinserted_ > 0) {
+        oversize_.clear();
+        big_.assign(n, 0);
+        for (BodyId i = 0; i < n; ++i) {
+            if (oversize(ranges_[i])) {
+                oversize_.push_back(i);
+                big_[i] = 1;
+            }
+        }
+    }
+    rebuilt_ = full;
+    gather();
+    find_pairs(out);
+}
+
+// Entries [b, e) start cells; a cell whose run began before b belongs to an earlier chunk,
+// and a run that starts before e is finished past e.
+template <int D>
+void SpatialHash<D>::sweep_cells(std::size_t b, std::size_t e, PairList& pairs,
+                                 std::uint64_t& tests) const {
+    constexpr std::uint32_t kLowest = (1u << D) - 1;
+    constexpr std::uint32_t kStatic = 1u << D;
+    constexpr std::uint32_t kFirst = 2u << D;
+    const std::size_t size = hot_.size();
+    std::size_t i = b;
+    while (i < size && !(hot_[i].flags & kFirst)) ++i;
+    while (i < e) {
+        std::size_t j = i + 1;
+        while (j < size && !(hot_[j].flags & kFirst)) ++j;
+        for (std::size_t a = i; a + 1 < j; ++a) {
+            const Hot& ha = hot_[a];
+            for (std::size_t c = a + 1; c < j; ++c) {
+                const Hot& hc = hot_[c];
+                if (ha.flags & hc.flags & kStatic) continue;
+                // This cell is the pair's lowest common cell only if on every axis it is
+                // the lowest cell of one of the two.
+                if (((ha.flags | hc.flags) & kLowest) != kLowest) continue;
+                ++tests;
+                if (ha.box.overlaps(hc.box)) pairs.push_back(make_pair(ha.id, hc.id));
+            }
+        }
+        i = j;
+    }
+}
+
+template <int D>
+void SpatialHash<D>::oversize_pairs(PairList& out) {
+    oversize_tests_ = 0;
+    if (oversize_.empty()) return;
+    const std::size_t n = boxes_.size();
+    widest_x_ = 0.0f;
+    for (BodyId i = 0; i < n; ++i) {
+        if (!big_[i]) widest_x_ = std::max(widest_x_, boxes_[i].hi[0] - boxes_[i].lo[0]);
+    }
+    if (by_x_.size() != n) {
+        by_x_.resize(n);
+        for (BodyId i = 0; i < n; ++i) by_x_[i].second = i;
+    }
+    for (auto& [x, id] : by_x_) x = boxes_[id].lo[0];
+    const auto less = [](const auto& a, const auto& b) { return a.first < b.first; };
+    if (!insertion_sort_within(by_x_, 4 * n, less)) std::sort(by_x_.begin(), by_x_.end(), less);
+    // A body with entries that overlaps `o` starts on x within [o.lo - widest, o.hi].
+    for (BodyId o : oversize_) {
+        const Aabb<D> box = boxes_[o];
+        auto it = std::partition_point(by_x_.begin(), by_x_.end(), [&](const auto& e) {
+            return e.first < box.lo[0] - widest_x_;
+        });
+        for (; it != by_x_.end() && it->first <= box.hi[0]; ++it) {
+            const BodyId j = it->second;
+            if (big_[j] || (is_static_[o] && is_static_[j])) continue;
+            ++oversize_tests_;
+            if (box.overlaps(boxes_[j])) out.push_back(make_pair(o, j));
+        }
+    }
+    for (std::size_t a = 0; a < oversize_.size(); ++a) {
+        for (std::size_t b = a + 1; b < oversize_.size(); ++b) {
+            const BodyId i = oversize_[a], j = oversize_[b];
+            if (is_static_[i] && is_static_[j]) continue;
+            ++oversize_tests_;
+            if (boxes_[i].overlaps(boxes_[j])) out.push_back(make_pair(i, j));
+        }
+    }
+}
+
+template <int D>
+void SpatialHash<D>::find_pairs(PairList& out) {
+    const auto rows = [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
+        sweep_cells(b, e, p, t);
+    };
+    if (parallel()) {
+        chunks_.run(entries_.size(), 8192, rows, out);
+    } else {
+        chunks_.run_serial(entries_.size(), rows, out);
+    }
+    oversize_pairs(out);
+}
+
+template <int D>
+std::pair<std::size_t, std::size_t> SpatialHash<D>::find_cell(const Cell& c) const {
+    const std::uint32_t bucket = bucket_of(c);
+    const Entry key{bucket, c, 0, 0};
+    const auto first = std::lower_bound(entries_.begin(), entries_.end(), key);
+    auto last = first;
+    while (last != entries_.end() && last->same_cell(key)) ++last;
+    return {std::size_t(first - entries_.begin()), std::size_t(last - entries_.begin())};
+}
+
+// A body is taken from one cell only: the lowest cell it shares with the region.
+template <int D>
+void SpatialHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+    out.clear();
+    if (boxes_.empty()) return;
+    const Range q = range_of(region);
+    const auto take = [&](const Entry& e) {
+        const Range& r = ranges_[e.id];
+        for (int k = 0; k < D; ++k) {
+            if (e.cell[k] != std::max(q.lo[k], r.lo[k])) return;
+        }
+        if (boxes_[e.id].overlaps(region)) out.push_back(e.id);
+    };
+    if (cells_of(q) <= entries_.size() / 8) {
+        for_each_cell_in<D>(q.lo, q.hi, [&](const Cell& c) {
+            const auto [first, end] = find_cell(c);
+            for (std::size_t i = first; i < end; ++i) take(entries_[i]);
+        });
+    } else {
+        // The region covers more cells than there are entries: walk the entries instead.
+        for (const Entry& e : entries_) {
+            bool inside = true;
+            for (int k = 0; k < D; ++k) inside = inside && e.cell[k] >= q.lo[k] && e.cell[k] <= q.hi[k];
+            if (inside) take(e);
+        }
+    }
+    for (BodyId o : oversize_) {
+        if (boxes_[o].overlaps(region)) out.push_back(o);
+    }
+}
+
+template <int D>
+Aabb<D> SpatialHash<D>::cell_box(const Cell& c) const {
+    Aabb<D> box;
+    for (int k = 0; k < D; ++k) {
+        box.lo[k] = float(double(c[k]) * cell_);
+        box.hi[k] = float(double(c[k] + 1.0) * cell_);
+    }
+    return box;
+}
+
+template <int D>
+template <typename Fn>
+void SpatialHash<D>::for_each_cell_of(BodyId id, const Fn& visit) const {
+    if (id >= boxes_.size() || oversize(ranges_[id])) return;
+    for_each_cell_in<D>(ranges_[id].lo, ranges_[id].hi, [&](const Cell& c) {
+        const auto [first, end] = find_cell(c);
+        visit(c, first, end);
+    });
+}
+
+template <int D>
+void SpatialHash<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
+    const bool selecting = which.selected < boxes_.size();
+    if (which.structure && !(which.hidden_layers & 1u)) {
+        // Occupied cells in view as a heat map of their entry counts, with thin outlines.
+        std::size_t top = 1;
+        for (std::size_t i = 0, j = 0; i < entries_.size(); i = j) {
+            for (j = i + 1; j < entries_.size() && entries_[j].same_cell(entries_[i]); ++j) {}
+            if (cell_box(entries_[i].cell).overlaps(draw.view)) top = std::max(top, j - i);
+        }
+        for (std::size_t i = 0, j = 0; i < entries_.size() && !draw.full(); i = j) {
+            for (j = i + 1; j < entries_.size() && entries_[j].same_cell(entries_[i]); ++j) {}
+            const Aabb<D> box = cell_box(entries_[i].cell);
+            if (!box.overlaps(draw.view)) continue;
+            draw.fill(box, ramp_color(float(j - i) / float(top), 0.35f));
+            draw.box(box, rgba(0.8f, 0.8f, 0.9f, selecting ? 0.15f : 0.3f));
+        }
+    }
+    if (which.structure && !(which.hidden_layers & 2u)) {
+        for (BodyId i = 0; i < fat_.size() && !draw.full(); ++i) {
+            if (fat_[i].overlaps(draw.view)) draw.box(fat_[i], rgba(0.3f, 0.9f, 1.0f, 0.5f));
+        }
+    }
+    if (selecting) {
+        for_each_cell_of(which.selected, [&](const Cell& c, std::size_t, std::size_t) {
+            draw.fill(cell_box(c), rgba(1, 1, 1, 0.35f));
+            draw.box(cell_box(c), rgba(1, 1, 1));
+        });
+        draw.box(fat_[which.selected], rgba(1, 1, 1));
+    }
+    if (which.query) {
+        // The cells the query looks up: green where occupied, grey where empty.
+        const Range q = range_of(*which.query);
+        if (cells_of(q) <= 20000) {
+            for_each_cell_in<D>(q.lo, q.hi, [&](const Cell& c) {
+                const auto [first, end] = find_cell(c);
+                draw.box(cell_box(c), first < end ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
+                                                  : rgba(0.6f, 0.6f, 0.6f, 0.5f));
+            });
+        }
+    }
+}
+
+template <int D>
+std::string SpatialHash<D>::describe(BodyId id) const {
+    if (id >= boxes_.size()) return {};
+    const Range& r = ranges_[id];
+    char line[160];
+    std::string s;
+    std::snprintf(line, sizeof line, "Cell side %.4g, %zu cells", double(cell_), cells_of(r));
+    s += line;
+    s += "\nCells from (";
+    for (int k = 0; k < D; ++k) s += (k ? ", " : "") + std::to_string(r.lo[k]);
+    s += ") to (";
+    for (int k = 0; k < D; ++k) s += (k ? ", " : "") + std::to_string(r.hi[k]);
+    s += ")";
+    std::snprintf(line, sizeof line, "\nFat box (%.4g, %.4g) - (%.4g, %.4g)%s",
+                  double(fat_[id].lo[0]), double(fat_[id].lo[1]), double(fat_[id].hi[0]),
+                  double(fat_[id].hi[1]), D == 3 ? " (x, y)" : "");
+    s += line;
+    if (oversize(r)) {
+        s += "\nOversize: no entries, tested against every body";
+    } else {
+        std::size_t sharing = 0;
+        for_each_cell_of(id, [&](const Cell&, std::size_t first, std::size_t end) {
+            sharing += end - first - 1;
+        });
+        s += "\n" + std::to_string(sharing) + " other entries share its cells";
+    }
+    s += dirty_[id] ? "\nRe-bucketed this frame" : "\nKept its cells this frame";
+    s += "\n" + std::to_string(reinserted_) + " bodies re-bucketed this frame" +
+         (rebuilt_ ? " (full rebuild)" : "");
+    return s;
+}
+
+template <int D>
+BroadPhaseStats SpatialHash<D>::stats() const {
+    const std::size_t entry_bytes =
+        (entries_.capacity() + fresh_.capacity() + merged_.capacity()) * sizeof(Entry) +
+        hot_.capacity() * sizeof(Hot);
+    const std::size_t body_bytes = (boxes_.capacity() + fat_.capacity()) * sizeof(Aabb<D>) +
+                                   ranges_.capacity() * sizeof(Range) + is_static_.capacity() +
+                                   dirty_.capacity() + oversize_.capacity() * sizeof(BodyId) +
+                                   big_.capacity() + by_x_.capacity() * sizeof(by_x_[0]) +
+                                   histogram_.capacity() * sizeof(std::uint32_t);
+    return {.candidate_tests = chunks_.tests() + oversize_tests_,
+            .structure_bytes = entry_bytes + body_bytes + chunks_.bytes(),
+            .nodes = occupied_,
+            .depth = 0,
+            .reinserted = reinserted_};
+}
+
+template class SpatialHash<2>;
+template class SpatialHash<3>;
+
+}  // namespace collide
