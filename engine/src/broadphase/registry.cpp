@@ -10,6 +10,7 @@
 #include "broadphase/loose_tree.hpp"
 #include "broadphase/morton_cells.hpp"
 #include "broadphase/quadtree.hpp"
+#include "broadphase/radix_chunks.hpp"
 #include "broadphase/sort_and_sweep.hpp"
 #include "broadphase/spatial_hash.hpp"
 #include "broadphase/zorder_sweep.hpp"
@@ -68,6 +69,9 @@ constexpr std::array kBroadPhases = {
     row<SpatialHash>("spatial-hash",
                      "Uniform grid hashed into a table sized from n; bodies bucketed by fat "
                      "boxes, re-bucketed when they leave them; cell size from the extents"),
+    row<RadixChunks>("radix-chunks",
+                     "Radix-sorted bounds cut into chunks of about k entities by rank "
+                     "quantiles, one axis per level; big boxes split; a sweep in each chunk"),
 };
 
 }  // namespace
