@@ -69,6 +69,9 @@ void add_fill(std::vector<LineVertex>& tris, const collide::Aabb<D>& box, collid
     if constexpr (D == 2) {
         quad({lo.x, lo.y, 0}, {hi.x, lo.y, 0}, {hi.x, hi.y, 0}, {lo.x, hi.y, 0});
     } else {
+        // A cube shows two or three faces over each other (and cells stack in depth), so
+        // each face gets half the alpha the algorithm asked for.
+        c = (((c >> 24) / 2) << 24) | (c & 0x00FFFFFFu);
         // Faces at x, y, z = lo and hi: axis k is fixed, the other two span the face.
         for (int k = 0; k < 3; ++k) {
             const int u = (k + 1) % 3;
