@@ -7,6 +7,7 @@
 #include "broadphase/brute_force.hpp"
 #include "broadphase/dynamic_aabb_tree.hpp"
 #include "broadphase/enneatree.hpp"
+#include "broadphase/hierarchical_hash.hpp"
 #include "broadphase/loose_tree.hpp"
 #include "broadphase/morton_cells.hpp"
 #include "broadphase/quadtree.hpp"
@@ -69,6 +70,9 @@ constexpr std::array kBroadPhases = {
     row<SpatialHash>("spatial-hash",
                      "Uniform grid hashed into a table sized from n; bodies bucketed by fat "
                      "boxes, re-bucketed when they leave them; cell size from the extents"),
+    row<HierarchicalHash>("hierarchical-hash",
+                          "Hashed grids of doubling cell size (a mipmap); each body in the level "
+                          "that fits its size, pairs within a level and against coarser levels"),
     row<RadixChunks>("radix-chunks",
                      "Radix-sorted bounds cut into chunks of about k entities by rank "
                      "quantiles, one axis per level; big boxes split; a sweep in each chunk"),
