@@ -58,6 +58,27 @@ int run_app(const Options& options) {
 App::App(const Options& options, Demo& demo, Platform& platform)
     : options_(options), demo_(demo), platform_(platform) {}
 
+namespace {
+
+// The last race, one line: each algorithm's time, and which ones differ from the reference.
+void print_race(const RaceReport& race) {
+    if (race.entries.empty()) return;
+    std::string line = "collidoscope: race at step " + std::to_string(race.step) + " (" +
+                       std::to_string(race.bodies) + " bodies, reference " + race.reference +
+                       "):";
+    std::string differ;
+    for (const RaceEntry& e : race.entries) {
+        if (!e.ran) continue;
+        char part[96];
+        std::snprintf(part, sizeof part, " %s %.3f ms;", e.name.c_str(), e.ms);
+        line += part;
+        if (e.differs) differ += " " + e.name;
+    }
+    std::printf("%s differ:%s\n", line.c_str(), differ.empty() ? " none" : differ.c_str());
+}
+
+}  // namespace
+
 int App::run() {
     bool quit = false;
     int exit_code = 0;
@@ -82,6 +103,7 @@ int App::run() {
         fit_camera_if_needed(screen, fit_asked || actions.fit_camera);
         input_.update_drag(targets);
         const bool stepped = demo_.update();
+        demo_.update_race(stepped);
         run_query();  // every frame, since the bodies move
 
         const Clock::time_point render_start = Clock::now();
@@ -115,6 +137,7 @@ int App::run() {
                                 demo_.world().body_count())
                        .c_str(),
                    stdout);
+        print_race(demo_.race());
         const Physics physics = demo_.world().physics();
         if (physics.count_tunnelling) {
             const ContinuousFacts f = demo_.world().continuous_facts();

@@ -22,6 +22,7 @@ struct RawArgs {
         screenshot, size, select, msaa, query;
     bool paused = false;
     bool swept = false;
+    bool race = false;
     bool list = false;
     bool help = false;
 };
@@ -48,6 +49,7 @@ constexpr FlagSpec kFlags[] = {
     {"--query", &RawArgs::query},
     {"--paused", nullptr, &RawArgs::paused},
     {"--swept", nullptr, &RawArgs::swept},
+    {"--race", nullptr, &RawArgs::race},
     {"--list", nullptr, &RawArgs::list},
     {"--help", nullptr, &RawArgs::help},
 };
@@ -329,6 +331,7 @@ CliResult parse_cli(std::span<const std::string_view> args) {
     if (raw.query) opt.query = parse_query(*raw.query, opt.dim);
     opt.paused = raw.paused;
     opt.swept = raw.swept;
+    opt.race = raw.race;
     return result;
 }
 
@@ -346,6 +349,7 @@ Scene
   --broadphase NAME      algorithm (see --list); default the first fast one for the dimension
   --paused               start paused (P pauses, O steps once)
   --swept                swept boxes and time-of-impact contacts (no tunnelling)
+  --race                 race every algorithm on each frame's boxes (the Race panel)
 
 View
   --overlay LIST         comma-separated: aabbs, pairs, structure, all, none

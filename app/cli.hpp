@@ -44,6 +44,7 @@ struct Options {
     int height = 720;
     bool paused = false;
     bool swept = false;  // WorldSettings::swept from the start
+    bool race = false;   // the race panel open and live from the start
     int msaa = 4;                               // samples per pixel; 0 = off
     collide::BodyId select = collide::kNoBody;  // body selected at start (for screenshots)
     std::optional<collide::Aabb<3>> query;      // region queried from the start; 2D: z = 0

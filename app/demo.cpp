@@ -13,7 +13,8 @@ Demo::Demo(const Options& options)
       count_(options.count),
       seed_(options.seed),
       broad_phase_(options.broadphase),
-      paused_(options.paused) {
+      paused_(options.paused),
+      race_live_(options.race) {
     for (const collide::SceneEntry& s : collide::scene_list()) {
         scenes_.push_back(
             {std::string(s.name), std::string(s.name), std::string(s.description), 0});
@@ -96,6 +97,13 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
     broad_phase_ = algorithm;
     if (selected_ >= world_->body_count()) selected_ = collide::kNoBody;
     return true;
+}
+
+void Demo::update_race(bool stepped) {
+    // A live race waits for the first step: before it the boxes are the scene's as built.
+    if (!race_requested_ && !(race_live_ && stepped)) return;
+    world_->race(race_live_ && !race_requested_, race_);
+    race_requested_ = false;
 }
 
 bool Demo::set_broad_phase(const std::string& name) {

@@ -71,6 +71,14 @@ public:
     // Steps the world if running or a single step was asked for; true if it stepped.
     bool update();
 
+    // --- The race (race.hpp): run once on request, or after every step while live.
+    void request_race() { race_requested_ = true; }
+    bool race_live() const { return race_live_; }
+    void set_race_live(bool live) { race_live_ = live; }
+    const RaceReport& race() const { return race_; }
+    // Runs the race if asked for or live; call after update().
+    void update_race(bool stepped);
+
     ViewOptions& view() { return view_; }
     const ViewOptions& view() const { return view_; }
 
@@ -98,6 +106,9 @@ private:
     std::string last_error_;
     bool paused_ = false;
     bool step_pending_ = false;
+    bool race_requested_ = false;
+    bool race_live_ = false;
+    RaceReport race_;
     ViewOptions view_;
     collide::BodyId selected_ = collide::kNoBody;
     std::optional<Box3> query_;

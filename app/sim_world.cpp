@@ -120,6 +120,9 @@ public:
         const auto& s = world_.settings();
         return {s.restitution, glm::length(s.gravity), s.dt, s.swept, s.count_tunnelling};
     }
+    void race(bool live, RaceReport& out) override {
+        race_.run(world_.boxes(), world_.bodies().is_static, world_.steps(), live, out);
+    }
     ContinuousFacts continuous_facts() const override {
         return {world_.impacts(), world_.tunnelling().last_step, world_.tunnelling().total};
     }
@@ -148,6 +151,7 @@ private:
     float speed_scale();
 
     collide::World<D> world_;
+    Race<D> race_;
     collide::Vec<D> gravity_dir_;
     collide::PairList scratch_pairs_;
     std::array<collide::Color, 256> speed_lut_{};

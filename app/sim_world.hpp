@@ -15,6 +15,7 @@
 
 #include <glm/glm.hpp>
 
+#include "race.hpp"
 #include "collide/broadphase.hpp"
 #include "collide/debug_draw.hpp"
 #include "collide/world.hpp"
@@ -154,6 +155,8 @@ public:
 
     virtual Physics physics() const = 0;
     virtual ContinuousFacts continuous_facts() const = 0;
+    // Every algorithm on this frame's boxes (see race.hpp).
+    virtual void race(bool live, RaceReport& out) = 0;
     virtual void set_physics(const Physics& p) = 0;
 
     // Nearest body hit by the ray (3D) or containing origin.xy (2D; `dir` unused). Bodies

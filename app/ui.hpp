@@ -59,7 +59,9 @@ private:
 };
 
 // The stats panel (ui_stats.cpp).
-void stats_panel(const Demo& demo, const UiFrame& frame);
+void stats_panel(Demo& demo, const UiFrame& frame);
+// The race window under it, from `top` down (ui_race.cpp).
+void race_window(Demo& demo, const UiFrame& frame, float top);
 
 // "12.3 MiB" and the like.
 std::string format_bytes(std::size_t bytes);

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <utility>
@@ -94,6 +96,25 @@ std::string run_app(const std::string& name, const std::string& args) {
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     EXPECT_TRUE(std::filesystem::exists(png)) << png;
     return png;
+}
+
+// --race runs every algorithm on each frame's boxes; all must agree with brute force.
+TEST(AppSmokeRace, EveryAlgorithmAgrees) {
+    for (int dim : {2, 3}) {
+        const std::string log = std::string(SMOKE_OUT_DIR) + "/race_" + std::to_string(dim) + "d.txt";
+        run_app("race_" + std::to_string(dim) + "d",
+                "--dim " + std::to_string(dim) + " --scene clusters --count 2000 --race > '" +
+                    log + "'");
+        std::ifstream in(log);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::cout << text;
+        EXPECT_NE(text.find("reference brute-force"), std::string::npos) << text;
+        EXPECT_NE(text.find("differ: none"), std::string::npos) << text;
+        for (const collide::BroadPhaseEntry& e : collide::broadphases()) {
+            if (e.supports(dim))
+                EXPECT_NE(text.find(" " + std::string(e.name) + " "), std::string::npos) << e.name;
+        }
+    }
 }
 
 class AppSmoke : public ::testing::TestWithParam<Case> {};

@@ -1,0 +1,69 @@
+#include "race.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "collide/pair_check.hpp"
+#include "collide/registry.hpp"
+
+namespace collidoscope {
+
+template <int D>
+void Race<D>::run(std::span<const collide::Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                  std::uint64_t step, bool live, RaceReport& out) {
+    if (runners_.empty()) {
+        for (const collide::BroadPhaseEntry& e : collide::broadphases()) {
+            if (e.supports(D))
+                runners_.push_back({std::string(e.name), collide::make_broadphase<D>(e.name)});
+        }
+    }
+    const std::size_t n = boxes.size();
+    out.entries.clear();
+    out.bodies = n;
+    out.step = step;
+    out.reference = n <= kRaceBruteForceLimit ? "brute-force" : "sort-and-sweep";
+
+    // The reference first (always run, live or not), so the others can be compared.
+    out.entries.resize(runners_.size());
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < runners_.size(); ++i) {
+        if (runners_[i].name == out.reference) order.insert(order.begin(), i);
+        else order.push_back(i);
+    }
+    for (const std::size_t i : order) {
+        Runner& r = runners_[i];
+        RaceEntry& e = out.entries[i];
+        e = RaceEntry{.name = r.name};
+        const bool is_reference = r.name == out.reference;
+        if (r.name == "brute-force" && n > kRaceBruteForceLimit) {
+            e.note = "left out above " + std::to_string(kRaceBruteForceLimit) + " bodies";
+            continue;
+        }
+        if (live && !is_reference && r.last_ms > kRaceLiveCutoffMs) {
+            e.note = "slow last time: run once to time it again";
+            continue;
+        }
+        collide::PairList& pairs = is_reference ? reference_ : pairs_;
+        const auto start = std::chrono::steady_clock::now();
+        r.algorithm->update(boxes, is_static, pairs);
+        e.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                   .count();
+        r.last_ms = e.ms;
+        e.ran = true;
+        e.pairs = pairs.size();
+        e.tests = r.algorithm->stats().candidate_tests;
+        if (is_reference) {
+            std::sort(reference_.begin(), reference_.end());
+            e.note = "the reference";
+        } else {
+            e.note = collide::pair_set_difference(pairs_, reference_);
+            e.differs = !e.note.empty();
+        }
+    }
+}
+
+template class Race<2>;
+template class Race<3>;
+
+}  // namespace collidoscope

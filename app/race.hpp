@@ -1,0 +1,56 @@
+// The race: every algorithm of the registry that has the world's dimension, run on the same
+// boxes (the world's current frame), each timed, its pairs compared with a reference (brute
+// force up to kRaceBruteForceLimit bodies, sort-and-sweep beyond). Each algorithm keeps its
+// own instance between races, so persistent structures are measured warm, as in the world.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "collide/broadphase.hpp"
+
+namespace collidoscope {
+
+// Brute force above this many bodies would stall the app for seconds.
+inline constexpr std::size_t kRaceBruteForceLimit = 10000;
+// In a live race, an algorithm slower than this last time sits out until the next run.
+inline constexpr double kRaceLiveCutoffMs = 250.0;
+
+struct RaceEntry {
+    std::string name;
+    double ms = 0;
+    std::size_t pairs = 0;
+    std::uint64_t tests = 0;
+    bool ran = false;            // false: left out (see note)
+    std::string note;            // why it was left out, or how its pairs differ
+    bool differs = false;        // its pairs are not the reference's
+};
+
+struct RaceReport {
+    std::vector<RaceEntry> entries;  // registry order
+    std::string reference;
+    std::size_t bodies = 0;
+    std::uint64_t step = 0;  // the world step the boxes came from
+};
+
+template <int D>
+class Race {
+public:
+    // `live`: leave out the algorithms that were slower than the live cutoff last time.
+    void run(std::span<const collide::Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+             std::uint64_t step, bool live, RaceReport& out);
+
+private:
+    struct Runner {
+        std::string name;
+        std::unique_ptr<collide::BroadPhase<D>> algorithm;
+        double last_ms = 0;
+    };
+    std::vector<Runner> runners_;
+    collide::PairList pairs_, reference_;
+};
+
+}  // namespace collidoscope
