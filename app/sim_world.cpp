@@ -102,6 +102,7 @@ public:
     std::span<collide::Param> broad_phase_params() override {
         return world_.broad_phase()->params();
     }
+    std::string broad_phase_status() const override { return world_.broad_phase()->status(); }
     std::vector<std::string> broad_phase_layers() const override {
         return world_.broad_phase()->layers();
     }

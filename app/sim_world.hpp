@@ -146,6 +146,7 @@ public:
     virtual std::span<collide::Param> broad_phase_params() = 0;
     // The overlay's parts the viewer may hide one by one (see BroadPhase::layers).
     virtual std::vector<std::string> broad_phase_layers() const = 0;
+    virtual std::string broad_phase_status() const = 0;
     // The broad phase's query(): bodies whose boxes overlap `region` as of its last update
     // (none before the first step). z is ignored in 2D.
     virtual void query(const Box3& region, std::vector<collide::BodyId>& out) const = 0;

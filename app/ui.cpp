@@ -218,6 +218,13 @@ void Ui::broad_phase_section(Demo& demo) {
         ImGui::PopStyleColor();
     }
 
+    const std::string status = demo.world().broad_phase_status();
+    if (!status.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, kHeadingColor);
+        ImGui::TextWrapped("%s", status.c_str());
+        ImGui::PopStyleColor();
+    }
+
     std::span<collide::Param> params = demo.world().broad_phase_params();
     for (std::size_t i = 0; i < params.size(); ++i) {
         collide::Param& p = params[i];

@@ -63,6 +63,8 @@ public:
     // Names of the parts of the overlay the viewer may show or hide one by one (at most
     // 64; bit i of Overlays::hidden_layers hides layer i); empty if the overlay is one piece.
     virtual std::vector<std::string> layers() const { return {}; }
+    // One line on the algorithm's state for the panel (auto: which algorithm it chose).
+    virtual std::string status() const { return {}; }
     virtual BroadPhaseStats stats() const = 0;
     // Tunable parameters the UI shows (name, value, range); empty if none.
     virtual std::span<Param> params() { return {}; }

@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "broadphase/auto_select.hpp"
 #include "broadphase/brute_force.hpp"
 #include "broadphase/dynamic_aabb_tree.hpp"
 #include "broadphase/enneatree.hpp"
@@ -76,6 +77,9 @@ constexpr std::array kBroadPhases = {
     row<RadixChunks>("radix-chunks",
                      "Radix-sorted bounds cut into chunks of about k entities by rank "
                      "quantiles, one axis per level; big boxes split; a sweep in each chunk"),
+    row<AutoSelect>("auto",
+                    "Picks one of the above from the body count and the spread of sizes "
+                    "(brute force for a handful), switching with hysteresis"),
 };
 
 }  // namespace
