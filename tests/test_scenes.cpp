@@ -2,6 +2,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -33,6 +35,39 @@ void scenes_are_sane() {
             }
         }
     }
+}
+
+// Morton order renumbers the bodies (the same bodies, as a multiset) so that consecutive
+// ids are close in space: far closer on average than in the generators' order.
+template <int D>
+void morton_order_keeps_bodies_and_groups_them() {
+    Scene<D> s = make_scene<D>("powerlaw", 5000, 3);
+    Bodies<D> ordered = s.bodies;
+    order_by_morton(ordered);
+    auto as_rows = [](const Bodies<D>& b) {
+        std::vector<std::tuple<std::vector<float>, float, bool>> rows;
+        for (std::size_t i = 0; i < b.size(); ++i) {
+            std::vector<float> v;
+            for (int k = 0; k < D; ++k) v.insert(v.end(), {b.pos[i][k], b.vel[i][k]});
+            rows.emplace_back(v, b.radius[i], b.is_static[i] != 0);
+        }
+        std::sort(rows.begin(), rows.end());
+        return rows;
+    };
+    EXPECT_EQ(as_rows(ordered), as_rows(s.bodies));
+    auto mean_step = [](const Bodies<D>& b) {
+        double sum = 0;
+        for (std::size_t i = 1; i < b.size(); ++i) sum += glm::length(b.pos[i] - b.pos[i - 1]);
+        return sum / static_cast<double>(b.size() - 1);
+    };
+    EXPECT_LT(mean_step(ordered) * 5, mean_step(s.bodies));
+}
+
+TEST(Scenes, MortonOrder2D) {
+    morton_order_keeps_bodies_and_groups_them<2>();
+}
+TEST(Scenes, MortonOrder3D) {
+    morton_order_keeps_bodies_and_groups_them<3>();
 }
 
 TEST(Scenes, Sane2D) {

@@ -50,6 +50,11 @@ Scene<D> make_scene(std::string_view name, std::size_t n, std::uint64_t seed);
 template <int D>
 Scene<D> load_csv_scene(const std::string& path);
 
+// Renumbers the bodies in the Morton order of their centres, so bodies near each other in
+// space are near each other in memory (generators and files give them in no spatial order).
+template <int D>
+void order_by_morton(Bodies<D>& bodies);
+
 // Dimension a CSV file declares in its header (2 or 3). Throws SceneError.
 int csv_scene_dimension(const std::string& path);
 

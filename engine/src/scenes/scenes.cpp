@@ -6,6 +6,7 @@
 #include <numbers>
 #include <string>
 
+#include "collide/morton.hpp"
 #include "collide/random.hpp"
 #include "collide/scenes.hpp"
 
@@ -295,6 +296,26 @@ Scene<D> make_scene(std::string_view name, std::size_t n, std::uint64_t seed) {
     throw SceneError("unknown scene '" + std::string(name) + "' (scenes: " + known + ", csv:PATH)");
 }
 
+template <int D>
+void order_by_morton(Bodies<D>& bodies) {
+    const std::size_t n = bodies.size();
+    Aabb<D> extent = Aabb<D>::empty();
+    for (const Vec<D>& p : bodies.pos) extent.grow({p, p});
+    if (n < 2) return;
+    const auto q = morton::Quantizer<D>::covering(extent);
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed(n);
+    for (std::size_t i = 0; i < n; ++i)
+        keyed[i] = {morton::encode<D>(q(bodies.pos[i])), static_cast<std::uint32_t>(i)};
+    std::sort(keyed.begin(), keyed.end());  // ties keep id order: the result is deterministic
+    Bodies<D> sorted;
+    sorted.reserve(n);
+    for (const auto& [code, i] : keyed)
+        sorted.add(bodies.pos[i], bodies.vel[i], bodies.radius[i], bodies.is_static[i] != 0);
+    bodies = std::move(sorted);
+}
+
+template void order_by_morton<2>(Bodies<2>&);
+template void order_by_morton<3>(Bodies<3>&);
 template Scene<2> make_scene<2>(std::string_view, std::size_t, std::uint64_t);
 template Scene<3> make_scene<3>(std::string_view, std::size_t, std::uint64_t);
 
