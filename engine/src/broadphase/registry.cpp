@@ -14,6 +14,7 @@
 #include "broadphase/quadtree.hpp"
 #include "broadphase/radix_chunks.hpp"
 #include "broadphase/sort_and_sweep.hpp"
+#include "broadphase/sorted_grid.hpp"
 #include "broadphase/spatial_hash.hpp"
 #include "broadphase/zorder_sweep.hpp"
 
@@ -77,6 +78,9 @@ constexpr std::array kBroadPhases = {
     row<RadixChunks>("radix-chunks",
                      "Radix-sorted bounds cut into chunks of about k entities by rank "
                      "quantiles, one axis per level; big boxes split; a sweep in each chunk"),
+    row<SortedGrid>("sorted-grid",
+                    "Dense grids per size level, bodies counting-sorted by the cell of their "
+                    "lower corner (last frame's order in); forward neighbour runs"),
     row<AutoSelect>("auto",
                     "Picks one of the above from the body count and the spread of sizes "
                     "(brute force for a handful), switching with hysteresis"),
