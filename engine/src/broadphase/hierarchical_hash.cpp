@@ -4,7 +4,8 @@
 #include <bit>
 #include <cassert>
 #include <cmath>
-#include <cstdio>
+
+#include <tbb/parallel_sort.h>
 
 #include "collide/morton.hpp"
 
@@ -26,6 +27,10 @@ float largest_extent(const Aabb<D>& b) {
     return e;
 }
 
+// The key bits of axis 0 (the others are this shifted by the axis).
+template <int D>
+constexpr std::uint64_t kAxisBits = D == 2 ? 0x5555555555555555ull : 0x1249249249249249ull;
+
 }  // namespace
 
 // Level 0's cell, clamped and monotone in p (boxes far outside share the edge cells, still
@@ -46,7 +51,7 @@ template <int D>
 std::uint64_t HierarchicalHash<D>::pack(const Cell& c) {
     morton::Coords<D> m;
     for (int k = 0; k < D; ++k) m[k] = static_cast<std::uint32_t>(c[k]);
-    return morton::encode_magic(m);
+    return morton::encode<D>(m);
 }
 
 template <int D>
@@ -55,32 +60,6 @@ typename HierarchicalHash<D>::Cell HierarchicalHash<D>::unpack(std::uint64_t key
     Cell c;
     for (int k = 0; k < D; ++k) c[k] = m[k];
     return c;
-}
-
-// The key's low bits (the cell's place inside a tile of the table's size, in Z order) plus
-// a random offset per tile: neighbouring cells of a dense level land in neighbouring
-// buckets, while tiles of a sparse level do not alias in regular patterns.
-template <int D>
-std::uint32_t HierarchicalHash<D>::bucket_of(std::uint64_t key, int level) const {
-    const Level& l = levels_[level];
-    const int t = l.log2_buckets;
-    const std::uint64_t mask = (std::uint64_t{1} << t) - 1;
-    const std::uint64_t tile = ((key >> t) * 0x9E3779B97F4A7C15ull) >> (64 - t);
-    return l.bucket_begin + static_cast<std::uint32_t>((key + tile) & mask);
-}
-
-template <int D>
-std::size_t HierarchicalHash<D>::filter_bit(std::uint64_t key, int level) const {
-    const Level& l = levels_[level];
-    return l.filter_begin +
-           static_cast<std::size_t>((key * 0xD6E8FEB86659FD93ull) >> (64 - l.log2_filter));
-}
-
-template <int D>
-std::pair<std::uint32_t, std::uint32_t> HierarchicalHash<D>::bucket_range(std::uint64_t key,
-                                                                          int level) const {
-    const std::uint32_t b = bucket_of(key, level);
-    return {starts_[b], starts_[b + 1]};
 }
 
 template <int D>
@@ -94,23 +73,20 @@ Aabb<D> HierarchicalHash<D>::cell_box(const Cell& c, int level) const {
     return box;
 }
 
+// Along an axis a body's cells are a contiguous range, so the first of them inside a parent
+// is its lowest cell or one whose coordinate's low `up` bits are 0; the latter are key bits.
 template <int D>
-template <typename Fn>
-void HierarchicalHash<D>::for_each_in(const Cell& lo, const Cell& hi, const Fn& visit) {
-    if constexpr (D == 2) {
-        for (std::uint64_t y = lo[1]; y <= hi[1]; ++y)
-            for (std::uint64_t x = lo[0]; x <= hi[0]; ++x) visit(Cell{x, y});
-    } else {
-        for (std::uint64_t z = lo[2]; z <= hi[2]; ++z)
-            for (std::uint64_t y = lo[1]; y <= hi[1]; ++y)
-                for (std::uint64_t x = lo[0]; x <= hi[0]; ++x) visit(Cell{x, y, z});
-    }
-}
-
-template <int D>
-template <typename Fn>
-void HierarchicalHash<D>::for_each_cell(const Aabb<D>& box, int level, const Fn& visit) const {
-    for_each_in(cell_of(box.lo, level), cell_of(box.hi, level), visit);
+std::uint64_t HierarchicalHash<D>::not_first_mask(unsigned first, int up) {
+    static constexpr auto kBits = [] {
+        std::array<std::uint64_t, 1 << D> bits{};
+        for (unsigned f = 0; f < bits.size(); ++f) {
+            for (int k = 0; k < D; ++k) {
+                if (!((f >> k) & 1u)) bits[f] |= kAxisBits<D> << k;
+            }
+        }
+        return bits;
+    }();
+    return kBits[first] & morton::level_mask<D>(up);
 }
 
 // The pair is reported from the one cell at `level` that holds the lower corner of the two
@@ -121,10 +97,12 @@ bool HierarchicalHash<D>::owns(std::uint64_t key, int level, const Aabb<D>& a,
     return pack(cell_of(glm::max(a.lo, b.lo), level)) == key;
 }
 
-// Level 0 fits the smallest body; it is coarsened so that the world spans at most 2^kBits
-// cells of level 0 per axis (keys stay exact) and the largest body fits level kMaxLevels - 1.
+// Level 0 fits the smallest body, coarsened so that the frame spans at most 2^kBits cells of
+// level 0 per axis (keys stay exact) and the largest body fits level kMaxLevels - 1. The frame
+// has a margin around the boxes and is kept while they stay inside it and level 0 is not too
+// coarse for the smallest body, so that moving bodies keep their keys.
 template <int D>
-void HierarchicalHash<D>::choose_levels() {
+bool HierarchicalHash<D>::refit_frame() {
     Aabb<D> world = Aabb<D>::empty();
     float smallest = std::numeric_limits<float>::infinity();
     float largest = 0.0f;
@@ -134,150 +112,311 @@ void HierarchicalHash<D>::choose_levels() {
         if (e > 0.0f) smallest = std::min(smallest, e);
         largest = std::max(largest, e);
     }
-    origin_ = boxes_.empty() ? Vec<D>(0.0f) : world.lo;
-    const float span = boxes_.empty() ? 0.0f : largest_extent(world);
+    if (boxes_.empty()) world = {Vec<D>(0.0f), Vec<D>(0.0f)};
+    const float span = largest_extent(world);
+    const float margin = 0.25f * span;
     int base = largest > 0.0f ? ceil_exponent(smallest) : 0;
-    if (span > 0.0f) base = std::max(base, ceil_exponent(span) - kBits);
+    if (span > 0.0f) base = std::max(base, ceil_exponent(span + 2.0f * margin) - kBits);
     if (largest > 0.0f) base = std::max(base, ceil_exponent(largest) - (kMaxLevels - 1));
+    if (framed_ && base >= base_exponent_ && base <= base_exponent_ + 4) {
+        const double reach = std::ldexp(1.0, base_exponent_ + kBits);
+        bool inside = true;
+        for (int k = 0; k < D; ++k) {
+            inside = inside && world.lo[k] >= origin_[k] &&
+                     double(world.hi[k]) - double(origin_[k]) < reach;
+        }
+        if (inside) return false;
+    }
+    framed_ = true;
+    origin_ = world.lo - Vec<D>(margin);
     base_exponent_ = base;
     inv_side0_ = std::ldexp(1.0, -base);
+    return true;
 }
 
 template <int D>
-void HierarchicalHash<D>::build() {
-    const std::size_t n = boxes_.size();
-    choose_levels();
-    for (Level& l : levels_) l = Level{};
-    level_of_.resize(n);
-    ranges_.resize(n);
-    std::array<std::uint32_t, kMaxLevels> cells{};
-    for (std::size_t i = 0; i < n; ++i) {
-        const float e = largest_extent(boxes_[i]);
-        const int level =
-            e > 0.0f ? std::clamp(ceil_exponent(e) - base_exponent_, 0, kMaxLevels - 1) : 0;
-        level_of_[i] = static_cast<std::uint8_t>(level);
-        ++levels_[level].bodies;
-        const Cell lo = cell_of(boxes_[i].lo, 0);
-        const Cell hi = cell_of(boxes_[i].hi, 0);
-        std::uint32_t count = 1;
-        for (int k = 0; k < D; ++k) {
-            ranges_[i].lo[k] = static_cast<std::uint32_t>(lo[k]);
-            ranges_[i].hi[k] = static_cast<std::uint32_t>(hi[k]);
-            count *= static_cast<std::uint32_t>((hi[k] >> level) - (lo[k] >> level) + 1);
-        }
-        cells[level] += count;
+typename HierarchicalHash<D>::Signature HierarchicalHash<D>::signature(BodyId id) const {
+    const Aabb<D>& b = boxes_[id];
+    const float e = largest_extent(b);
+    const int level =
+        e > 0.0f ? std::clamp(ceil_exponent(e) - base_exponent_, 0, kMaxLevels - 1) : 0;
+    const Cell lo = cell_of(b.lo, level);
+    const Cell hi = cell_of(b.hi, level);
+    Signature s;
+    for (int k = 0; k < D; ++k) {
+        s.lo[k] = static_cast<std::uint32_t>(lo[k]);
+        s.hi[k] = static_cast<std::uint32_t>(hi[k]);
     }
-    // Levels laid out one after the other in the entry and bucket arrays; a table twice
-    // the size of its entries keeps most buckets to one cell.
+    s.level = level;
+    return s;
+}
+
+template <int D>
+void HierarchicalHash<D>::append_entries(BodyId id, std::vector<Entry>& to) const {
+    const Signature& s = signatures_[id];
+    Cell lo, hi;
+    for (int k = 0; k < D; ++k) {
+        lo[k] = s.lo[k];
+        hi[k] = s.hi[k];
+    }
+    for_each_in(lo, hi, [&](const Cell& c) {
+        unsigned first = 0;
+        for (int k = 0; k < D; ++k) first |= unsigned(c[k] == lo[k]) << k;
+        to.push_back({down_key(pack(c), s.level), id, static_cast<std::uint8_t>(s.level),
+                      static_cast<std::uint8_t>(first), is_static_[id]});
+    });
+}
+
+template <int D>
+void HierarchicalHash<D>::rebuild() {
+    entries_.clear();
+    for (BodyId i = 0; i < boxes_.size(); ++i) append_entries(i, entries_);
+    if (parallel()) {
+        tbb::parallel_sort(entries_.begin(), entries_.end());
+    } else {
+        std::sort(entries_.begin(), entries_.end());
+    }
+}
+
+// Only the bodies whose cells changed are re-made: their entries are sorted alone and merged
+// with the kept ones, one sequential pass plus O(k log k) for k changed bodies.
+template <int D>
+void HierarchicalHash<D>::refresh() {
+    fresh_.clear();
+    for (BodyId i = 0; i < boxes_.size(); ++i) {
+        if (dirty_[i]) append_entries(i, fresh_);
+    }
+    std::sort(fresh_.begin(), fresh_.end());
+    merged_.clear();
+    const std::size_t most = entries_.size() + fresh_.size();
+    if (merged_.capacity() < most) merged_.reserve(most + most / 8);  // not every frame
+    auto next = fresh_.begin();
+    for (const Entry& e : entries_) {
+        if (dirty_[e.id]) continue;
+        while (next != fresh_.end() && *next < e) merged_.push_back(*next++);
+        merged_.push_back(e);
+    }
+    merged_.insert(merged_.end(), next, fresh_.end());
+    std::swap(entries_, merged_);
+}
+
+// Groups of 8 consecutive keys (a 64-byte line of slots) go to a hashed line of the table,
+// in key order inside it: lookups in key order reuse lines, while the groups themselves are
+// spread at random. (Mapping whole tiles of the table's size in order made clusters that
+// grew into long probe chains.)
+template <int D>
+std::uint64_t HierarchicalHash<D>::slot_of(std::uint64_t key, int log2_slots) {
+    const std::uint64_t line = ((key >> 3) * 0x9E3779B97F4A7C15ull) >> (64 - log2_slots);
+    return (line & ~std::uint64_t{7}) | (key & 7);
+}
+
+template <int D>
+std::uint32_t HierarchicalHash<D>::run_end(std::uint32_t begin) const {
+    const Entry& e = entries_[begin];
+    std::uint32_t j = begin + 1;
+    while (j < entries_.size() && entries_[j].same_cell(e)) ++j;
+    return j;
+}
+
+template <int D>
+std::pair<std::uint32_t, std::uint32_t> HierarchicalHash<D>::find(std::uint64_t key,
+                                                                  int level) const {
+    const Level& l = levels_[level];
+    if (l.cells == 0) return {0, 0};
+    const std::uint64_t mask = (std::uint64_t{1} << l.log2_slots) - 1;
+    const Slot* table = slots_.data() + l.slot_begin;
+    const std::uint64_t start = down_key(key, level);
+    const std::uint32_t tag = tag_of(key);
+    for (std::uint64_t s = slot_of(key, l.log2_slots);; s = (s + 1) & mask) {
+        const Slot slot = table[s];
+        if (slot.begin == kNoSlot) return {0, 0};
+        if (slot.tag == tag && entries_[slot.begin].start == start &&
+            entries_[slot.begin].level == level) {
+            return {slot.begin, run_end(slot.begin)};
+        }
+    }
+}
+
+// Each entry's box in entry order and the cells per level, then per level a table of twice
+// its cells filled with the runs' first entries, in one pass over the entries.
+template <int D>
+void HierarchicalHash<D>::gather() {
+    const std::size_t count = entries_.size();
+    entry_boxes_.resize(count);
+    for (Level& l : levels_) l.entries = l.cells = 0;
+    // The boxes are read at random: fetched some entries ahead, the misses overlap instead
+    // of stalling one by one (the same for the slots below).
+    constexpr std::size_t kAhead = 16;
+    for (std::size_t i = 0; i < count; ++i) {
+        const Entry& e = entries_[i];
+        if (i + kAhead < count) __builtin_prefetch(&boxes_[entries_[i + kAhead].id]);
+        entry_boxes_[i] = boxes_[e.id];
+        Level& l = levels_[e.level];
+        ++l.entries;
+        l.cells += i == 0 || !entries_[i - 1].same_cell(e);
+    }
     active_.clear();
-    std::uint32_t entry_at = 0, bucket_at = 0;
+    std::uint32_t slot_at = 0;
     std::size_t filter_at = 0;
-    for (int l = 0; l < kMaxLevels; ++l) {
-        Level& level = levels_[l];
-        level.entry_begin = level.entry_end = entry_at;
-        level.bucket_begin = bucket_at;
-        if (level.bodies == 0) continue;
-        active_.push_back(l);
-        level.log2_buckets = std::max(1, static_cast<int>(std::bit_width(2 * cells[l] - 1)));
-        entry_at += cells[l];
-        bucket_at += std::uint32_t{1} << level.log2_buckets;
-        level.filter_begin = filter_at;
-        level.log2_filter = std::max(6, static_cast<int>(std::bit_width(8 * cells[l] - 1)));
-        filter_at += std::size_t{1} << level.log2_filter;
+    cells_ = 0;
+    for (int m = 0; m < kMaxLevels; ++m) {
+        Level& l = levels_[m];
+        l.slot_begin = slot_at;
+        if (l.cells == 0) continue;
+        active_.push_back(m);
+        l.log2_slots = std::max(3, static_cast<int>(std::bit_width(2 * l.cells - 1)));
+        slot_at += std::uint32_t{1} << l.log2_slots;
+        l.filter_begin = filter_at;
+        l.log2_filter = std::max(7, l.log2_slots + 3);  // at least two words
+        filter_at += std::size_t{1} << l.log2_filter;
+        cells_ += l.cells;
     }
-    staged_.resize(entry_at);
-    entries_.resize(entry_at);
-    starts_.assign(std::size_t{bucket_at} + 1, 0);
-    occupied_.assign(filter_at / 64, 0);
-    for (BodyId i = 0; i < n; ++i) {
-        const int level = level_of_[i];
-        Level& l = levels_[level];
-        Cell lo, hi;
-        for (int k = 0; k < D; ++k) {
-            lo[k] = ranges_[i].lo[k] >> level;
-            hi[k] = ranges_[i].hi[k] >> level;
-        }
-        for_each_in(lo, hi, [&](const Cell& c) {
-            const std::uint64_t key = pack(c);
-            const std::uint32_t b = bucket_of(key, level);
-            ++starts_[b];
-            staged_[l.entry_end++] = {key, i, b};
-            const std::size_t bit = filter_bit(key, level);
-            occupied_[bit >> 6] |= std::uint64_t{1} << (bit & 63);
-        });
+    int above = static_cast<int>(active_.size());
+    for (int m = kMaxLevels - 1; m >= 0; --m) {
+        coarser_[m] = above;
+        if (above > 0 && active_[above - 1] == m) --above;
     }
-    // Counting sort by bucket: inclusive prefix sums, then each entry placed at its bucket's
-    // end, which leaves starts_[b] at the bucket's first entry.
-    std::uint32_t sum = 0;
-    for (std::size_t b = 0; b < bucket_at; ++b) starts_[b] = sum += starts_[b];
-    starts_[bucket_at] = sum;
-    for (const Staged& s : staged_) {
-        entries_[--starts_[s.bucket]] = {boxes_[s.id], s.key, s.id, is_static_[s.id]};
-    }
-
+    slot_count_ = slot_at;
+    filter_bits_ = filter_at;
+    indexed_ = false;
 }
 
 template <int D>
-void HierarchicalHash<D>::pairs_within(std::size_t b0, std::size_t b1, PairList& out,
-                                       std::uint64_t& tests) const {
-    for (std::size_t b = b0; b < b1; ++b) {
-        const std::uint32_t end = starts_[b + 1];
-        for (std::uint32_t i = starts_[b]; i + 1 < end; ++i) {
-            const Entry& a = entries_[i];
-            for (std::uint32_t j = i + 1; j < end; ++j) {
-                const Entry& e = entries_[j];
-                if (e.key != a.key || (a.is_static & e.is_static)) continue;
-                ++tests;
-                if (!a.box.overlaps(e.box)) continue;
-                if (!owns(a.key, level_of_[a.id], a.box, e.box)) continue;
-                out.push_back(make_pair(a.id, e.id));
-            }
+void HierarchicalHash<D>::ensure_index() const {
+    if (indexed_) return;
+    indexed_ = true;
+    const std::size_t count = entries_.size();
+    constexpr std::size_t kAhead = 16;
+    slots_.assign(slot_count_, Slot{0, kNoSlot});
+    // Only the lookups of the hash-probe sweep read the filter.
+    const bool filter = filtered() && !walk();
+    occupied_.assign(filter ? filter_bits_ / 64 : 0, 0);
+    for (std::size_t i = 0; i < count; ++i) {
+        const Entry& e = entries_[i];
+        if (i + kAhead < count) {
+            const Entry& next = entries_[i + kAhead];
+            const Level& l = levels_[next.level];
+            __builtin_prefetch(&slots_[l.slot_begin + slot_of(next.key(), l.log2_slots)], 1);
         }
+        if (i > 0 && entries_[i - 1].same_cell(e)) continue;
+        const Level& l = levels_[e.level];
+        const std::uint64_t mask = (std::uint64_t{1} << l.log2_slots) - 1;
+        Slot* table = slots_.data() + l.slot_begin;
+        const std::uint64_t key = e.key();
+        std::uint64_t s = slot_of(key, l.log2_slots);
+        while (table[s].begin != kNoSlot) s = (s + 1) & mask;
+        table[s] = {tag_of(key), static_cast<std::uint32_t>(i)};
+        if (filter) occupied_[filter_word(key, e.level)] |= std::uint64_t{1} << (key & 63);
     }
 }
 
+// Rows are the entries in Z order of their cells' lower corners, a cell before the finer
+// cells inside it. Each row tests the later entries of its own cell, then the cell containing
+// it at every coarser non-empty level: kept open from the rows before (Walk), or looked up
+// through that level's hash. Along the rows the parent keys at any one level never decrease,
+// so the last lookup is reused while the parent does not change, and the run it finds was
+// visited a moment ago (it precedes the cells inside it).
 template <int D>
-void HierarchicalHash<D>::pairs_across(std::size_t i0, std::size_t i1, PairList& out,
-                                       std::uint64_t& tests) const {
-    if (active_.empty()) return;
-    const int top = active_.back();
+template <bool Walk>
+void HierarchicalHash<D>::sweep_rows(std::size_t i0, std::size_t i1, PairList& out,
+                                     std::uint64_t& tests_out) const {
+    std::uint64_t tests = 0;  // in a register, not through the reference
+    const Entry* entries = entries_.data();
+    const Aabb<D>* boxes = entry_boxes_.data();
+    const std::size_t count = entries_.size();
+    std::array<std::uint64_t, kMaxLevels> last;  // per coarser level, last parent looked up
+    std::array<std::pair<std::uint32_t, std::uint32_t>, kMaxLevels> found;
+    last.fill(kNoKey);
+    const int levels = static_cast<int>(active_.size());
     const bool filter = filtered();
-    // visit(key, level, bucket) for each coarser cell of body i that the filter lets by.
-    const auto probes = [&](std::size_t i, const auto& visit) {
-        const int own = level_of_[i];
-        if (own >= top) return;
-        const Range& r = ranges_[i];
-        for (auto m = std::upper_bound(active_.begin(), active_.end(), own); m != active_.end();
-             ++m) {
-            const int level = *m;
-            Cell lo, hi;
-            for (int k = 0; k < D; ++k) {
-                lo[k] = r.lo[k] >> level;
-                hi[k] = r.hi[k] >> level;
-            }
-            for_each_in(lo, hi, [&](const Cell& c) {
-                const std::uint64_t key = pack(c);
-                if (filter) {
-                    const std::size_t bit = filter_bit(key, level);
-                    if (!((occupied_[bit >> 6] >> (bit & 63)) & 1u)) return;
-                }
-                visit(key, level, bucket_of(key, level));
-            });
-        }
+    // Walk: the cells whose runs the rows have entered and not yet left, by level (bit m of
+    // `open`); all contain the current row's lower corner, and are the only coarser cells
+    // holding it, as a cell precedes the cells inside it. The chunk's first row finds the
+    // ones it starts inside by binary search.
+    struct Open {
+        std::uint64_t end_start;  // first start past the cell
+        std::uint32_t begin, end;
     };
-    for (std::size_t i = i0; i < i1; ++i) {
-        const Aabb<D>& box = boxes_[i];
-        const std::uint8_t st = is_static_[i];
-        probes(i, [&](std::uint64_t key, int level, std::uint32_t b) {
-            for (std::uint32_t j = starts_[b]; j < starts_[b + 1]; ++j) {
-                const Entry& e = entries_[j];
-                if (e.key != key || (st & e.is_static)) continue;
-                ++tests;
-                if (!box.overlaps(e.box) || !owns(key, level, box, e.box)) continue;
-                out.push_back(make_pair(BodyId(i), e.id));
+    std::array<Open, kMaxLevels> open_cells;
+    std::uint64_t open = 0;
+    const auto end_start = [](std::uint64_t start, int level) {
+        const std::uint64_t past = start + down_key(1, level);
+        return D * level >= 64 || past < start ? kNoKey : past;
+    };
+    if constexpr (Walk) {
+        if (i0 < i1) {
+            const std::uint64_t start = entries[i0].start;
+            for (int m : active_) {
+                Entry cell{};
+                cell.start = down_key(up_key(start, m), m);
+                cell.level = static_cast<std::uint8_t>(m);
+                const auto begin = static_cast<std::uint32_t>(
+                    std::lower_bound(entries, entries + i0, cell) - entries);
+                if (begin < i0 && entries[begin].same_cell(cell)) {
+                    open_cells[m] = {end_start(cell.start, m), begin, run_end(begin)};
+                    open |= std::uint64_t{1} << m;
+                }
             }
-        });
+        }
     }
+    for (std::size_t i = i0; i < i1; ++i) {
+        const Entry& a = entries[i];
+        const Aabb<D>& box = boxes[i];
+        const std::uint64_t key = a.key();
+        std::size_t j = i + 1;
+        for (; j < count && entries[j].same_cell(a); ++j) {
+            if (a.is_static & entries[j].is_static) continue;
+            ++tests;
+            if (!box.overlaps(boxes[j]) || !owns(key, a.level, box, boxes[j])) continue;
+            out.push_back(make_pair(a.id, entries[j].id));
+        }
+        if constexpr (Walk) {
+            if (i == 0 || !entries[i - 1].same_cell(a)) {
+                open_cells[a.level] = {end_start(a.start, a.level), static_cast<std::uint32_t>(i),
+                                       static_cast<std::uint32_t>(j)};
+                open |= std::uint64_t{1} << a.level;
+            }
+            for (std::uint64_t above = open & ~((std::uint64_t{2} << a.level) - 1); above != 0;
+                 above &= above - 1) {
+                const int m = std::countr_zero(above);
+                const Open& c = open_cells[m];
+                if (c.end_start <= a.start) {  // the rows have left it
+                    open &= ~(std::uint64_t{1} << m);
+                    continue;
+                }
+                const int up = m - a.level;
+                if ((key & not_first_mask(a.first, up)) != 0) continue;
+                const std::uint64_t parent = up_key(a.start, m);
+                for (std::uint32_t k = c.begin; k < c.end; ++k) {
+                    if (a.is_static & entries[k].is_static) continue;
+                    ++tests;
+                    if (!box.overlaps(boxes[k]) || !owns(parent, m, box, boxes[k])) continue;
+                    out.push_back(make_pair(a.id, entries[k].id));
+                }
+            }
+            continue;
+        }
+        for (int p = coarser_[a.level]; p < levels; ++p) {
+            const int m = active_[p];
+            const int up = m - a.level;
+            // Another cell of the body, inside the same parent, looks it up.
+            if ((key & not_first_mask(a.first, up)) != 0) continue;
+            const std::uint64_t parent = up_key(a.start, m);
+            if (last[m] != parent) {
+                last[m] = parent;
+                found[m] = !filter || may_hold(parent, m) ? find(parent, m)
+                                                          : std::pair<std::uint32_t, std::uint32_t>{};
+            }
+            const auto [begin, end] = found[m];
+            for (std::uint32_t j = begin; j < end; ++j) {
+                if (a.is_static & entries[j].is_static) continue;
+                ++tests;
+                if (!box.overlaps(boxes[j]) || !owns(parent, m, box, boxes[j])) continue;
+                out.push_back(make_pair(a.id, entries[j].id));
+            }
+        }
+    }
+    tests_out += tests;
 }
 
 template <int D>
@@ -285,184 +424,58 @@ void HierarchicalHash<D>::update(std::span<const Aabb<D>> boxes,
                                  std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     assert(is_static.size() == boxes.size());
+    const std::size_t n = boxes.size();
+    const std::array<float, 4> values = {params_[0].value, params_[1].value, params_[2].value,
+                                         params_[3].value};
+    const bool statics_changed = !std::equal(is_static.begin(), is_static.end(),
+                                             is_static_.begin(), is_static_.end());
     boxes_.assign(boxes.begin(), boxes.end());
     is_static_.assign(is_static.begin(), is_static.end());
-    build();
-    const auto within = [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
-        pairs_within(b, e, p, t);
+    const bool moved = refit_frame();
+    const bool full = moved || !persistent() || n != signatures_.size() || statics_changed ||
+                      values != built_with_;
+    built_with_ = values;
+    signatures_.resize(n);
+    dirty_.assign(n, 0);
+    reinserted_ = 0;
+    for (BodyId i = 0; i < n; ++i) {
+        const Signature s = signature(i);
+        if (full || s != signatures_[i]) {
+            signatures_[i] = s;
+            dirty_[i] = 1;
+            ++reinserted_;
+        }
+    }
+    if (full) {
+        rebuild();
+    } else if (reinserted_ > 0) {
+        refresh();
+    }
+    gather();
+    if (!walk()) ensure_index();
+    const bool walking = walk();
+    const auto rows = [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
+        walking ? sweep_rows<true>(b, e, p, t) : sweep_rows<false>(b, e, p, t);
     };
-    const auto across = [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
-        pairs_across(b, e, p, t);
-    };
-    const std::size_t buckets = starts_.size() - 1;
     if (parallel()) {
-        within_.run(buckets, 16384, within, out);
-        across_.run(boxes_.size(), 4096, across, out);
+        sweep_.run(entries_.size(), 16384, rows, out);
     } else {
-        within_.run_serial(buckets, within, out);
-        across_.run_serial(boxes_.size(), across, out);
+        sweep_.run_serial(entries_.size(), rows, out);
     }
-}
-
-// Per level: the region's cells looked up in the table, or, when the region covers more
-// cells than the level has entries, the level's entries scanned. Either way a body is taken
-// only from its cell holding the lower corner of its overlap with the region.
-template <int D>
-void HierarchicalHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
-    out.clear();
-    for (int m : active_) {
-        const Level& l = levels_[m];
-        const Cell lo = cell_of(region.lo, m);
-        const Cell hi = cell_of(region.hi, m);
-        double cells = 1.0;
-        for (int k = 0; k < D; ++k) cells *= double(hi[k] - lo[k] + 1);
-        const auto take = [&](const Entry& e) {
-            if (e.box.overlaps(region) && owns(e.key, m, e.box, region)) out.push_back(e.id);
-        };
-        if (cells > double(l.entry_end - l.entry_begin)) {
-            const std::uint32_t end = starts_[l.bucket_begin + (1u << l.log2_buckets)];
-            for (std::uint32_t j = starts_[l.bucket_begin]; j < end; ++j) take(entries_[j]);
-            continue;
-        }
-        for_each_cell(region, m, [&](const Cell& c) {
-            const std::uint64_t key = pack(c);
-            const auto [begin, end] = bucket_range(key, m);
-            for (std::uint32_t j = begin; j < end; ++j) {
-                if (entries_[j].key == key) take(entries_[j]);
-            }
-        });
-    }
-}
-
-template <int D>
-std::vector<std::string> HierarchicalHash<D>::layers() const {
-    std::vector<std::string> names;
-    for (int m : active_) {
-        char text[96];
-        std::snprintf(text, sizeof text, "level %d: cell %.4g, %u bodies", m,
-                      std::ldexp(1.0, base_exponent_ + m), levels_[m].bodies);
-        names.emplace_back(text);
-    }
-    return names;
-}
-
-template <int D>
-void HierarchicalHash<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
-    const bool selecting = which.selected < boxes_.size();
-    if (which.structure) {
-        // Each occupied cell once (the first of its entries in the bucket), coloured by level.
-        const float span = std::max(1, active_.empty() ? 1 : active_.back() - active_.front());
-        for (std::size_t layer = 0; layer < active_.size(); ++layer) {
-            if (layer < 64 && (which.hidden_layers >> layer) & 1u) continue;
-            const int m = active_[layer];
-            const float t = float(m - active_.front()) / span;
-            const Color line = ramp_color(t, selecting ? 0.35f : 0.8f);
-            const Color fill = ramp_color(t, 0.15f);
-            const Level& l = levels_[m];
-            const std::uint32_t b1 = l.bucket_begin + (1u << l.log2_buckets);
-            for (std::uint32_t b = l.bucket_begin; b < b1 && !draw.full(); ++b) {
-                for (std::uint32_t i = starts_[b]; i < starts_[b + 1]; ++i) {
-                    bool first = true;
-                    for (std::uint32_t j = starts_[b]; j < i && first; ++j)
-                        first = entries_[j].key != entries_[i].key;
-                    if (!first) continue;
-                    const Aabb<D> box = cell_box(unpack(entries_[i].key), m);
-                    if (!box.overlaps(draw.view)) continue;
-                    draw.fill(box, fill);
-                    draw.box(box, line);
-                }
-            }
-        }
-    }
-    if (selecting) {
-        // The coarser cells the body looked up (yellow), then its own cells (white).
-        const BodyId id = which.selected;
-        const int own = level_of_[id];
-        for (int m : active_) {
-            if (m <= own) continue;
-            for_each_cell(boxes_[id], m, [&](const Cell& c) {
-                draw.box(cell_box(c, m), rgba(1.0f, 0.85f, 0.2f, 0.9f));
-            });
-        }
-        for_each_cell(boxes_[id], own, [&](const Cell& c) {
-            draw.box(cell_box(c, own), rgba(1, 1, 1));
-        });
-    }
-    if (which.query) {
-        // The cells the query looked up at each level (green where a body was found there).
-        for (int m : active_) {
-            const Cell lo = cell_of(which.query->lo, m);
-            const Cell hi = cell_of(which.query->hi, m);
-            double cells = 1.0;
-            for (int k = 0; k < D; ++k) cells *= double(hi[k] - lo[k] + 1);
-            if (cells > 4096.0) continue;  // scanned, not looked up
-            for_each_cell(*which.query, m, [&](const Cell& c) {
-                const std::uint64_t key = pack(c);
-                const auto [begin, end] = bucket_range(key, m);
-                bool hit = false;
-                for (std::uint32_t j = begin; j < end && !hit; ++j) hit = entries_[j].key == key;
-                draw.box(cell_box(c, m),
-                         hit ? rgba(0.3f, 1.0f, 0.4f, 0.9f) : rgba(0.6f, 0.6f, 0.6f, 0.4f));
-            });
-        }
-    }
-}
-
-template <int D>
-std::string HierarchicalHash<D>::describe(BodyId id) const {
-    if (id >= boxes_.size()) return {};
-    const int own = level_of_[id];
-    char text[128];
-    std::snprintf(text, sizeof text, "Level %d: cells of side %.4g", own,
-                  std::ldexp(1.0, base_exponent_ + own));
-    std::string s = text;
-    // Bodies sharing one of the cells (other keys in the bucket are not counted).
-    const auto occupants = [&](std::uint64_t key, int m) {
-        const auto [begin, end] = bucket_range(key, m);
-        std::size_t count = 0;
-        for (std::uint32_t j = begin; j < end; ++j) count += entries_[j].key == key;
-        return count;
-    };
-    for_each_cell(boxes_[id], own, [&](const Cell& c) {
-        s += "\nCell (";
-        for (int k = 0; k < D; ++k) s += (k ? ", " : "") + std::to_string(c[k]);
-        s += "): " + std::to_string(occupants(pack(c), own) - 1) + " other bodies";
-    });
-    for (int m : active_) {
-        if (m <= own) continue;
-        std::size_t cells = 0, found = 0;
-        for_each_cell(boxes_[id], m, [&](const Cell& c) {
-            ++cells;
-            found += occupants(pack(c), m);
-        });
-        s += "\nChecked level " + std::to_string(m) + ": " + std::to_string(cells) +
-             " cells, " + std::to_string(found) + " entries";
-    }
-    return s;
 }
 
 template <int D>
 BroadPhaseStats HierarchicalHash<D>::stats() const {
-    // Occupied cells: entries whose key does not repeat later in their bucket.
-    std::size_t cells = 0;
-    for (std::size_t b = 0; b + 1 < starts_.size(); ++b) {
-        for (std::uint32_t i = starts_[b]; i < starts_[b + 1]; ++i) {
-            bool last = true;
-            for (std::uint32_t j = i + 1; j < starts_[b + 1] && last; ++j)
-                last = entries_[j].key != entries_[i].key;
-            cells += last;
-        }
-    }
     const std::size_t bytes =
-        boxes_.capacity() * sizeof(Aabb<D>) + is_static_.capacity() + level_of_.capacity() +
-        active_.capacity() * sizeof(int) + staged_.capacity() * sizeof(Staged) +
-        entries_.capacity() * sizeof(Entry) + starts_.capacity() * sizeof(std::uint32_t) +
-        within_.bytes() + across_.bytes() +
-        occupied_.capacity() * sizeof(std::uint64_t);
-    return {.candidate_tests = within_.tests() + across_.tests(),
+        (boxes_.capacity() + entry_boxes_.capacity()) * sizeof(Aabb<D>) +
+        is_static_.capacity() + dirty_.capacity() + signatures_.capacity() * sizeof(Signature) +
+        (entries_.capacity() + fresh_.capacity() + merged_.capacity()) * sizeof(Entry) +
+        slots_.capacity() * sizeof(Slot) + occupied_.capacity() * sizeof(std::uint64_t) + active_.capacity() * sizeof(int) + sweep_.bytes();
+    return {.candidate_tests = sweep_.tests(),
             .structure_bytes = bytes,
-            .nodes = cells,
-            .depth = static_cast<int>(active_.size())};
+            .nodes = cells_,
+            .depth = static_cast<int>(active_.size()),
+            .reinserted = reinserted_};
 }
 
 template class HierarchicalHash<2>;

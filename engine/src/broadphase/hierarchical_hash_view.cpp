@@ -1,0 +1,157 @@
+// The hierarchical hash's region query, overlays and selection text, all read from the
+// sorted entries and the per-level hash tables that update() built.
+#include <cmath>
+#include <cstdio>
+
+#include "broadphase/hierarchical_hash.hpp"
+
+namespace collide {
+
+// Per level: the region's cells looked up in the table, or, when the region covers more
+// cells than the level has, the level's entries scanned. Either way a body is taken only
+// from its cell holding the lower corner of its overlap with the region.
+template <int D>
+void HierarchicalHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+    out.clear();
+    ensure_index();
+    const auto take = [&](std::uint32_t j) {
+        const Entry& e = entries_[j];
+        const Aabb<D>& box = entry_boxes_[j];
+        if (box.overlaps(region) && owns(e.key(), e.level, box, region)) out.push_back(e.id);
+    };
+    std::uint64_t scanned = 0;  // levels whose entries are scanned, one pass for all
+    for (int m : active_) {
+        const Cell lo = cell_of(region.lo, m);
+        const Cell hi = cell_of(region.hi, m);
+        double cells = 1.0;
+        for (int k = 0; k < D; ++k) cells *= double(hi[k] - lo[k] + 1);
+        if (cells > double(levels_[m].cells)) {
+            scanned |= std::uint64_t{1} << m;
+            continue;
+        }
+        for_each_in(lo, hi, [&](const Cell& c) {
+            const auto [begin, end] = find(pack(c), m);
+            for (std::uint32_t j = begin; j < end; ++j) take(j);
+        });
+    }
+    if (scanned == 0) return;
+    for (std::uint32_t j = 0; j < entries_.size(); ++j) {
+        if ((scanned >> entries_[j].level) & 1u) take(j);
+    }
+}
+
+template <int D>
+std::vector<std::string> HierarchicalHash<D>::layers() const {
+    std::vector<std::string> names;
+    for (int m : active_) {
+        char text[96];
+        std::snprintf(text, sizeof text, "level %d: cell %.4g, %u cells", m,
+                      std::ldexp(1.0, base_exponent_ + m), levels_[m].cells);
+        names.emplace_back(text);
+    }
+    return names;
+}
+
+template <int D>
+void HierarchicalHash<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
+    ensure_index();
+    const bool selecting = which.selected < boxes_.size();
+    if (which.structure) {
+        // Each occupied cell once (the first entry of its run), coloured by level.
+        const float span = std::max(1, active_.empty() ? 1 : active_.back() - active_.front());
+        std::array<int, kMaxLevels> layer_of{};
+        for (std::size_t layer = 0; layer < active_.size(); ++layer) {
+            layer_of[active_[layer]] = static_cast<int>(layer);
+        }
+        for (std::size_t i = 0; i < entries_.size() && !draw.full(); ++i) {
+            const Entry& e = entries_[i];
+            if (i > 0 && entries_[i - 1].same_cell(e)) continue;
+            const int layer = layer_of[e.level];
+            if (layer < 64 && (which.hidden_layers >> layer) & 1u) continue;
+            const Aabb<D> box = cell_box(unpack(e.key()), e.level);
+            if (!box.overlaps(draw.view)) continue;
+            const float t = float(e.level - active_.front()) / span;
+            draw.fill(box, ramp_color(t, 0.15f));
+            draw.box(box, ramp_color(t, selecting ? 0.35f : 0.8f));
+        }
+    }
+    if (selecting) {
+        // The coarser cells the body looked up (yellow), then its own cells (white).
+        const BodyId id = which.selected;
+        const int own = signatures_[id].level;
+        for (int m : active_) {
+            if (m <= own) continue;
+            for_each_cell(boxes_[id], m, [&](const Cell& c) {
+                draw.box(cell_box(c, m), rgba(1.0f, 0.85f, 0.2f, 0.9f));
+            });
+        }
+        for_each_cell(boxes_[id], own, [&](const Cell& c) {
+            draw.box(cell_box(c, own), rgba(1, 1, 1));
+        });
+    }
+    if (which.query) {
+        // The cells the query looked up at each level (green where a body was found there).
+        for (int m : active_) {
+            const Cell lo = cell_of(which.query->lo, m);
+            const Cell hi = cell_of(which.query->hi, m);
+            double cells = 1.0;
+            for (int k = 0; k < D; ++k) cells *= double(hi[k] - lo[k] + 1);
+            if (cells > std::min(4096.0, double(levels_[m].cells))) continue;  // scanned
+            for_each_in(lo, hi, [&](const Cell& c) {
+                const auto [begin, end] = find(pack(c), m);
+                draw.box(cell_box(c, m), begin < end ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
+                                                     : rgba(0.6f, 0.6f, 0.6f, 0.4f));
+            });
+        }
+    }
+}
+
+template <int D>
+std::string HierarchicalHash<D>::describe(BodyId id) const {
+    if (id >= boxes_.size()) return {};
+    ensure_index();
+    const int own = signatures_[id].level;
+    char text[128];
+    std::snprintf(text, sizeof text, "Level %d: cells of side %.4g", own,
+                  std::ldexp(1.0, base_exponent_ + own));
+    std::string s = text;
+    s += dirty_[id] ? "\nIts entries were re-made this frame" : "\nIts entries kept from last frame";
+    const auto occupants = [&](const Cell& c, int m) {
+        const auto [begin, end] = find(pack(c), m);
+        return std::size_t{end - begin};
+    };
+    for_each_cell(boxes_[id], own, [&](const Cell& c) {
+        s += "\nCell (";
+        for (int k = 0; k < D; ++k) {
+            if (k > 0) s += ", ";
+            s += std::to_string(c[k]);
+        }
+        s += "): " + std::to_string(occupants(c, own) - 1) + " other bodies";
+    });
+    for (int m : active_) {
+        if (m <= own) continue;
+        std::size_t cells = 0, found = 0;
+        for_each_cell(boxes_[id], m, [&](const Cell& c) {
+            ++cells;
+            found += occupants(c, m);
+        });
+        s += "\nChecked level " + std::to_string(m) + ": " + std::to_string(cells) +
+             " cells, " + std::to_string(found) + " entries";
+    }
+    s += '\n';
+    s += std::to_string(reinserted_);
+    s += " bodies changed cells this frame";
+    return s;
+}
+
+// The members defined here; the class itself is instantiated in hierarchical_hash.cpp.
+#define COLLIDE_HIERARCHICAL_HASH_VIEW(D)                                                     \
+    template void HierarchicalHash<D>::query(const Aabb<D>&, std::vector<BodyId>&) const;     \
+    template std::vector<std::string> HierarchicalHash<D>::layers() const;                    \
+    template void HierarchicalHash<D>::draw(DebugDraw<D>&, const Overlays<D>&) const;         \
+    template std::string HierarchicalHash<D>::describe(BodyId) const;
+COLLIDE_HIERARCHICAL_HASH_VIEW(2)
+COLLIDE_HIERARCHICAL_HASH_VIEW(3)
+#undef COLLIDE_HIERARCHICAL_HASH_VIEW
+
+}  // namespace collide
