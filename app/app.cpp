@@ -187,6 +187,7 @@ OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
     req.aabbs = view.overlays.aabbs;
     req.pairs = view.overlays.pairs;
     req.structure = view.overlays.structure;
+    req.implicit = view.overlays.implicit;
     req.hidden_layers = view.overlays.hidden_layers;
     req.predicted_impact = world.physics().swept;
     req.selected = demo_.selected();
@@ -205,6 +206,8 @@ OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
         renderer_.draw_triangles(overlays_.triangles, view_proj, false);  // under the bodies
         renderer_.draw_circles(instances_, view_proj,
                                camera_2d_.world_per_pixel() / pixels_per_point);
+        world.fill_shapes(shapes_);
+        renderer_.draw_lines(shapes_.lines, view_proj, false);
         renderer_.draw_lines(overlays_.lines, view_proj, false);
     } else {
         const glm::mat4 view_matrix = camera_3d_.view();
@@ -222,6 +225,8 @@ OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
                 kRingPx * camera_3d_.pixel_size_at(world.position(req.selected), screen);
         }
         renderer_.draw_spheres(instances_, view_matrix, proj);
+        world.fill_shapes(shapes_);
+        renderer_.draw_mesh(shapes_.triangles, proj * view_matrix);
         report = world.fill_overlays(req, overlays_);
         renderer_.draw_triangles(overlays_.triangles, proj * view_matrix, !view.overlays_on_top);
         renderer_.draw_lines(overlays_.lines, proj * view_matrix, !view.overlays_on_top);

@@ -51,6 +51,7 @@ private:
     std::vector<collide::BodyId> query_hits_;
     std::vector<Instance> instances_;
     OverlayGeometry overlays_;
+    ShapeGeometry shapes_;
 };
 
 }  // namespace collidoscope

@@ -177,13 +177,16 @@ OverlayFlags parse_overlays(std::string_view text) {
             flags.pairs = true;
         } else if (item == "structure") {
             flags.structure = true;
+        } else if (item == "implicit") {
+            flags.implicit = true;
         } else if (item == "all") {
             flags = {true, true, true};
+            flags.implicit = true;
         } else if (item == "none") {
             flags = {};
         } else {
             throw CliError("--overlay: unknown overlay " + quote(item) +
-                           " (use aabbs, pairs, structure, all or none, comma separated)");
+                           " (use aabbs, pairs, structure, implicit, all or none, comma separated)");
         }
     }
     return flags;
@@ -352,7 +355,7 @@ Scene
   --race                 race every algorithm on each frame's boxes (the Race panel)
 
 View
-  --overlay LIST         comma-separated: aabbs, pairs, structure, all, none
+  --overlay LIST         comma-separated: aabbs, pairs, structure, implicit, all, none
   --size WxH             window size; default 1280x720
   --select ID            start with body ID selected
   --msaa 0|2|4|8         multisampling (antialiasing); default 4. Software GL is faster with 0

@@ -29,6 +29,9 @@ struct OverlayFlags {
     bool pairs = false;
     bool structure = false;
     std::uint64_t hidden_layers = 0;  // the structure's layers turned off in the panel
+    // Implicit bodies in contact (and the selected one): sample points inside/outside the
+    // partner, signature cells, contact normals.
+    bool implicit = false;
 };
 
 struct Options {

@@ -224,6 +224,109 @@ void add_predicted_impact(const collide::World<D>& world, const OverlayRequest& 
     out.labels.push_back({point, text, kImpactColor});
 }
 
+// Is world point p inside body `id` (an implicit body's density, or the circle/sphere)?
+template <int D>
+bool inside_body(const collide::Bodies<D>& b, BodyId id, const collide::Vec<D>& p) {
+    if (b.is_implicit(id)) {
+        return b.model_of(id)->shape.density(collide::to_local<D>(b.pose(id), p)) < 0.0f;
+    }
+    const collide::Vec<D> d = p - b.pos[id];
+    return glm::dot(d, d) < b.radius[id] * b.radius[id];
+}
+
+// The signature's marked cells of body `id`, as boxes in its frame (drawn rotated).
+template <int D>
+void add_signature_cells(const collide::Bodies<D>& b, BodyId id, std::vector<LineVertex>& lines) {
+    const collide::Signature<D>& sig = b.model_of(id)->signature;
+    const int res = sig.resolution();
+    if (res <= 0) return;
+    const collide::Pose<D> pose = b.pose(id);
+    const collide::Vec<D> size = sig.box().size() / static_cast<float>(res);
+    const auto corner = [&](const glm::vec<D, int>& cell, int bits) {
+        collide::Vec<D> local = sig.box().lo;
+        for (int k = 0; k < D; ++k)
+            local[k] += (static_cast<float>(cell[k]) + ((bits >> k) & 1 ? 1.0f : 0.0f)) * size[k];
+        return to3<D>(collide::to_world<D>(pose, local));
+    };
+    glm::vec<D, int> cell(0);
+    const int total = D == 2 ? res * res : res * res * res;
+    for (int index = 0; index < total; ++index) {
+        int rest = index;
+        for (int k = 0; k < D; ++k) {
+            cell[k] = rest % res;
+            rest /= res;
+        }
+        if (!sig.bit(cell)) continue;
+        // Corner c has axis k's far side from bit k; an edge flips one bit.
+        for (int c = 0; c < (1 << D); ++c) {
+            for (int bit = 1; bit < (1 << D); bit <<= 1) {
+                if (!(c & bit)) add_line(lines, corner(cell, c), corner(cell, c | bit), kSignatureColor);
+            }
+        }
+    }
+}
+
+// Body `id`'s surface points as small crosses, red inside `partner`, green outside (all
+// green without a partner).
+template <int D>
+void add_sample_points(const collide::Bodies<D>& b, BodyId id, BodyId partner,
+                       std::vector<LineVertex>& lines) {
+    const collide::ImplicitModel<D>& model = *b.model_of(id);
+    const collide::Pose<D> pose = b.pose(id);
+    float arm = 0.3f * model.mesh.cell_size[0];
+    for (int k = 1; k < D; ++k) arm = std::min(arm, 0.3f * model.mesh.cell_size[k]);
+    for (const collide::Vec<D>& v : model.mesh.vertices) {
+        const collide::Vec<D> w = collide::to_world<D>(pose, v);
+        const bool in = partner != collide::kNoBody && inside_body<D>(b, partner, w);
+        const glm::vec3 p = to3<D>(w);
+        for (int k = 0; k < D; ++k) {
+            glm::vec3 d(0.0f);
+            d[k] = arm;
+            add_line(lines, p - d, p + d, in ? kInsideColor : kOutsideColor);
+        }
+    }
+}
+
+// Every implicit contact (capped) and the selected implicit body: sample points against the
+// partner, the contact normal at the deepest point, and the signature cells (of every body
+// shown in 2D; of the selected one only in 3D, where a signature is thousands of boxes).
+template <int D>
+void add_implicit_overlays(const collide::World<D>& world, const OverlayRequest& req,
+                           OverlayGeometry& out) {
+    const auto& b = world.bodies();
+    std::vector<std::pair<BodyId, BodyId>> shown;
+    const auto& contacts = world.implicit_contacts();
+    for (std::size_t i = 0; i < contacts.size() && i < kMaxImplicitContactsShown; ++i) {
+        const auto& c = contacts[i];
+        if (b.is_implicit(c.a)) shown.push_back({c.a, c.b});
+        if (b.is_implicit(c.b)) shown.push_back({c.b, c.a});
+        const float len = 0.6f * std::min(b.radius[c.a], b.radius[c.b]);
+        const glm::vec3 p = to3<D>(c.point);
+        add_line(out.lines, p, p + to3<D>(c.normal) * len, kNormalColor);
+        add_line(out.lines, p - req.ring_right * (0.15f * len), p + req.ring_right * (0.15f * len),
+                 kNormalColor);
+        add_line(out.lines, p - req.ring_up * (0.15f * len), p + req.ring_up * (0.15f * len),
+                 kNormalColor);
+    }
+    const BodyId sel = req.selected;
+    if (sel < b.size() && b.is_implicit(sel)) {
+        BodyId partner = collide::kNoBody;
+        for (const auto& c : contacts) {
+            if (c.a == sel || c.b == sel) {
+                partner = c.a == sel ? c.b : c.a;
+                break;
+            }
+        }
+        if (std::find(shown.begin(), shown.end(), std::pair{sel, partner}) == shown.end())
+            shown.push_back({sel, partner});
+        add_signature_cells<D>(b, sel, out.lines);
+    }
+    for (const auto& [id, partner] : shown) {
+        if (D == 2 && id != sel) add_signature_cells<D>(b, id, out.lines);
+        add_sample_points<D>(b, id, partner, out.lines);
+    }
+}
+
 }  // namespace
 
 template <int D>
@@ -250,6 +353,8 @@ OverlayReport build_overlays(const collide::World<D>& world, const OverlayReques
         region.hi += collide::Vec<D>(req.query_pixel);
         add_box<D>(lines, region, kQueryRegionColor);
     }
+
+    if (req.implicit && world.has_implicit()) add_implicit_overlays<D>(world, req, out);
 
     const auto& bodies = world.bodies();
     if (req.predicted_impact && req.selected < bodies.size()) {

@@ -26,6 +26,12 @@ inline constexpr collide::Color kQueryHitColor = 0xFFFFEB00;
 // The selected body's predicted impact (swept steps): a light orange, apart from the above.
 inline constexpr collide::Color kImpactColor = 0xFFFFB060;
 inline constexpr float kImpactHorizonSeconds = 2.0f;
+// Implicit contacts: surface points inside / outside the partner, signature cells, normals.
+inline constexpr collide::Color kInsideColor = 0xFFFF2828;
+inline constexpr collide::Color kOutsideColor = 0xFF30D040;
+inline constexpr collide::Color kSignatureColor = 0x905A8CFF;
+inline constexpr collide::Color kNormalColor = 0xFFFFE000;
+inline constexpr std::size_t kMaxImplicitContactsShown = 32;
 
 // Appends the requested overlays for `world` to `out`.
 template <int D>

@@ -134,6 +134,21 @@ void Renderer::draw_triangles(std::span<const LineVertex> triangles, const glm::
     draw_vertices(GL_TRIANGLES, triangles, view_proj, depth_test);
 }
 
+void Renderer::draw_mesh(std::span<const LineVertex> triangles, const glm::mat4& view_proj) {
+    if (triangles.empty()) return;
+    glBindVertexArray(line_vao_.get());
+    line_buffer_.upload(triangles.data(), triangles.size_bytes());
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_TRUE);
+    glUseProgram(lines_.program.get());
+    glUniformMatrix4fv(lines_.view_proj, 1, GL_FALSE, glm::value_ptr(view_proj));
+    glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(triangles.size()));
+    ++draw_calls_;
+    glDisable(GL_DEPTH_TEST);
+    glBindVertexArray(0);
+}
+
 void Renderer::draw_vertices(GLenum mode, std::span<const LineVertex> vertices,
                              const glm::mat4& view_proj, bool depth_test) {
     if (vertices.empty()) return;

@@ -32,6 +32,9 @@ public:
     void draw_triangles(std::span<const LineVertex> triangles, const glm::mat4& view_proj,
                         bool depth_test);
 
+    // Opaque triangles with depth test and depth write (the implicit bodies' surfaces in 3D).
+    void draw_mesh(std::span<const LineVertex> triangles, const glm::mat4& view_proj);
+
     // Draw calls issued by someone else this frame (ImGui).
     void add_draw_calls(int n) { draw_calls_ += n; }
     int draw_calls() const { return draw_calls_; }

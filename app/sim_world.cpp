@@ -144,6 +144,7 @@ public:
     }
     BodyInfo body_info(BodyId id, std::size_t max_partners) const override;
     void fill_instances(ColorMode mode, std::vector<Instance>& out) override;
+    void fill_shapes(ShapeGeometry& out) const override;
     OverlayReport fill_overlays(const OverlayRequest& req, OverlayGeometry& out) const override {
         return build_overlays<D>(world_, req, out);
     }
@@ -157,6 +158,7 @@ private:
     collide::PairList scratch_pairs_;
     std::array<collide::Color, 256> speed_lut_{};
     std::vector<float> speed_sample_;
+    std::vector<std::pair<BodyId, collide::Color>> shape_colors_;  // implicit bodies
     float speed_scale_ = 0.0f;  // smoothed 95th-percentile speed; 0 = not yet known
 };
 
@@ -201,6 +203,17 @@ BodyInfo WorldAdapter<D>::body_info(BodyId id, std::size_t max_partners) const {
     info.vel = to3<D>(b.vel[id]);
     info.radius = b.radius[id];
     info.is_static = b.is_static[id] != 0;
+    if (b.is_implicit(id)) {
+        const collide::ImplicitModel<D>& m = *b.model_of(id);
+        info.implicit = true;
+        info.metaballs = m.shape.metaballs().size();
+        info.vertices = m.mesh.vertices.size();
+        info.signature_marked = m.signature.marked();
+        info.signature_cells = m.signature.cells();
+    }
+    info.implicit_tests = world_.implicit_tests();
+    info.density_evals = world_.implicit_counters().density_evals;
+    info.density_evals_unsigned = world_.implicit_counters().points_tested;
     std::vector<BodyId> touching;
     for (const auto& c : world_.contacts()) {
         if (c.a == id) touching.push_back(c.b);
@@ -267,6 +280,53 @@ void WorldAdapter<D>::fill_instances(ColorMode mode, std::vector<Instance>& out)
         }
     };
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b.size(), 16384), fill);
+    shape_colors_.clear();
+    if (!world_.has_implicit()) return;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        if (b.is_implicit(i)) {
+            shape_colors_.push_back({static_cast<BodyId>(i), out[i].color});
+        } else {
+            out[kept++] = out[i];
+        }
+    }
+    out.resize(kept);
+}
+
+// Light from above, a little from the front and the right; an ambient floor keeps the far
+// side readable.
+collide::Color shade(collide::Color c, const glm::vec3& normal) {
+    static const glm::vec3 kLight = glm::normalize(glm::vec3(0.4f, 0.8f, 0.45f));
+    const float k = 0.35f + 0.65f * std::max(glm::dot(normal, kLight), 0.0f);
+    const auto channel = [&](int shift) {
+        return static_cast<collide::Color>(std::min(255.0f, static_cast<float>((c >> shift) & 0xFF) * k))
+               << shift;
+    };
+    return 0xFF000000u | channel(16) | channel(8) | channel(0);
+}
+
+template <int D>
+void WorldAdapter<D>::fill_shapes(ShapeGeometry& out) const {
+    out.lines.clear();
+    out.triangles.clear();
+    const auto& b = world_.bodies();
+    for (const auto& [id, color] : shape_colors_) {
+        if (id >= b.size() || !b.is_implicit(id)) continue;
+        const collide::ImplicitMesh<D>& mesh = b.model_of(id)->mesh;
+        const collide::Pose<D> pose = b.pose(id);
+        if constexpr (D == 2) {
+            for (std::size_t k = 0; k + 1 < mesh.indices.size(); k += 2) {
+                out.lines.push_back({to3<D>(collide::to_world<D>(pose, mesh.vertices[mesh.indices[k]])), color});
+                out.lines.push_back(
+                    {to3<D>(collide::to_world<D>(pose, mesh.vertices[mesh.indices[k + 1]])), color});
+            }
+        } else {
+            for (const std::uint32_t v : mesh.indices) {
+                const glm::vec3 n = collide::direction_to_world<D>(pose, mesh.normals[v]);
+                out.triangles.push_back({collide::to_world<D>(pose, mesh.vertices[v]), shade(color, n)});
+            }
+        }
+    }
 }
 
 template <int D>

@@ -54,6 +54,13 @@ struct OverlayGeometry {
     }
 };
 
+// Implicit bodies as drawn: their polygonized surfaces at their poses, in their colours
+// (2D: outline segments; 3D: lit, opaque triangles).
+struct ShapeGeometry {
+    std::vector<LineVertex> lines;
+    std::vector<LineVertex> triangles;
+};
+
 struct Box3 {
     glm::vec3 lo{0.0f};
     glm::vec3 hi{0.0f};
@@ -81,6 +88,7 @@ struct OverlayRequest {
     bool aabbs = false;
     bool pairs = false;
     bool structure = false;
+    bool implicit = false;            // implicit contacts: points, signature cells, normals
     std::uint64_t hidden_layers = 0;  // bits of BroadPhase::layers() the viewer turned off
     bool predicted_impact = false;    // the selected body's next contact (swept steps)
     collide::BodyId selected = collide::kNoBody;
@@ -124,6 +132,17 @@ struct BodyInfo {
     std::vector<bool> partner_touches;      // parallel: a real contact, not just boxes
     std::size_t partner_total = 0;
     std::size_t contact_total = 0;
+    // Implicit bodies only.
+    bool implicit = false;
+    std::size_t metaballs = 0;
+    std::size_t vertices = 0;
+    std::size_t signature_marked = 0;
+    std::size_t signature_cells = 0;
+    // The world's implicit contact tests in the last step and their density evaluations at
+    // surface points, with the signature and without it (every point tested).
+    std::uint64_t implicit_tests = 0;
+    std::uint64_t density_evals = 0;
+    std::uint64_t density_evals_unsigned = 0;
 };
 
 class SimWorld {
@@ -170,7 +189,10 @@ public:
     virtual BodyInfo body_info(collide::BodyId id, std::size_t max_partners) const = 0;
 
     // One instance per body, coloured by speed or id; static bodies grey.
+    // Implicit bodies are left out: fill_shapes draws them, in the colours chosen here.
     virtual void fill_instances(ColorMode mode, std::vector<Instance>& out) = 0;
+    // The implicit bodies' surfaces (empty in a world without them).
+    virtual void fill_shapes(ShapeGeometry& out) const = 0;
     // The world outline, the requested overlays and the selection ring, as line pairs.
     virtual OverlayReport fill_overlays(const OverlayRequest& req, OverlayGeometry& out) const = 0;
 };

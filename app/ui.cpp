@@ -261,6 +261,9 @@ void Ui::overlays_section(Demo& demo, const OverlayReport& report) {
     swatch(kContactColor);
     hint("Magenta: the bodies really touch (a narrow-phase contact).");
     if (o.pairs) capped_note(report.pairs_drawn, report.pairs_in_view, report.pairs_total);
+    ImGui::Checkbox("Implicit contacts", &o.implicit);
+    hint("Implicit bodies in contact and the selected one: surface points inside (red) or "
+         "outside (green) the partner, signature cells, contact normals (yellow)");
     ImGui::Checkbox("Structure", &o.structure);
     hint("What the algorithm built: cells, nodes, intervals");
     if (o.structure) {
@@ -365,7 +368,18 @@ void Ui::selection_panel(Demo& demo, const UiFrame& frame) {
         ImGui::Text("Velocity  %.3f  %.3f", info.vel.x, info.vel.y);
     }
     ImGui::Text("Speed     %.3f", glm::length(info.vel));
-    ImGui::Text("Radius    %.4g", info.radius);
+    ImGui::Text("Radius    %.4g%s", info.radius, info.implicit ? "  (bounding)" : "");
+    if (info.implicit) {
+        ImGui::Separator();
+        ImGui::Text("Implicit: %zu metaballs, %zu surface points", info.metaballs, info.vertices);
+        ImGui::Text("Signature: %zu of %zu cells marked", info.signature_marked,
+                    info.signature_cells);
+        ImGui::Text("Last step: %llu implicit tests (world)",
+                    static_cast<unsigned long long>(info.implicit_tests));
+        ImGui::Text("Density evals %llu with signature, %llu without",
+                    static_cast<unsigned long long>(info.density_evals),
+                    static_cast<unsigned long long>(info.density_evals_unsigned));
+    }
     ImGui::Separator();
     ImGui::Text("Pairs %zu, of which %zu touch", info.partner_total, info.contact_total);
     // Partner ids as buttons that select that body; touching ones in the contact colour.

@@ -2,12 +2,16 @@
 // static), then one body per row. '#' starts a comment. An optional line
 // "world,lo...,hi..." before the header row sets the world box. Every row is checked
 // before anything is returned, so a bad file loads nothing.
+//
+// Implicit bodies: a row "implicit,x,y[,z],vx,vy[,vz],angle|qw,qx,qy,qz,spin|wx,wy,wz[,static]"
+// followed by its rows "metaball,cx,cy[,cz],radius,power[,weight]" (in the body's frame).
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -91,6 +95,80 @@ private:
 constexpr std::array<const char*, 3> kPos = {"x", "y", "z"};
 constexpr std::array<const char*, 3> kVel = {"vx", "vy", "vz"};
 
+// An implicit row and the metaball rows after it, checked when the body is complete.
+template <int D>
+struct PendingImplicit {
+    std::size_t line = 0;
+    Vec<D> pos{0.0f}, vel{0.0f};
+    Rotation<D> rotation{};
+    Spin<D> spin{};
+    bool fixed = false;
+    std::vector<Metaball<D>> balls;
+};
+
+template <int D>
+PendingImplicit<D> read_implicit(const CsvReader& reader, const std::vector<std::string_view>& f,
+                                 std::size_t line) {
+    constexpr std::size_t kCount = D == 2 ? 6 : 13;  // numbers before the optional static
+    constexpr const char* kForm = D == 2 ? "implicit,x,y,vx,vy,angle,spin[,static]"
+                                         : "implicit,x,y,z,vx,vy,vz,qw,qx,qy,qz,wx,wy,wz[,static]";
+    if (f.size() - 1 != kCount && f.size() - 1 != kCount + 1) {
+        reader.fail(line, "an implicit row has " + std::to_string(f.size() - 1) +
+                              " values; expected " + kForm);
+    }
+    static constexpr std::array<const char*, 14> kNames2 = {"x", "y", "vx", "vy", "angle", "spin",
+                                                            "static"};
+    static constexpr std::array<const char*, 14> kNames3 = {
+        "x", "y", "z", "vx", "vy", "vz", "qw", "qx", "qy", "qz", "wx", "wy", "wz", "static"};
+    const auto& names = D == 2 ? kNames2 : kNames3;
+    std::array<float, 14> v{};
+    for (std::size_t i = 1; i < f.size(); ++i) v[i - 1] = reader.number(f[i], names[i - 1], line);
+    PendingImplicit<D> out;
+    out.line = line;
+    for (int k = 0; k < D; ++k) {
+        out.pos[k] = v[k];
+        out.vel[k] = v[D + k];
+    }
+    if constexpr (D == 2) {
+        out.rotation = v[4];
+        out.spin = v[5];
+    } else {
+        const glm::quat q(v[6], v[7], v[8], v[9]);
+        if (!(glm::dot(q, q) > 1e-12f)) reader.fail(line, "the quaternion qw,qx,qy,qz is zero");
+        out.rotation = glm::normalize(q);
+        out.spin = Vec<3>(v[10], v[11], v[12]);
+    }
+    if (f.size() - 1 == kCount + 1) {
+        const float fixed = v[kCount];
+        if (fixed != 0.0f && fixed != 1.0f)
+            reader.fail(line, "'static' must be 0 or 1, not " + std::string(f.back()));
+        out.fixed = fixed == 1.0f;
+    }
+    return out;
+}
+
+template <int D>
+Metaball<D> read_metaball(const CsvReader& reader, const std::vector<std::string_view>& f,
+                          std::size_t line) {
+    const std::size_t values = f.size() - 1;
+    if (values != D + 2 && values != D + 3) {
+        reader.fail(line, "a metaball row has " + std::to_string(values) + " values; expected " +
+                              (D == 2 ? "metaball,cx,cy,radius,power[,weight]"
+                                      : "metaball,cx,cy,cz,radius,power[,weight]"));
+    }
+    static constexpr std::array<const char*, 3> kCentre = {"cx", "cy", "cz"};
+    Metaball<D> m;
+    for (int k = 0; k < D; ++k) m.centre[k] = reader.number(f[1 + k], kCentre[k], line);
+    m.radius = reader.number(f[1 + D], "radius", line);
+    m.power = reader.number(f[2 + D], "power", line);
+    if (values == D + 3) m.weight = reader.number(f[3 + D], "weight", line);
+    if (!(m.radius > 0.0f))
+        reader.fail(line, "metaball radius " + std::string(f[1 + D]) + " must be > 0");
+    if (!(m.power > 0.0f))
+        reader.fail(line, "metaball power " + std::string(f[2 + D]) + " must be > 0");
+    return m;
+}
+
 // Reads the header (and any world line before it); returns the column of each name.
 std::map<std::string, std::size_t, std::less<>> read_header(CsvReader& reader,
                                                             std::vector<float>& world,
@@ -168,8 +246,47 @@ Scene<D> load_csv_scene(const std::string& path) {
     }
     float max_radius = 0;
     Aabb<D> bounds = Aabb<D>::empty();
+    std::optional<PendingImplicit<D>> pending;
+    // Builds the implicit body read so far (its shape checked as a whole: a positive
+    // metaball, and the library's own checks, reported at the implicit row's line).
+    const auto finish_implicit = [&] {
+        if (!pending) return;
+        if (pending->balls.empty())
+            reader.fail(pending->line, "implicit body has no metaball rows after it");
+        std::shared_ptr<const ImplicitModel<D>> model;
+        try {
+            model = ImplicitModel<D>::build(pending->balls);
+        } catch (const std::invalid_argument& e) {
+            reader.fail(pending->line, std::string("implicit body: ") + e.what());
+        }
+        scene.bodies.models.push_back(model);
+        scene.bodies.add_implicit(pending->pos, pending->vel,
+                                  static_cast<std::int32_t>(scene.bodies.models.size() - 1),
+                                  pending->rotation, pending->spin, pending->fixed);
+        bounds.grow(Aabb<D>::around(pending->pos, 0.0f));
+        max_radius = std::max(max_radius, scene.bodies.radius.back());
+        pending.reset();
+    };
     while (auto line = reader.next()) {
         const auto fields = split_fields(line->text);
+        if (fields[0] == "metaball") {
+            if (!pending) reader.fail(line->number, "a metaball row with no implicit row before it");
+            pending->balls.push_back(read_metaball<D>(reader, fields, line->number));
+            continue;
+        }
+        finish_implicit();
+        if (scene.bodies.size() >= kMaxBodies) {
+            reader.fail(line->number, "more than " + std::to_string(kMaxBodies) + " bodies");
+        }
+        if (fields[0] == "implicit") {
+            pending = read_implicit<D>(reader, fields, line->number);
+            if (!world.empty() && !scene.settings.bounds.contains(pending->pos)) {
+                reader.fail(line->number,
+                            "the body's centre lies outside the world box given on line " +
+                                std::to_string(world_line));
+            }
+            continue;
+        }
         if (fields.size() < columns.size()) {
             reader.fail(line->number, "missing field: " + std::to_string(fields.size()) + " of " +
                                           std::to_string(columns.size()) + " columns");
@@ -208,6 +325,7 @@ Scene<D> load_csv_scene(const std::string& path) {
         bounds.grow(Aabb<D>::around(p, 0.0f));
         max_radius = std::max(max_radius, r);
     }
+    finish_implicit();
 
     if (!world.empty()) return scene;
     if (scene.bodies.size() == 0) {

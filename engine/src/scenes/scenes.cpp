@@ -233,6 +233,128 @@ Scene<D> bullets_scene(std::size_t n, Rng& rng) {
     return scene;
 }
 
+// One random shape for the blobs scene, about 2.5..4 across its bounding radius. Kinds:
+// blobby (3-5 overlapping metaballs), elongated (a row), bitten (a negative metaball cut
+// into a blob) and lumpy (mixed powers and sizes); powers 1.5..4.
+template <int D>
+std::vector<Metaball<D>> random_metaballs(int kind, Rng& rng) {
+    std::vector<Metaball<D>> balls;
+    const float power = rng.uniform(1.5f, 4.0f);
+    const auto ball = [&](const Vec<D>& c, float r, float w = 1.0f) {
+        balls.push_back({c, r, power, w});
+    };
+    switch (kind) {
+        case 0: {  // blobby
+            const int count = 3 + static_cast<int>(rng.uniform() * 3.0f);
+            for (int i = 0; i < count; ++i)
+                ball(rng.direction<D>() * rng.uniform(0.3f, 1.0f), rng.uniform(0.9f, 1.4f));
+            break;
+        }
+        case 1: {  // elongated: a row along x
+            const int count = 3 + static_cast<int>(rng.uniform() * 3.0f);
+            const float r = rng.uniform(0.7f, 1.0f);
+            for (int i = 0; i < count; ++i) {
+                Vec<D> c(0.0f);
+                c[0] = (static_cast<float>(i) - 0.5f * static_cast<float>(count - 1)) * 1.1f * r;
+                ball(c, r);
+            }
+            break;
+        }
+        case 2: {  // bitten: two lobes and a negative metaball on one side
+            Vec<D> c(0.0f);
+            c[0] = 0.6f;
+            ball(c, 1.3f);
+            ball(-c, 1.3f);
+            Vec<D> bite(0.0f);
+            bite[1] = 1.5f;
+            ball(bite, 1.0f, -1.0f);
+            break;
+        }
+        default: {  // lumpy: a big core with small bumps of their own powers
+            ball(Vec<D>(0.0f), 1.5f);
+            const int count = 3 + static_cast<int>(rng.uniform() * 3.0f);
+            for (int i = 0; i < count; ++i) {
+                balls.push_back({rng.direction<D>() * 1.4f, rng.uniform(0.5f, 0.8f),
+                                 rng.uniform(1.5f, 4.0f), 1.0f});
+            }
+            break;
+        }
+    }
+    return balls;
+}
+
+template <int D>
+Rotation<D> random_rotation(Rng& rng) {
+    if constexpr (D == 2) {
+        return rng.uniform(-std::numbers::pi_v<float>, std::numbers::pi_v<float>);
+    } else {
+        glm::quat q(rng.normal(), rng.normal(), rng.normal(), rng.normal());
+        return glm::dot(q, q) > 1e-8f ? glm::normalize(q) : glm::quat(1, 0, 0, 0);
+    }
+}
+
+template <int D>
+Spin<D> random_spin(Rng& rng) {
+    if constexpr (D == 2) {
+        return rng.uniform(-1.0f, 1.0f);
+    } else {
+        return rng.direction<3>() * rng.uniform(0.0f, 1.0f);
+    }
+}
+
+// A few dozen implicit bodies (min(40, n/5), at least 2 when n >= 2; up to 12 shapes shared
+// among them) among circles/spheres. Sphere radii take 8 values in 0.5..1: each distinct
+// radius that meets an implicit body gets its own sphere model, built once.
+template <int D>
+Scene<D> blobs_scene(std::size_t n, Rng& rng) {
+    const std::size_t blobs = n < 2 ? n : std::max<std::size_t>(2, std::min<std::size_t>(40, n / 5));
+    const std::size_t shapes = std::min<std::size_t>(blobs, 12);
+    Bodies<D> bodies;
+    bodies.reserve(n);
+    std::vector<float> bound(shapes);
+    double total = 0;
+    for (std::size_t s = 0; s < shapes; ++s) {
+        bodies.models.push_back(ImplicitModel<D>::build(random_metaballs<D>(int(s % 4), rng)));
+        bound[s] = bounding_radius<D>(*bodies.models.back());
+    }
+    std::vector<float> radii(n - blobs);
+    for (float& r : radii) {
+        r = 0.5f + 0.5f * std::floor(rng.uniform() * 8.0f) / 7.0f;
+        total += measure<D>(r);
+    }
+    // A blob fills about half its bounding circle/sphere.
+    for (std::size_t i = 0; i < blobs; ++i) total += 0.5 * measure<D>(bound[i % shapes]);
+    const float side = world_side<D>(total, kFraction<D>);
+    Scene<D> scene{settings_for<D>(side), std::move(bodies)};
+
+    // Rejection sampling against the implicit bodies' bounding spheres (at most 40), so
+    // nothing starts inside a blob; circles/spheres may overlap each other as in `uniform`.
+    std::vector<std::pair<Vec<D>, float>> placed;
+    const auto place = [&](float r) {
+        Vec<D> p = inside<D>(rng, side, r);
+        for (int attempt = 0; attempt < 100; ++attempt) {
+            bool clear = true;
+            for (const auto& [q, rq] : placed) {
+                const Vec<D> d = p - q;
+                if (glm::dot(d, d) < (r + rq) * (r + rq)) clear = false;
+            }
+            if (clear) break;
+            p = inside<D>(rng, side, r);
+        }
+        return p;
+    };
+    for (std::size_t i = 0; i < blobs; ++i) {
+        const auto s = static_cast<std::int32_t>(i % shapes);
+        const Vec<D> p = place(bound[s]);
+        placed.push_back({p, bound[s]});
+        scene.bodies.add_implicit(p, random_velocity<D>(rng, 0.5f, 1.5f), s,
+                                  random_rotation<D>(rng), random_spin<D>(rng));
+    }
+    for (float r : radii)
+        scene.bodies.add(place(r), random_velocity<D>(rng, 1.0f, 3.0f), r);
+    return scene;
+}
+
 template <int D>
 using Generator = Scene<D> (*)(std::size_t, Rng&);
 
@@ -260,6 +382,9 @@ constexpr std::array kScenes = {
     SceneRow{{"bullets", "1% small fast bodies among large slow ones"},
              bullets_scene<2>,
              bullets_scene<3>},
+    SceneRow{{"blobs", "a few dozen implicit (metaball) bodies among circles/spheres"},
+             blobs_scene<2>,
+             blobs_scene<3>},
 };
 
 const std::array<SceneEntry, kScenes.size()> kSceneEntries = [] {
@@ -309,8 +434,15 @@ void order_by_morton(Bodies<D>& bodies) {
     std::sort(keyed.begin(), keyed.end());  // ties keep id order: the result is deterministic
     Bodies<D> sorted;
     sorted.reserve(n);
-    for (const auto& [code, i] : keyed)
+    sorted.models = bodies.models;
+    const bool implicit = bodies.shape.size() == n;
+    for (const auto& [code, i] : keyed) {
         sorted.add(bodies.pos[i], bodies.vel[i], bodies.radius[i], bodies.is_static[i] != 0);
+        if (!implicit) continue;
+        sorted.shape.back() = bodies.shape[i];
+        sorted.rotation.back() = bodies.rotation[i];
+        sorted.spin.back() = bodies.spin[i];
+    }
     bodies = std::move(sorted);
 }
 

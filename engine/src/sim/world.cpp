@@ -4,6 +4,7 @@
 #include <cassert>
 #include <chrono>
 #include <cmath>
+#include <numbers>
 #include <tuple>
 
 #include "collide/registry.hpp"
@@ -69,6 +70,16 @@ World<D>::World(const WorldSettings<D>& settings, Bodies<D> bodies)
     : settings_(settings), bodies_(std::move(bodies)) {
     const std::size_t n = bodies_.size();
     assert(bodies_.vel.size() == n && bodies_.radius.size() == n && bodies_.is_static.size() == n);
+    // Bodies filled column by column may leave the implicit columns out: all circles/spheres.
+    if (bodies_.shape.size() != n) bodies_.shape.assign(n, -1);
+    if (bodies_.rotation.size() != n) bodies_.rotation.assign(n, Rotation<D>{});
+    if (bodies_.spin.size() != n) bodies_.spin.assign(n, Spin<D>{});
+    for (std::size_t i = 0; i < n; ++i) {
+        if (bodies_.shape[i] < 0) continue;
+        assert(static_cast<std::size_t>(bodies_.shape[i]) < bodies_.models.size());
+        has_implicit_ = true;
+        bodies_.radius[i] = bounding_radius<D>(*bodies_.model_of(i));
+    }
     inv_mass_.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
         // Unit density; a zero radius still gets a finite (tiny) mass.
@@ -91,7 +102,9 @@ void World<D>::move_body(BodyId id, const Vec<D>& pos, const Vec<D>& vel) {
     assert(id < bodies_.size());
     bodies_.pos[id] = pos;
     if (!bodies_.is_static[id]) bodies_.vel[id] = vel;
-    boxes_[id] = Aabb<D>::around(pos, bodies_.radius[id]);
+    boxes_[id] = bodies_.is_implicit(id)
+                     ? world_box<D>(bodies_.model_of(id)->shape.local_box(), bodies_.pose(id))
+                     : Aabb<D>::around(pos, bodies_.radius[id]);
 }
 
 template <int D>
@@ -103,6 +116,11 @@ void World<D>::step() {
     const bool swept = settings_.swept;
     auto t = Clock::now();
     if (swept || settings_.count_tunnelling) start_pos_ = bodies_.pos;
+    if (has_implicit_) {
+        if (swept) start_rot_ = bodies_.rotation;
+        implicit_counters_ = {};
+        implicit_tests_ = 0;
+    }
     integrate(dt);
     compute_boxes();
     timings_.integrate_ms = ms_since(t);
@@ -112,7 +130,7 @@ void World<D>::step() {
 
     impacts_ = 0;
     if (swept) stop_at_impacts();
-    find_contacts<D>(bodies_.pos, bodies_.radius, pairs_, contacts_);
+    find_all_contacts();
     if (swept) add_impact_contacts();
     timings_.narrow_ms = ms_since(t);
 
@@ -124,7 +142,7 @@ void World<D>::step() {
     resolve(dt);
     for (int k = 1; k < substeps; ++k) {
         integrate(dt);
-        find_contacts<D>(bodies_.pos, bodies_.radius, pairs_, contacts_);
+        find_all_contacts();
         resolve(dt);
     }
     timings_.resolve_ms = ms_since(t);
@@ -143,6 +161,28 @@ void World<D>::integrate(float dt) {
         pos[i] += vel[i] * dt;
         keep_inside<D>(settings_.bounds, bodies_.radius[i], pos[i]);
     }
+    if (has_implicit_) rotate(dt);
+}
+
+// Kinematic spin: each body turns at its constant angular velocity.
+template <int D>
+void World<D>::rotate(float dt) {
+    for (std::size_t i = 0; i < bodies_.size(); ++i) {
+        if (bodies_.is_static[i] || !bodies_.is_implicit(i)) continue;
+        if constexpr (D == 2) {
+            constexpr float kPi = std::numbers::pi_v<float>;
+            float& a = bodies_.rotation[i];
+            a += bodies_.spin[i] * dt;
+            if (a > kPi) a -= 2.0f * kPi;  // keep the angle small, so it keeps its precision
+            if (a < -kPi) a += 2.0f * kPi;
+        } else {
+            const Vec<3> w = bodies_.spin[i];
+            const float rate = glm::length(w);
+            if (!(rate > 0.0f)) continue;
+            glm::quat& q = bodies_.rotation[i];
+            q = glm::normalize(glm::angleAxis(rate * dt, w / rate) * q);
+        }
+    }
 }
 
 template <int D>
@@ -151,9 +191,92 @@ void World<D>::compute_boxes() {
     for (std::size_t i = 0; i < n; ++i) {
         boxes_[i] = Aabb<D>::around(bodies_.pos[i], bodies_.radius[i]);
     }
+    if (has_implicit_) {
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!bodies_.is_implicit(i)) continue;
+            boxes_[i] = world_box<D>(bodies_.model_of(i)->shape.local_box(), bodies_.pose(i));
+        }
+    }
     if (!settings_.swept || start_pos_.size() != n) return;
+    if (!has_implicit_) {
+        for (std::size_t i = 0; i < n; ++i) {
+            boxes_[i].grow(Aabb<D>::around(start_pos_[i], bodies_.radius[i]));
+        }
+        return;
+    }
+    const bool have_rot = start_rot_.size() == n;
     for (std::size_t i = 0; i < n; ++i) {
-        boxes_[i].grow(Aabb<D>::around(start_pos_[i], bodies_.radius[i]));
+        if (bodies_.is_implicit(i) && have_rot) {
+            // The union of the boxes at the start and end poses.
+            boxes_[i].grow(world_box<D>(bodies_.model_of(i)->shape.local_box(),
+                                        make_pose<D>(start_pos_[i], start_rot_[i])));
+        } else {
+            boxes_[i].grow(Aabb<D>::around(start_pos_[i], bodies_.radius[i]));
+        }
+    }
+}
+
+template <int D>
+std::shared_ptr<const ImplicitModel<D>> World<D>::sphere_model(float radius) {
+    const float r = std::max(radius, 1e-3f);  // a point still needs a surface to sample
+    const auto it =
+        std::lower_bound(sphere_models_.begin(), sphere_models_.end(), r,
+                         [](const auto& entry, float key) { return entry.first < key; });
+    if (it != sphere_models_.end() && it->first == r) return it->second;
+    auto model = make_sphere_model<D>(r);
+    sphere_models_.insert(it, {r, model});
+    return model;
+}
+
+// Implicit bodies against implicit bodies or circles/spheres (a circle/sphere is the exact
+// one-metaball model of its radius, built once per distinct radius).
+template <int D>
+bool World<D>::implicit_pair(const Pair& p, Contact<D>& c) {
+    const auto body = [this](BodyId id) {
+        ImplicitBody<D> out;
+        out.model = bodies_.is_implicit(id) ? bodies_.models[bodies_.shape[id]]
+                                            : sphere_model(bodies_.radius[id]);
+        out.pose = bodies_.pose(id);
+        return out;
+    };
+    // Bounding spheres apart: no contact (the radius is conservative, see bounding_radius).
+    // Rotated boxes overlap far more often than the shapes, so this skips most tests.
+    const Vec<D> d = bodies_.pos[p.b] - bodies_.pos[p.a];
+    const float reach = bodies_.radius[p.a] + bodies_.radius[p.b];
+    if (glm::dot(d, d) > reach * reach) return false;
+    ++implicit_tests_;
+    const auto hit = implicit_contact<D>(body(p.a), body(p.b),
+                                         ContactOptions{settings_.use_signature},
+                                         implicit_counters_);
+    if (!hit) return false;
+    c = {p.a, p.b, hit->normal, hit->depth};
+    implicit_info_.push_back({p.a, p.b, hit->point, hit->normal, hit->depth,
+                              bodies_.pos[p.b] - bodies_.pos[p.a]});
+    return true;
+}
+
+// The narrow phase. Worlds of circles/spheres only take the analytic path unchanged; with
+// implicit bodies the pairs are visited in (a, b) order so the contacts come out sorted.
+template <int D>
+void World<D>::find_all_contacts() {
+    if (!has_implicit_) {
+        find_contacts<D>(bodies_.pos, bodies_.radius, pairs_, contacts_);
+        return;
+    }
+    sorted_pairs_.assign(pairs_.begin(), pairs_.end());
+    std::sort(sorted_pairs_.begin(), sorted_pairs_.end());
+    contacts_.clear();
+    implicit_info_.clear();
+    Contact<D> c;
+    for (const Pair& p : sorted_pairs_) {
+        if (bodies_.is_implicit(p.a) || bodies_.is_implicit(p.b)) {
+            if (implicit_pair(p, c)) contacts_.push_back(c);
+        } else if (sphere_contact<D>(bodies_.pos[p.a], bodies_.radius[p.a], bodies_.pos[p.b],
+                                     bodies_.radius[p.b], c)) {
+            c.a = p.a;
+            c.b = p.b;
+            contacts_.push_back(c);
+        }
     }
 }
 
@@ -172,6 +295,12 @@ void World<D>::stop_at_impacts() {
         stop_at_.assign(bodies_.size(), 1.0f);
         bool stopped = false;
         for (const Pair& p : pairs_) {
+            if (has_implicit_ && (bodies_.is_implicit(p.a) || bodies_.is_implicit(p.b))) {
+                // Bounding spheres: conservative. Once they overlap, the implicit test decides.
+                const float reach = r[p.a] + r[p.b];
+                const Vec<D> d = start_pos_[p.b] - start_pos_[p.a];
+                if (glm::dot(d, d) <= reach * reach) continue;
+            }
             const std::optional<float> t =
                 time_of_impact<D>(start_pos_[p.a], pos[p.a], r[p.a], start_pos_[p.b], pos[p.b], r[p.b]);
             if (!t) continue;
@@ -200,6 +329,8 @@ void World<D>::add_impact_contacts() {
     const std::size_t found = contacts_.size();
     std::size_t next = 0;
     for (const Pair& p : impact_pairs_) {
+        // An implicit pair's bounding spheres touching is no contact of the bodies.
+        if (has_implicit_ && (bodies_.is_implicit(p.a) || bodies_.is_implicit(p.b))) continue;
         while (next < found && Pair{contacts_[next].a, contacts_[next].b} < p) ++next;
         if (next < found && contacts_[next].a == p.a && contacts_[next].b == p.b) continue;
         const Vec<D> d = bodies_.pos[p.b] - bodies_.pos[p.a];
@@ -232,6 +363,8 @@ void World<D>::count_tunnelled() {
     path_sweep_->update(path_boxes_, bodies_.is_static, path_pairs_);
     std::uint64_t count = 0;
     for (const Pair& p : path_pairs_) {
+        // Bounding spheres say nothing about implicit bodies passing through each other.
+        if (has_implicit_ && (bodies_.is_implicit(p.a) || bodies_.is_implicit(p.b))) continue;
         // How close they came against where they began (or the sum of the radii, for bodies
         // that began apart), beyond the slop that resting contacts are allowed.
         const float start = glm::length(start_pos_[p.b] - start_pos_[p.a]);
@@ -415,6 +548,7 @@ void World<D>::correct_positions() {
     auto& pos = bodies_.pos;
     const float beta = settings_.position_correction;
     const Aabb<D>& bounds = settings_.bounds;
+    if (has_implicit_) match_implicit_offsets();
     for (int pass = 0; pass < settings_.position_iterations; ++pass) {
         for (const std::uint32_t index : order_) {
             const Contact<D>& c = contacts_[index];
@@ -423,6 +557,18 @@ void World<D>::correct_positions() {
             if (ia + ib == 0.0f) continue;
             const float ra = bodies_.radius[c.a];
             const float rb = bodies_.radius[c.b];
+            if (has_implicit_ && contact_offset_[index].second) {
+                // Linearized: the depth found, less how far the bodies moved apart along
+                // the normal since (the shapes are not tested again within the step).
+                const Vec<D> moved = pos[c.b] - pos[c.a] - contact_offset_[index].first;
+                const float depth = c.depth - glm::dot(moved, c.normal);
+                const float slop = 0.005f * std::min(ra, rb);
+                if (depth <= slop) continue;
+                const Vec<D> push = (beta * (depth - slop) / (ia + ib)) * c.normal;
+                pos[c.a] -= ia * push;
+                pos[c.b] += ib * push;
+                continue;
+            }
             const Vec<D> d = pos[c.b] - pos[c.a];
             const float dist = glm::length(d);
             const float slop = 0.005f * std::min(ra, rb);
@@ -444,6 +590,23 @@ void World<D>::correct_positions() {
     for (const Contact<D>& c : contacts_) {
         for (BodyId id : {c.a, c.b}) {
             if (!bodies_.is_static[id]) keep_inside<D>(bounds, bodies_.radius[id], pos[id]);
+        }
+    }
+}
+
+// Each implicit contact's centre offset when it was found, aligned with contacts_ (both
+// lists are sorted by pair; impact contacts of sphere pairs have none).
+template <int D>
+void World<D>::match_implicit_offsets() {
+    contact_offset_.assign(contacts_.size(), {Vec<D>(0.0f), false});
+    std::size_t next = 0;
+    for (std::size_t c = 0; c < contacts_.size(); ++c) {
+        const Pair p{contacts_[c].a, contacts_[c].b};
+        while (next < implicit_info_.size() && Pair{implicit_info_[next].a, implicit_info_[next].b} < p)
+            ++next;
+        if (next < implicit_info_.size() && implicit_info_[next].a == p.a &&
+            implicit_info_[next].b == p.b) {
+            contact_offset_[c] = {implicit_info_[next].offset, true};
         }
     }
 }
