@@ -54,7 +54,9 @@ void toi_matches_sampling() {
         ++hits;
         EXPECT_NEAR(distance_at<D>(*t, a0, a1, b0, b1), reach, 1e-3f * reach) << "trial " << trial;
         EXPECT_LE(closest, reach * (1 + 1e-4f)) << "trial " << trial;
-        if (first) EXPECT_LE(*t, *first + 1e-4f) << "trial " << trial << ": not the first touch";
+        if (first) {
+            EXPECT_LE(*t, *first + 1e-4f) << "trial " << trial << ": not the first touch";
+        }
     }
     EXPECT_GT(hits, 100) << "the placements must produce impacts to mean anything";
 }
