@@ -10,6 +10,7 @@
 #include "collide/registry.hpp"
 #include "collide/scenes.hpp"
 #include "collide/world.hpp"
+#include "subjects.hpp"
 
 namespace collide::bench {
 
@@ -114,7 +115,7 @@ Scene<D> bench_scene(const RunConfig& cfg) {
 template <int D>
 std::unique_ptr<BroadPhase<D>> make_configured(const RunConfig& cfg, const std::string& algorithm,
                                                std::string& label) {
-    auto bp = make_broadphase<D>(algorithm);
+    auto bp = make_subject<D>(algorithm);
     label = algorithm;
     std::string applied;
     for (const ParamSetting& s : cfg.params) {
@@ -142,7 +143,8 @@ RunResult run_broad(const RunConfig& cfg, const std::string& algorithm,
     std::string label;
     auto bp = make_configured<D>(cfg, algorithm, label);
     const std::string_view reference = reference_for(motion.size());
-    auto ref = cfg.check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
+    const bool check = cfg.check && algorithm != kFloor;  // floor reports no pairs
+    auto ref = check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
 
     RunResult r{.algorithm = label, .n_bodies = motion.size(), .compared = ref != nullptr};
     FrameLog log(cfg, r);
@@ -151,7 +153,7 @@ RunResult run_broad(const RunConfig& cfg, const std::string& algorithm,
         const auto t0 = Clock::now();
         bp->update(motion.boxes(), motion.is_static(), pairs);
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-        if (cfg.check) {
+        if (check) {
             failure = check_frame<D>(pairs, ref.get(), motion.boxes(), motion.is_static(), expected,
                                      algorithm, f);
             if (failure) return r;
@@ -173,7 +175,8 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
     std::string label;
     world.set_broad_phase(make_configured<D>(cfg, algorithm, label));
     const std::string_view reference = reference_for(world.bodies().size());
-    auto ref = cfg.check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
+    const bool check = cfg.check && algorithm != kFloor;  // floor reports no pairs
+    auto ref = check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
 
     RunResult r{
         .algorithm = label, .n_bodies = world.bodies().size(), .compared = ref != nullptr};
@@ -182,7 +185,7 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
     PairList expected;
     for (int f = 0; f < cfg.warmup + cfg.frames; ++f) {
         world.step();
-        if (cfg.check) {
+        if (check) {
             failure = check_frame<D>(world.pairs(), ref.get(), world.boxes(),
                                      world.bodies().is_static, expected, algorithm, f);
             if (failure) return r;

@@ -57,6 +57,9 @@ struct RunResult {
     double reinserted = 0;            // mean per frame: bodies re-bucketed / re-inserted
     std::size_t structure_bytes = 0;  // peak over the frames
     int frames_run = 0;
+    // median_ms over floor's median at the same n in the same invocation; < 0 if floor
+    // did not run there.
+    double x_floor = -1;
     // --check: compared with another algorithm every frame, or (when it is the reference
     // itself) only checked against the contract.
     bool compared = false;

@@ -19,6 +19,7 @@
 #include "collide/parse.hpp"
 #include "collide/registry.hpp"
 #include "collide/scenes.hpp"
+#include "subjects.hpp"
 
 namespace {
 
@@ -29,7 +30,9 @@ constexpr const char* kUsage = R"(usage: collidoscope-bench [options]
   --dim 2|3                 dimension (default 2)
   --scene NAME|csv:PATH     scene (default uniform); --list shows them
   --n N[,N...]              body counts (default 10000)
-  --broadphase all|A[,B]    algorithms (default all; brute force joins 'all' only up to n=20000)
+  --broadphase all|A[,B]    algorithms (default all; brute force joins 'all' only up to n=20000);
+                            also the references: floor (run first; x_floor divides by its
+                            median) and the peers this build has (--list)
   --frames F                timed frames (default 30)
   --warmup W                untimed frames first (default 3)
   --speed S                 displacement per frame / median radius (default 0.05)
@@ -73,21 +76,25 @@ T number(const std::string& flag, std::string_view text, T min, T max) {
     return *v;
 }
 
+void list_entry(const BroadPhaseEntry& e) {
+    std::cout << "  " << std::left << std::setw(20) << e.name << (e.in_2d ? "2D " : "   ")
+              << (e.in_3d ? "3D " : "   ") << e.description << "\n";
+    const auto print_params = [](auto bp) {
+        for (const Param& p : bp->params()) {
+            std::string name = p.name;
+            std::replace(name.begin(), name.end(), ' ', '-');
+            std::cout << "  " << std::setw(20) << "" << "--param " << name << "=" << p.value
+                      << (p.toggle ? "  (0 or 1)" : "") << "\n";
+        }
+    };
+    e.in_2d ? print_params(e.make_2d()) : print_params(e.make_3d());
+}
+
 void list() {
     std::cout << "algorithms:\n";
-    for (const auto& e : broadphases()) {
-        std::cout << "  " << std::left << std::setw(20) << e.name << (e.in_2d ? "2D " : "   ")
-                  << (e.in_3d ? "3D " : "   ") << e.description << "\n";
-        const auto print_params = [](auto bp) {
-            for (const Param& p : bp->params()) {
-                std::string name = p.name;
-                std::replace(name.begin(), name.end(), ' ', '-');
-                std::cout << "  " << std::setw(20) << "" << "--param " << name << "=" << p.value
-                          << (p.toggle ? "  (0 or 1)" : "") << "\n";
-            }
-        };
-        e.in_2d ? print_params(e.make_2d()) : print_params(e.make_3d());
-    }
+    for (const auto& e : broadphases()) list_entry(e);
+    std::cout << "references (bench only; peers are built when their packages are found):\n";
+    for (const auto& e : references()) list_entry(e);
     std::cout << "scenes:\n";
     for (const auto& s : scene_list())
         std::cout << "  " << std::left << std::setw(20) << s.name << s.description << "\n";
@@ -101,20 +108,22 @@ template <int D>
 void check_params_in(const Options& o) {
     for (const ParamSetting& s : o.run.params) {
         bool known = false;
-        for (const BroadPhaseEntry& e : broadphases()) {
-            if (!o.algorithms.empty() &&
-                std::find(o.algorithms.begin(), o.algorithms.end(), e.name) == o.algorithms.end())
-                continue;
-            auto bp = make_broadphase<D>(e.name);
-            if (!bp) continue;
-            for (const Param& p : bp->params()) {
-                if (!param_matches(p.name, s.name)) continue;
-                known = true;
-                if (!(s.value >= p.min && s.value <= p.max)) {
-                    std::ostringstream msg;
-                    msg << "--param " << s.name << ": " << s.value << " is outside " << e.name
-                        << "'s range " << p.min << " to " << p.max;
-                    usage_error(msg.str());
+        for (const auto table : {broadphases(), references()}) {
+            for (const BroadPhaseEntry& e : table) {
+                if (!o.algorithms.empty() && std::find(o.algorithms.begin(), o.algorithms.end(),
+                                                       e.name) == o.algorithms.end())
+                    continue;
+                auto bp = make_subject<D>(e.name);
+                if (!bp) continue;
+                for (const Param& p : bp->params()) {
+                    if (!param_matches(p.name, s.name)) continue;
+                    known = true;
+                    if (!(s.value >= p.min && s.value <= p.max)) {
+                        std::ostringstream msg;
+                        msg << "--param " << s.name << ": " << s.value << " is outside "
+                            << e.name << "'s range " << p.min << " to " << p.max;
+                        usage_error(msg.str());
+                    }
                 }
             }
         }
@@ -222,11 +231,18 @@ Options parse(int argc, char** argv) {
         }
     }
     for (const std::string& a : o.algorithms) {
-        const BroadPhaseEntry* e = find_broadphase(a);
+        const BroadPhaseEntry* e = find_subject(a);
+        if (e == nullptr && a.starts_with("peer:"))
+            usage_error("--broadphase: '" + a +
+                        "' is not a peer this build has (peers are built when CMake finds "
+                        "their packages: scripts/install-deps, then reconfigure; see --list)");
         if (e == nullptr) usage_error("--broadphase: unknown algorithm '" + a + "' (see --list)");
         if (!e->supports(o.run.dim))
             usage_error("--broadphase: '" + a + "' has no " + std::to_string(o.run.dim) +
                         "D version");
+        if (a == kFloor && o.run.check)
+            usage_error("--check: floor reports no pairs, so there is nothing to check; run it "
+                        "without --check (with --broadphase all, --check runs floor unchecked)");
     }
     check_params(o);
     if (o.run.mode != Mode::kStep && (o.run.swept || o.run.count_tunnelling))
@@ -265,7 +281,13 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
                << ", \"threads\": " << o.run.threads << ", \"speed\": " << o.run.speed
                << ", \"mode\": \"" << (step ? "step" : "broad") << "\", \"status\": \"" << r.status
                << "\", \"frames\": " << r.frames_run << ", \"median_ms\": " << r.median_ms
-               << ", \"p10_ms\": " << r.p10_ms << ", \"p90_ms\": " << r.p90_ms
+               << ", \"x_floor\": ";
+            if (r.x_floor >= 0) {
+                os << r.x_floor;
+            } else {
+                os << "null";
+            }
+            os << ", \"p10_ms\": " << r.p10_ms << ", \"p90_ms\": " << r.p90_ms
                << ", \"pairs_first\": " << r.pairs_first << ", \"pairs_last\": " << r.pairs_last
                << ", \"total_ms\": " << r.total_ms << ", \"candidate_tests\": " << std::fixed
                << std::setprecision(0) << r.candidate_tests << ", \"total_tests\": " << r.total_tests
@@ -289,11 +311,11 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
                                      "scene",           "n",
                                      "threads",         "speed",
                                      "status",          "median_ms",
-                                     "p10_ms",          "p90_ms",
-                                     "pairs_first",     "pairs_last",
-                                     "candidate_tests", "structure_bytes",
-                                     "total_ms",        "total_tests",
-                                     "reinserted"};
+                                     "x_floor",         "p10_ms",
+                                     "p90_ms",          "pairs_first",
+                                     "pairs_last",      "candidate_tests",
+                                     "structure_bytes", "total_ms",
+                                     "total_tests",     "reinserted"};
     if (step) {
         head.insert(head.end(), {"integrate_ms", "broad_ms", "narrow_ms", "resolve_ms", "swept",
                                  "impacts", "tunnelled"});
@@ -314,6 +336,7 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
                                         fmt(o.run.speed, 3),
                                         r.status,
                                         fmt(r.median_ms, 3),
+                                        r.x_floor >= 0 ? fmt(r.x_floor, 2) : "-",
                                         fmt(r.p10_ms, 3),
                                         fmt(r.p90_ms, 3),
                                         std::to_string(r.pairs_first),
@@ -370,16 +393,24 @@ int main(int argc, char** argv) {
     std::map<std::string, std::pair<std::size_t, double>> last_run;
     std::vector<std::string> timed_out;   // skipped at larger n
     std::vector<std::string> uncompared;  // --check could only check the contract
+    bool unchecked_floor = false;         // --check with all: floor ran, not checked
     for (std::size_t n : o.counts) {
         std::vector<std::string> algorithms = o.algorithms;
         if (algorithms.empty()) {
-            for (const auto& e : broadphases()) {
-                if (e.supports(o.run.dim) &&
-                    !(e.name == kReferenceBroadPhase && n > kBruteForceLimit)) {
-                    algorithms.emplace_back(e.name);
+            for (const auto table : {references(), broadphases()}) {
+                for (const auto& e : table) {
+                    if (e.supports(o.run.dim) &&
+                        !(e.name == kReferenceBroadPhase && n > kBruteForceLimit)) {
+                        algorithms.emplace_back(e.name);
+                    }
                 }
             }
         }
+        // floor first, so that every other result at this n can be divided by it.
+        std::stable_partition(algorithms.begin(), algorithms.end(),
+                              [](const std::string& a) { return a == kFloor; });
+        const std::size_t first_result = results.size();
+        double floor_ms = -1;
         for (const std::string& a : algorithms) {
             RunConfig cfg = o.run;
             cfg.n = n;
@@ -408,11 +439,18 @@ int main(int argc, char** argv) {
                     return 1;
                 }
                 if (r.status == "timed out") timed_out.push_back(a);
+                if (a == kFloor && r.status == "ok" && r.median_ms > 0) floor_ms = r.median_ms;
+                if (o.run.check && a == kFloor) unchecked_floor = true;
                 last_run[a] = {n, r.median_ms};
-                if (o.run.check && !r.compared)
+                if (o.run.check && !r.compared && a != kFloor)
                     uncompared.push_back(a + " at n=" + std::to_string(r.n_bodies));
             }
             results.push_back(r);
+        }
+        if (floor_ms > 0) {
+            for (std::size_t i = first_result; i < results.size(); ++i) {
+                if (results[i].frames_run > 0) results[i].x_floor = results[i].median_ms / floor_ms;
+            }
         }
     }
     if (o.out.empty()) {
@@ -434,6 +472,7 @@ int main(int argc, char** argv) {
             std::cerr << "): there only the contract was checked (a < b, each pair once, boxes "
                          "overlap, no two static bodies)";
         }
+        if (unchecked_floor) std::cerr << "; floor ran unchecked (it reports no pairs)";
         std::cerr << "\n";
     }
     return 0;

@@ -1,0 +1,203 @@
+// How a btCollisionWorld uses btDbvtBroadphase, and what this peer keeps of it:
+// - every body is a proxy made by createProxy; static bodies in the static filter group
+//   with a mask that leaves out that group, so no static-static pair enters the cache;
+// - each frame setAabb is called for every body whose box changed (how Bullet moves a
+//   proxy: the leaf is re-inserted, fattened by the library's margin, only when the new
+//   box left it), then calculateOverlappingPairs with a dispatcher;
+// - with deferred collide (m_deferedcollide, a toggle here, on by default) setAabb only
+//   marks the leaf and calculateOverlappingPairs collides the whole dynamic tree with
+//   itself and with the fixed tree; off, each re-inserted leaf is collided as it moves;
+// - the btHashedOverlappingPairCache keeps the pairs between frames and drops those whose
+//   leaves parted in its clean-up; the peer reads the whole cache each frame and keeps the
+//   pairs whose real boxes overlap (that filter is counted in the frame's time).
+// The library margin (gDbvtMargin, 0.05) is scaled to our bodies; see peer_scale.hpp.
+#include "bullet_dbvt.hpp"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include <btBulletCollisionCommon.h>
+
+#include "peer_scale.hpp"
+
+namespace collide::bench {
+
+namespace {
+
+// The broad phase and its pair cache, made and torn down together.
+class DbvtWorld {
+public:
+    explicit DbvtWorld(bool deferred) { broadphase_.m_deferedcollide = deferred; }
+    ~DbvtWorld() {
+        // destroyProxy searches the pair cache for each proxy's pairs; the whole cache goes
+        // anyway, so point the broad phase at an empty one first.
+        broadphase_.m_paircache = &no_pairs_;
+        for (btBroadphaseProxy* p : proxies_) broadphase_.destroyProxy(p, nullptr);
+    }
+    DbvtWorld(const DbvtWorld&) = delete;
+    DbvtWorld& operator=(const DbvtWorld&) = delete;
+
+    btDbvtBroadphase& broadphase() { return broadphase_; }
+    const btDbvtBroadphase& broadphase() const { return broadphase_; }
+    btHashedOverlappingPairCache& cache() { return cache_; }
+    std::vector<btBroadphaseProxy*>& proxies() { return proxies_; }
+
+private:
+    btNullPairCache no_pairs_;
+    btHashedOverlappingPairCache cache_;
+    btDbvtBroadphase broadphase_{&cache_};
+    std::vector<btBroadphaseProxy*> proxies_;  // per body; owned by the broad phase
+};
+
+template <int D>
+class BulletDbvtPeer final : public BroadPhase<D> {
+public:
+    BulletDbvtPeer() : dispatcher_(&config_) {}
+
+    void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                PairList& out) override;
+    void query(const Aabb<D>& region, std::vector<BodyId>& out) const override;
+    BroadPhaseStats stats() const override;
+    std::span<Param> params() override { return params_; }
+
+private:
+    float margin() const { return params_[0].value; }
+    bool deferred() const { return params_[1].value != 0; }
+    std::pair<btVector3, btVector3> scaled(const Aabb<D>& b) const {
+        const float z0 = D == 3 ? b.lo[D - 1] * scale_ : 0.0f;
+        const float z1 = D == 3 ? b.hi[D - 1] * scale_ : 0.0f;
+        return {btVector3(b.lo[0] * scale_, b.lo[1] * scale_, z0),
+                btVector3(b.hi[0] * scale_, b.hi[1] * scale_, z1)};
+    }
+    static BodyId id_of(const btBroadphaseProxy* p) {
+        return static_cast<BodyId>(reinterpret_cast<std::uintptr_t>(p->m_clientObject));
+    }
+    void rebuild(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
+
+    // The dispatcher is only handed through (no collision algorithms are ever made).
+    btDefaultCollisionConfiguration config_;
+    btCollisionDispatcher dispatcher_;
+    std::optional<DbvtWorld> world_;
+    float scale_ = 1;
+    float built_margin_ = -1;
+    bool built_deferred_ = false;
+    std::vector<Aabb<D>> boxes_;  // as of the last update, unscaled
+    std::vector<std::uint8_t> static_;
+    std::vector<float> scratch_;
+    BroadPhaseStats stats_;
+    std::array<Param, 2> params_ = {
+        {{"margin", 0.5f, 0.01f, 4.0f}, {"deferred collide", 1, 0, 1, true}}};
+};
+
+template <int D>
+void BulletDbvtPeer<D>::rebuild(std::span<const Aabb<D>> boxes,
+                                std::span<const std::uint8_t> is_static) {
+    world_.reset();
+    world_.emplace(deferred());
+    built_margin_ = margin();
+    built_deferred_ = deferred();
+    scale_ = peer_scale<D>(boxes, margin(), gDbvtMargin, scratch_);
+    boxes_.assign(boxes.begin(), boxes.end());
+    static_.assign(is_static.begin(), is_static.end());
+    auto& proxies = world_->proxies();
+    proxies.resize(boxes.size());
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+        const auto [lo, hi] = scaled(boxes[i]);
+        const int group =
+            static_[i] ? btBroadphaseProxy::StaticFilter : btBroadphaseProxy::DefaultFilter;
+        const int mask = static_[i] ? btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::StaticFilter
+                                    : btBroadphaseProxy::AllFilter;
+        proxies[i] = world_->broadphase().createProxy(lo, hi, BOX_SHAPE_PROXYTYPE,
+                                                      reinterpret_cast<void*>(std::uintptr_t{i}),
+                                                      group, mask, &dispatcher_);
+    }
+    stats_.reinserted = boxes.size();
+}
+
+template <int D>
+void BulletDbvtPeer<D>::update(std::span<const Aabb<D>> boxes,
+                               std::span<const std::uint8_t> is_static, PairList& out) {
+    out.clear();
+    if (!world_ || !same_bodies(is_static, static_) || margin() != built_margin_ ||
+        deferred() != built_deferred_) {
+        rebuild(boxes, is_static);
+    } else {
+        auto& proxies = world_->proxies();
+        // Bullet counts the leaves setAabb re-inserted (it halves the count in each collide).
+        const unsigned done_before = world_->broadphase().m_updates_done;
+        for (std::size_t i = 0; i < boxes.size(); ++i) {
+            const Aabb<D>& b = boxes[i];
+            if (b.lo == boxes_[i].lo && b.hi == boxes_[i].hi) continue;
+            boxes_[i] = b;
+            const auto [lo, hi] = scaled(b);
+            world_->broadphase().setAabb(proxies[i], lo, hi, &dispatcher_);
+        }
+        stats_.reinserted = world_->broadphase().m_updates_done - done_before;
+    }
+    world_->broadphase().calculateOverlappingPairs(&dispatcher_);
+
+    const btBroadphasePairArray& pairs = world_->cache().getOverlappingPairArray();
+    for (int i = 0; i < pairs.size(); ++i) {
+        const BodyId a = id_of(pairs[i].m_pProxy0);
+        const BodyId b = id_of(pairs[i].m_pProxy1);
+        if (boxes[a].overlaps(boxes[b])) out.push_back(make_pair(a, b));
+    }
+
+    const btDbvtBroadphase& bp = world_->broadphase();
+    stats_.candidate_tests = static_cast<std::uint64_t>(pairs.size());
+    const auto tree_nodes =
+        static_cast<std::size_t>(2 * (bp.m_sets[0].m_leaves + bp.m_sets[1].m_leaves));
+    stats_.nodes = tree_nodes;
+    // Bullet's pools are private: an estimate from the counts (nodes, proxies, pair array
+    // and its hash table of two ints per slot).
+    stats_.structure_bytes =
+        tree_nodes * sizeof(btDbvtNode) + boxes.size() * sizeof(btDbvtProxy) +
+        static_cast<std::size_t>(pairs.capacity()) * (sizeof(btBroadphasePair) + 2 * sizeof(int)) +
+        boxes_.capacity() * sizeof(Aabb<D>) + world_->proxies().capacity() * sizeof(void*);
+}
+
+template <int D>
+BroadPhaseStats BulletDbvtPeer<D>::stats() const {
+    BroadPhaseStats s = stats_;
+    // A walk over every node: done here, outside the timed update.
+    if (world_) {
+        const btDbvtBroadphase& bp = world_->broadphase();
+        s.depth =
+            std::max(btDbvt::maxdepth(bp.m_sets[0].m_root), btDbvt::maxdepth(bp.m_sets[1].m_root));
+    }
+    return s;
+}
+
+template <int D>
+void BulletDbvtPeer<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+    out.clear();
+    if (!world_) return;
+    struct Collect : btBroadphaseAabbCallback {
+        Collect(const std::vector<Aabb<D>>& b, const Aabb<D>& r, std::vector<BodyId>& o)
+            : boxes(b), region(r), out(o) {}
+        bool process(const btBroadphaseProxy* proxy) override {
+            const BodyId id = id_of(proxy);
+            if (boxes[id].overlaps(region)) out.push_back(id);
+            return true;
+        }
+        const std::vector<Aabb<D>>& boxes;
+        const Aabb<D>& region;
+        std::vector<BodyId>& out;
+    } collect(boxes_, region, out);
+    const auto [lo, hi] = scaled(region);
+    // aabbTest is not const in Bullet, though it changes nothing.
+    const_cast<btDbvtBroadphase&>(world_->broadphase()).aabbTest(lo, hi, collect);
+}
+
+}  // namespace
+
+template <int D>
+std::unique_ptr<BroadPhase<D>> make_bullet_dbvt_peer() {
+    return std::make_unique<BulletDbvtPeer<D>>();
+}
+
+template std::unique_ptr<BroadPhase<2>> make_bullet_dbvt_peer<2>();
+template std::unique_ptr<BroadPhase<3>> make_bullet_dbvt_peer<3>();
+
+}  // namespace collide::bench
