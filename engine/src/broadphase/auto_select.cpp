@@ -1,6 +1,7 @@
 #include "broadphase/auto_select.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "collide/registry.hpp"
@@ -9,52 +10,61 @@ namespace collide {
 
 namespace {
 
-// Spreads above this are "sizes spread widely" (powerlaw has about 1000).
-constexpr float kWideSpread = 20.0f;
-// The spread is estimated from at most this many boxes, spaced evenly over the ids.
+// Spread and motion are estimated from at most this many boxes, spaced evenly over the ids.
 constexpr std::size_t kSample = 4096;
 
 }  // namespace
 
 template <int D>
-std::string_view AutoSelect<D>::choose(std::size_t n, float spread, std::string_view current) {
+std::string_view AutoSelect<D>::choose(std::size_t n, float motion, std::string_view current) {
     const bool tiny = current == kReferenceBroadPhase ? n <= kTinyAbove : n < kTinyBelow;
     if (tiny) return kReferenceBroadPhase;
-    return spread > kWideSpread ? "dynamic-aabb-tree" : "dynamic-aabb-tree";
+    const bool fast = current == "radix-chunks" ? motion > kSlowBelow : motion > kFastAbove;
+    return fast ? "radix-chunks" : "dynamic-aabb-tree";
 }
 
 template <int D>
-float AutoSelect<D>::size_spread(std::span<const Aabb<D>> boxes) {
+void AutoSelect<D>::measure(std::span<const Aabb<D>> boxes) {
     const std::size_t n = boxes.size();
-    if (n == 0) return 1.0f;
     const std::size_t step = std::max<std::size_t>(1, n / kSample);
-    sample_.clear();
-    for (std::size_t i = 0; i < n; i += step) {
-        const Vec<D> s = boxes[i].size();
-        float extent = s[0];
-        for (int k = 1; k < D; ++k) extent = std::max(extent, s[k]);
-        sample_.push_back(extent);
+    const bool same_bodies = n == n_ && !centres_.empty();
+    extents_.clear();
+    double moved = 0;
+    std::size_t s = 0;
+    centres_.resize((n + step - 1) / step);
+    for (std::size_t i = 0; i < n; i += step, ++s) {
+        const Vec<D> size = boxes[i].size();
+        float extent = size[0];
+        for (int k = 1; k < D; ++k) extent = std::max(extent, size[k]);
+        extents_.push_back(extent);
+        const Vec<D> c = boxes[i].center();
+        if (same_bodies) moved += glm::length(c - centres_[s]);
+        centres_[s] = c;
     }
-    const auto mid = sample_.begin() + static_cast<std::ptrdiff_t>(sample_.size() / 2);
-    std::nth_element(sample_.begin(), mid, sample_.end());
+    n_ = n;
+    spread_ = 1.0f;
+    motion_ = 0.0f;
+    if (extents_.empty()) return;
+    const auto mid = extents_.begin() + static_cast<std::ptrdiff_t>(extents_.size() / 2);
+    std::nth_element(extents_.begin(), mid, extents_.end());
     const float median = *mid;
-    const float largest = *std::max_element(sample_.begin(), sample_.end());
-    // NaN extents compare false everywhere: such a sample counts as no spread.
-    return median > 0.0f && largest / median > 1.0f ? largest / median : 1.0f;
+    const float largest = *std::max_element(extents_.begin(), extents_.end());
+    if (!(median > 0.0f)) return;  // points (or NaN): no scale to measure against
+    if (largest / median > 1.0f) spread_ = largest / median;
+    const float m = static_cast<float>(moved / static_cast<double>(extents_.size())) / median;
+    if (std::isfinite(m)) motion_ = m;
 }
 
 template <int D>
 void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                            PairList& out) {
-    n_ = boxes.size();
-    spread_ = size_spread(boxes);
-    const std::string_view want = choose(n_, spread_, current_);
+    measure(boxes);
+    const std::string_view want = choose(n_, motion_, current_);
     wanted_for_ = want == wanted_ ? wanted_for_ + 1 : 1;
     wanted_ = want;
     if (!algorithm_ || (want != current_ && wanted_for_ >= kPatience)) {
         algorithm_ = make_broadphase<D>(want);
         current_ = want;
-        switches_ += algorithm_ != nullptr;
     }
     algorithm_->update(boxes, is_static, out);
 }
@@ -93,9 +103,11 @@ std::span<Param> AutoSelect<D>::params() {
 template <int D>
 std::string AutoSelect<D>::status() const {
     if (!algorithm_) return "auto: nothing chosen before the first update";
-    char text[160];
-    std::snprintf(text, sizeof text, "auto chose %.*s (n = %zu, largest/median size %.3g)%s",
-                  static_cast<int>(current_.size()), current_.data(), n_, spread_,
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "auto chose %.*s (n = %zu, moving %.3g median sizes per update, largest/median "
+                  "size %.3g)%s",
+                  static_cast<int>(current_.size()), current_.data(), n_, motion_, spread_,
                   wanted_ != current_ ? ", about to switch" : "");
     return text;
 }

@@ -1,9 +1,13 @@
 // Auto: picks a registry algorithm from what the boxes look like, and hands every call to
 // it. Brute force for a handful of bodies (the Mean-Max workload: nothing beats 55 tests in
-// a tight loop), otherwise the algorithm the bench found fastest for that size spread. The
-// choice changes only after the other one has been preferred for kPatience updates in a
-// row, and the body-count rule has a dead band, so a count or a spread near a threshold
-// does not make it flip every frame (each switch starts the new structure cold).
+// a tight loop); otherwise what the bench found fastest (docs/bench/hashing_*.csv): the
+// dynamic AABB tree, whose fat boxes make slow frames nearly free on every scene and every
+// spread of sizes, unless the bodies move fast against their size (then most leave their
+// fat boxes every frame and radix-chunks, rebuilt from scratch, wins). It measures the size
+// spread (largest / median extent) and the motion (mean displacement of a sample of box
+// centres per update / median extent). The choice changes only after another one has been
+// preferred for kPatience updates in a row, and both rules have dead bands, so a value near
+// a threshold does not make it flip every frame (each switch starts the new structure cold).
 #pragma once
 
 #include <memory>
@@ -21,6 +25,10 @@ public:
     static constexpr std::size_t kTinyBelow = 48;  // brute force below this many bodies...
     static constexpr std::size_t kTinyAbove = 96;  // ...and keeps it up to this many
     static constexpr int kPatience = 30;
+    // Motion (displacement per update / median extent) above which radix-chunks is chosen,
+    // and below which the tree comes back.
+    static constexpr float kFastAbove = 0.2f;
+    static constexpr float kSlowBelow = 0.1f;
 
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
@@ -32,21 +40,23 @@ public:
     std::span<Param> params() override;
     std::string status() const override;
 
-    // The algorithm for n bodies whose largest box extent is `spread` times the median.
-    static std::string_view choose(std::size_t n, float spread, std::string_view current);
+    // The algorithm for n bodies moving `motion` median extents per update.
+    static std::string_view choose(std::size_t n, float motion, std::string_view current);
     std::string_view current() const { return current_; }
 
 private:
-    float size_spread(std::span<const Aabb<D>> boxes);
+    // Spread and motion from a sample of the boxes.
+    void measure(std::span<const Aabb<D>> boxes);
 
     std::unique_ptr<BroadPhase<D>> algorithm_;
     std::string_view current_;
     std::string_view wanted_;  // what choose() said last, and for how many updates in a row
     int wanted_for_ = 0;
     float spread_ = 1.0f;
+    float motion_ = 0.0f;
     std::size_t n_ = 0;
-    int switches_ = 0;
-    std::vector<float> sample_;
+    std::vector<float> extents_;
+    std::vector<Vec<D>> centres_;  // of the sampled boxes, last update
 };
 
 }  // namespace collide
