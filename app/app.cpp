@@ -97,14 +97,16 @@ int App::run() {
         // The frame in which the user quits is still drawn, so a screenshot can capture it.
         const bool last_frame = quit || (options_.frames && frame >= *options_.frames);
 
-        platform_.begin_imgui_frame();
-        const UiActions actions = ui_.draw(
-            demo_, {stats_, overlay_report_, query_report_, screen, platform_.gl_description()});
-        fit_camera_if_needed(screen, fit_asked || actions.fit_camera);
+        // Step first, so the panels describe the world the frame draws.
         input_.update_drag(targets);
         const bool stepped = demo_.update();
         demo_.update_race(stepped);
         run_query();  // every frame, since the bodies move
+
+        platform_.begin_imgui_frame();
+        const UiActions actions = ui_.draw(
+            demo_, {stats_, overlay_report_, query_report_, screen, platform_.gl_description()});
+        fit_camera_if_needed(screen, fit_asked || actions.fit_camera);
 
         const Clock::time_point render_start = Clock::now();
         const glm::ivec2 framebuffer = platform_.framebuffer_size();

@@ -34,7 +34,8 @@ void Race<D>::run(std::span<const collide::Aabb<D>> boxes, std::span<const std::
     for (const std::size_t i : order) {
         Runner& r = runners_[i];
         RaceEntry& e = out.entries[i];
-        e = RaceEntry{.name = r.name};
+        e = RaceEntry{};
+        e.name = r.name;
         const bool is_reference = r.name == out.reference;
         if (r.name == "brute-force" && n > kRaceBruteForceLimit) {
             e.note = "left out above " + std::to_string(kRaceBruteForceLimit) + " bodies";

@@ -2,6 +2,7 @@
 // Everything is templated on the dimension D (2 = circles, 3 = spheres).
 #pragma once
 
+#include <algorithm>
 #include <compare>
 #include <cstdint>
 #include <limits>
@@ -36,6 +37,11 @@ struct Aabb {
         return true;
     }
     Vec<D> size() const { return hi - lo; }
+    float largest_side() const {
+        float e = hi[0] - lo[0];
+        for (int k = 1; k < D; ++k) e = std::max(e, hi[k] - lo[k]);
+        return e;
+    }
     Vec<D> center() const { return (lo + hi) * 0.5f; }
     void grow(const Aabb& o) {
         lo = glm::min(lo, o.lo);

@@ -33,10 +33,7 @@ void AutoSelect<D>::measure(std::span<const Aabb<D>> boxes) {
     std::size_t s = 0;
     centres_.resize((n + step - 1) / step);
     for (std::size_t i = 0; i < n; i += step, ++s) {
-        const Vec<D> size = boxes[i].size();
-        float extent = size[0];
-        for (int k = 1; k < D; ++k) extent = std::max(extent, size[k]);
-        extents_.push_back(extent);
+        extents_.push_back(boxes[i].largest_side());
         const Vec<D> c = boxes[i].center();
         if (same_bodies) moved += glm::length(c - centres_[s]);
         centres_[s] = c;

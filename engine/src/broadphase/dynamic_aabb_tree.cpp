@@ -21,14 +21,6 @@ bool inside(const Aabb<D>& box, const Aabb<D>& fat) {
 }
 
 template <int D>
-float largest_extent(const Aabb<D>& box) {
-    const Vec<D> s = box.size();
-    float e = s[0];
-    for (int k = 1; k < D; ++k) e = std::max(e, s[k]);
-    return e;
-}
-
-template <int D>
 std::string format_box(const Aabb<D>& b) {
     std::string s;
     char buf[48];
@@ -49,7 +41,7 @@ constexpr auto kNoTrace = [](std::int32_t, bool) {};
 
 template <int D>
 Aabb<D> DynamicAabbTree<D>::fatten(const Aabb<D>& box, const Vec<D>& displacement) const {
-    float m = margin_box() * largest_extent(box) + margin_avg() * avg_extent_;
+    float m = margin_box() * box.largest_side() + margin_avg() * avg_extent_;
     if (!(m >= 0.0f)) m = 0.0f;
     Aabb<D> fat{box.lo - Vec<D>(m), box.hi + Vec<D>(m)};
     if (predict() > 0.0f) {
@@ -110,7 +102,7 @@ void DynamicAabbTree<D>::full_rebuild(std::span<const Aabb<D>> boxes,
     built_coherent_ = coherent();
     double sum = 0.0;
     for (const Aabb<D>& b : boxes) {
-        const float e = largest_extent(b);
+        const float e = b.largest_side();
         if (std::isfinite(e)) sum += e;
     }
     avg_extent_ = n == 0 ? 0.0f : static_cast<float>(sum / double(n));

@@ -13,13 +13,6 @@ namespace {
 // Node rows per parallel chunk of the pair search.
 constexpr std::size_t kNodesPerChunk = 256;
 
-template <int D>
-float largest_extent(const Aabb<D>& box) {
-    float s = 0.0f;
-    for (int k = 0; k < D; ++k) s = std::max(s, box.hi[k] - box.lo[k]);
-    return s;
-}
-
 }  // namespace
 
 template <int D>
@@ -35,7 +28,7 @@ bool Enneatree<D>::fits(const Aabb<D>& box, const Node& node) const {
 // three overlapping children of every shallower node then always holds the box.
 template <int D>
 int Enneatree<D>::depth_for(const Aabb<D>& box) const {
-    const float s = largest_extent(box);
+    const float s = box.largest_side();
     if (!(s > 0.0f)) return max_depth();  // points (and NaN, which fits nowhere below the root)
     const float ratio = root_side_ / s;
     if (!(ratio >= 2.0f)) return 0;

@@ -1,3 +1,4 @@
+#include "broadphase/sorted_patch.hpp"
 #include "broadphase/hierarchical_hash.hpp"
 
 #include <algorithm>
@@ -18,13 +19,6 @@ int ceil_exponent(float x) {
     const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
     const int e = static_cast<int>((bits >> 23) & 0xffu) - 127;
     return (bits & 0x7fffffu) != 0 ? e + 1 : e;
-}
-
-template <int D>
-float largest_extent(const Aabb<D>& b) {
-    float e = 0.0f;
-    for (int k = 0; k < D; ++k) e = std::max(e, b.hi[k] - b.lo[k]);
-    return e;
 }
 
 // The key bits of axis 0 (the others are this shifted by the axis).
@@ -108,12 +102,12 @@ bool HierarchicalHash<D>::refit_frame() {
     float largest = 0.0f;
     for (const Aabb<D>& b : boxes_) {
         world.grow(b);
-        const float e = largest_extent(b);
+        const float e = b.largest_side();
         if (e > 0.0f) smallest = std::min(smallest, e);
         largest = std::max(largest, e);
     }
     if (boxes_.empty()) world = {Vec<D>(0.0f), Vec<D>(0.0f)};
-    const float span = largest_extent(world);
+    const float span = world.largest_side();
     const float margin = 0.25f * span;
     int base = largest > 0.0f ? ceil_exponent(smallest) : 0;
     if (span > 0.0f) base = std::max(base, ceil_exponent(span + 2.0f * margin) - kBits);
@@ -137,7 +131,7 @@ bool HierarchicalHash<D>::refit_frame() {
 template <int D>
 typename HierarchicalHash<D>::Signature HierarchicalHash<D>::signature(BodyId id) const {
     const Aabb<D>& b = boxes_[id];
-    const float e = largest_extent(b);
+    const float e = b.largest_side();
     const int level =
         e > 0.0f ? std::clamp(ceil_exponent(e) - base_exponent_, 0, kMaxLevels - 1) : 0;
     const Cell lo = cell_of(b.lo, level);
@@ -186,18 +180,7 @@ void HierarchicalHash<D>::refresh() {
     for (BodyId i = 0; i < boxes_.size(); ++i) {
         if (dirty_[i]) append_entries(i, fresh_);
     }
-    std::sort(fresh_.begin(), fresh_.end());
-    merged_.clear();
-    const std::size_t most = entries_.size() + fresh_.size();
-    if (merged_.capacity() < most) merged_.reserve(most + most / 8);  // not every frame
-    auto next = fresh_.begin();
-    for (const Entry& e : entries_) {
-        if (dirty_[e.id]) continue;
-        while (next != fresh_.end() && *next < e) merged_.push_back(*next++);
-        merged_.push_back(e);
-    }
-    merged_.insert(merged_.end(), next, fresh_.end());
-    std::swap(entries_, merged_);
+    patch_sorted(entries_, fresh_, dirty_, merged_);
 }
 
 // Groups of 8 consecutive keys (a 64-byte line of slots) go to a hashed line of the table,

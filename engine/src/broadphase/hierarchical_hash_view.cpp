@@ -126,7 +126,7 @@ std::string HierarchicalHash<D>::describe(BodyId id) const {
             if (k > 0) s += ", ";
             s += std::to_string(c[k]);
         }
-        s += "): " + std::to_string(occupants(c, own) - 1) + " other bodies";
+        s.append("): ").append(std::to_string(occupants(c, own) - 1)).append(" other bodies");
     });
     for (int m : active_) {
         if (m <= own) continue;
@@ -135,8 +135,9 @@ std::string HierarchicalHash<D>::describe(BodyId id) const {
             ++cells;
             found += occupants(c, m);
         });
-        s += "\nChecked level " + std::to_string(m) + ": " + std::to_string(cells) +
-             " cells, " + std::to_string(found) + " entries";
+        s.append("\nChecked level ").append(std::to_string(m)).append(": ");
+        s.append(std::to_string(cells)).append(" cells, ").append(std::to_string(found));
+        s.append(" entries");
     }
     s += '\n';
     s += std::to_string(reinserted_);

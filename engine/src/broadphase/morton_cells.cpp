@@ -1,3 +1,4 @@
+#include "broadphase/sorted_patch.hpp"
 #include "broadphase/morton_cells.hpp"
 
 #include <algorithm>
@@ -108,17 +109,7 @@ void MortonCells<D>::refresh(std::span<const std::uint8_t> is_static) {
         }
         sort(static_cells_);
     }
-    std::sort(fresh_.begin(), fresh_.end());
-    merged_.clear();
-    merged_.reserve(moving_.size() + fresh_.size());
-    auto next = fresh_.begin();
-    for (const Entry& e : moving_) {
-        if (dirty_[e.id]) continue;
-        while (next != fresh_.end() && *next < e) merged_.push_back(*next++);
-        merged_.push_back(e);
-    }
-    merged_.insert(merged_.end(), next, fresh_.end());
-    std::swap(moving_, merged_);
+    patch_sorted(moving_, fresh_, dirty_, merged_);
 }
 
 template <int D>

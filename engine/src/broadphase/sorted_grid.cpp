@@ -17,14 +17,6 @@ constexpr double kCellsPerBody = 4.0;
 constexpr double kMinCells = 64.0;
 constexpr std::size_t kEntriesPerChunk = 8192;
 
-template <int D>
-float largest_extent(const Aabb<D>& b) {
-    const Vec<D> s = b.size();
-    float e = s[0];
-    for (int k = 1; k < D; ++k) e = std::max(e, s[k]);
-    return e;
-}
-
 }  // namespace
 
 template <int D>
@@ -34,7 +26,7 @@ void SortedGrid<D>::choose_levels(std::span<const Aabb<D>> boxes) {
     // are smaller (a uniform scene then has one level whose cells fit every body).
     sample_.clear();
     const std::size_t step = std::max<std::size_t>(1, n / kSample);
-    for (std::size_t i = 0; i < n; i += step) sample_.push_back(largest_extent(boxes[i]));
+    for (std::size_t i = 0; i < n; i += step) sample_.push_back(boxes[i].largest_side());
     float median = 0.0f;
     if (!sample_.empty()) {
         const auto mid = sample_.begin() + static_cast<std::ptrdiff_t>(sample_.size() / 2);
@@ -42,7 +34,7 @@ void SortedGrid<D>::choose_levels(std::span<const Aabb<D>> boxes) {
         median = *mid;
     }
     float largest = 0.0f;
-    for (const Aabb<D>& b : boxes) largest = std::max(largest, largest_extent(b));
+    for (const Aabb<D>& b : boxes) largest = std::max(largest, b.largest_side());
     base_cell_ = cell_scale() * std::min(2.0f * median, largest);
     if (!(base_cell_ > 0.0f) || !std::isfinite(base_cell_)) base_cell_ = 1.0f;
 
@@ -51,7 +43,7 @@ void SortedGrid<D>::choose_levels(std::span<const Aabb<D>> boxes) {
         levels_[k].cell = base_cell_ * std::pow(kLevelRatio, static_cast<float>(k));
     level_of_.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
-        const float e = largest_extent(boxes[i]);
+        const float e = boxes[i].largest_side();
         int k = 0;
         while (e > levels_[k].cell && k + 1 < kMaxLevels) ++k;
         level_of_[i] = static_cast<std::uint8_t>(k);

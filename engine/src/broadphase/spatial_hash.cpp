@@ -1,3 +1,4 @@
+#include "broadphase/sorted_patch.hpp"
 #include "broadphase/spatial_hash.hpp"
 
 #include <algorithm>
@@ -150,17 +151,7 @@ void SpatialHash<D>::patch() {
     for (BodyId i = 0; i < boxes_.size(); ++i) {
         if (dirty_[i]) append_entries(i, fresh_);
     }
-    std::sort(fresh_.begin(), fresh_.end());
-    merged_.clear();
-    merged_.reserve(entries_.size() + fresh_.size());
-    auto next = fresh_.begin();
-    for (const Entry& e : entries_) {
-        if (dirty_[e.id]) continue;
-        while (next != fresh_.end() && *next < e) merged_.push_back(*next++);
-        merged_.push_back(e);
-    }
-    merged_.insert(merged_.end(), next, fresh_.end());
-    std::swap(entries_, merged_);
+    patch_sorted(entries_, fresh_, dirty_, merged_);
 }
 
 template <int D>
