@@ -388,9 +388,15 @@ int main(int argc, char** argv) {
                                 static_cast<std::size_t>(o.run.threads));
 
     std::vector<RunResult> results;
-    // Per algorithm, the last n it finished and its median: an algorithm whose single frame
-    // at the next n would, growing as n^2, exceed the budget is skipped rather than started.
-    std::map<std::string, std::pair<std::size_t, double>> last_run;
+    // Per algorithm, the last two n it finished with their medians: an algorithm whose single
+    // frame at the next n would exceed the budget is skipped rather than started. The growth
+    // is extrapolated with the exponent measured between those two runs (held to [1, 2]; 2
+    // after a single run), so an n log n algorithm is not skipped as if it were quadratic.
+    struct Measured {
+        std::size_t n = 0;
+        double ms = 0;
+    };
+    std::map<std::string, std::pair<Measured, Measured>> last_run;  // (earlier, latest)
     std::vector<std::string> timed_out;   // skipped at larger n
     std::vector<std::string> uncompared;  // --check could only check the contract
     bool unchecked_floor = false;         // --check with all: floor ran, not checked
@@ -415,11 +421,17 @@ int main(int argc, char** argv) {
             RunConfig cfg = o.run;
             cfg.n = n;
             RunResult r{.algorithm = result_name(cfg, a), .n_bodies = n};
-            const auto last = last_run.find(a);
-            const double predicted_ms =
-                last == last_run.end() || last->second.first == 0
-                    ? 0.0
-                    : last->second.second * std::pow(double(n) / double(last->second.first), 2.0);
+            double predicted_ms = 0.0;
+            if (const auto last = last_run.find(a); last != last_run.end() && last->second.second.n > 0) {
+                const auto& [earlier, latest] = last->second;
+                double exponent = 2.0;
+                if (earlier.n > 0 && earlier.n < latest.n && earlier.ms > 0 && latest.ms > 0) {
+                    exponent = std::clamp(std::log(latest.ms / earlier.ms) /
+                                              std::log(double(latest.n) / double(earlier.n)),
+                                          1.0, 2.0);
+                }
+                predicted_ms = latest.ms * std::pow(double(n) / double(latest.n), exponent);
+            }
             if (std::find(timed_out.begin(), timed_out.end(), a) != timed_out.end()) {
                 r.status = "skipped";
             } else if (predicted_ms > 1000.0 * o.run.budget_s) {
@@ -441,7 +453,8 @@ int main(int argc, char** argv) {
                 if (r.status == "timed out") timed_out.push_back(a);
                 if (a == kFloor && r.status == "ok" && r.median_ms > 0) floor_ms = r.median_ms;
                 if (o.run.check && a == kFloor) unchecked_floor = true;
-                last_run[a] = {n, r.median_ms};
+                auto& runs = last_run[a];
+                runs = {runs.second, {n, r.median_ms}};
                 if (o.run.check && !r.compared && a != kFloor)
                     uncompared.push_back(a + " at n=" + std::to_string(r.n_bodies));
             }
