@@ -107,6 +107,8 @@ Scene<D> bench_scene(const RunConfig& cfg) {
             if (std::floor(double(i + 1) * cfg.static_fraction) > before) st[i] = 1;
         }
     }
+    // After the static share is chosen, so the same bodies are static in either order.
+    if (cfg.morton_order) order_by_morton(scene.bodies);
     return scene;
 }
 
@@ -132,6 +134,7 @@ std::unique_ptr<BroadPhase<D>> make_configured(const RunConfig& cfg, const std::
         v << (applied.empty() ? "" : " ") << "static=" << cfg.static_fraction;
         applied += v.str();
     }
+    if (cfg.morton_order) applied += applied.empty() ? "order=morton" : " order=morton";
     if (!applied.empty()) label.append(" [").append(applied).append("]");
     return bp;
 }

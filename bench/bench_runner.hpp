@@ -33,6 +33,7 @@ struct RunConfig {
     bool check = false;
     std::vector<ParamSetting> params;  // applied to every algorithm that has them
     float static_fraction = 0;         // this share of the bodies made static
+    bool morton_order = false;         // --order morton: bodies renumbered in Morton order
     bool swept = false;                // step mode: WorldSettings::swept
     bool count_tunnelling = false;     // step mode: on by itself for the bullets scene
 };

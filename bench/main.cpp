@@ -46,6 +46,8 @@ constexpr const char* kUsage = R"(usage: collidoscope-bench [options]
   --param NAME=VALUE        set an algorithm's tunable (repeatable; '-' for spaces in
                             NAME), e.g. --param persistent-cells=0; names in --list
   --static F                make this share of the bodies static (default 0)
+  --order scene|morton      body ids as the scene gives them (default), or renumbered in
+                            the Morton order of the centres (neighbours near in memory)
   --check                   compare every frame's pairs with the reference
   --format table|csv|json   output format (default table)
   --out FILE                write the results to FILE instead of stdout
@@ -204,6 +206,11 @@ Options parse(int argc, char** argv) {
             o.run.params.push_back(
                 {v.substr(0, eq), number<float>("--param " + v.substr(0, eq), v.substr(eq + 1),
                                                 -1e9f, 1e9f)});
+        } else if (flag == "--order") {
+            const std::string v = value();
+            if (v != "scene" && v != "morton")
+                usage_error("--order: '" + v + "' must be scene or morton");
+            o.run.morton_order = v == "morton";
         } else if (flag == "--static") {
             o.run.static_fraction = number<float>(flag, value(), 0.0f, 1.0f);
         } else if (flag == "--check" && !inline_value) {
