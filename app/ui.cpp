@@ -102,8 +102,9 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame) {
     ImGui::PopItemWidth();
     ImGui::End();
 
-    stats_panel(demo, frame);
-    selection_panel(demo, frame);
+    // The selection panel first: the race window under the stats stops above it.
+    const float selection_top = selection_panel(demo, frame);
+    stats_panel(demo, frame, selection_top);
     return actions;
 }
 
@@ -343,9 +344,9 @@ void Ui::query_section(Demo& demo, const UiFrame& frame) {
     }
 }
 
-void Ui::selection_panel(Demo& demo, const UiFrame& frame) {
+float Ui::selection_panel(Demo& demo, const UiFrame& frame) {
     const collide::BodyId id = demo.selected();
-    if (id == collide::kNoBody) return;
+    if (id == collide::kNoBody) return frame.screen.y;
     const BodyInfo info = demo.world().body_info(id, kMaxListedPartners);
     // Anchored to the bottom right and sized to its content, so it grows upwards as the list
     // of partners changes and never runs off the screen.
@@ -401,8 +402,10 @@ void Ui::selection_panel(Demo& demo, const UiFrame& frame) {
     }
     if (info.partner_total > 0) ImGui::TextDisabled("magenta: touching; click to select");
     describe_section(demo, id, max_height);
+    const float top = ImGui::GetWindowPos().y;
     ImGui::End();
     if (!open) demo.select(collide::kNoBody);
+    return top;
 }
 
 }  // namespace collidoscope

@@ -51,7 +51,8 @@ private:
     void broad_phase_section(Demo& demo);
     void overlays_section(Demo& demo, const OverlayReport& report);
     void query_section(Demo& demo, const UiFrame& frame);
-    void selection_panel(Demo& demo, const UiFrame& frame);
+    // Returns the top of the panel (the screen's bottom when nothing is selected).
+    float selection_panel(Demo& demo, const UiFrame& frame);
 
     // The count slider's value while it is being dragged; the world is only rebuilt when
     // the slider is let go, since building a million bodies takes a moment.
@@ -59,9 +60,10 @@ private:
 };
 
 // The stats panel (ui_stats.cpp).
-void stats_panel(Demo& demo, const UiFrame& frame);
-// The race window under it, from `top` down (ui_race.cpp).
-void race_window(Demo& demo, const UiFrame& frame, float top);
+// The stats panel; the race window under it ends above `bottom`.
+void stats_panel(Demo& demo, const UiFrame& frame, float bottom);
+// The race window, from `top` down to at most `bottom` (ui_race.cpp).
+void race_window(Demo& demo, const UiFrame& frame, float top, float bottom);
 
 // "12.3 MiB" and the like.
 std::string format_bytes(std::size_t bytes);

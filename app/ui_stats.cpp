@@ -43,7 +43,7 @@ void table_row(const char* name, const std::string& value) {
     ImGui::TextUnformatted(value.c_str());
 }
 
-void stats_panel(Demo& demo, const UiFrame& frame) {
+void stats_panel(Demo& demo, const UiFrame& frame, float bottom) {
     const FrameStats& stats = frame.stats;
     ImGui::SetNextWindowPos(ImVec2(frame.screen.x - kPanelMargin, kPanelMargin), ImGuiCond_Always,
                             ImVec2(1.0f, 0.0f));
@@ -93,9 +93,9 @@ void stats_panel(Demo& demo, const UiFrame& frame) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     ImGui::TextWrapped("%s", frame.gl_description.c_str());
     ImGui::PopStyleColor();
-    const float bottom = ImGui::GetWindowPos().y + ImGui::GetWindowHeight();
+    const float window_bottom = ImGui::GetWindowPos().y + ImGui::GetWindowHeight();
     ImGui::End();
-    race_window(demo, frame, bottom + kPanelMargin);
+    race_window(demo, frame, window_bottom + kPanelMargin, bottom);
 }
 
 }  // namespace collidoscope

@@ -330,7 +330,9 @@ void SortedGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
             const Aabb<D> box = cell_box(level, cell_of(level, entry_box(start_[c]).lo));
             if (!box.overlaps(draw.view)) continue;
             draw.box(box, ramp_color(t, 0.7f));
-            draw.fill(box, ramp_color(t, std::min(0.08f * static_cast<float>(count), 0.45f)));
+            // Coarse cells can be as big as the world: filled, they would veil everything.
+            if (box.largest_side() < 0.25f * draw.view.largest_side())
+                draw.fill(box, ramp_color(t, std::min(0.08f * static_cast<float>(count), 0.45f)));
         }
     }
     if (which.selected >= level_of_.size()) return;
