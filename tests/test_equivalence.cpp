@@ -4,6 +4,7 @@
 #include <set>
 
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 
 #include "collide/ballistic.hpp"
 #include "collide/random.hpp"
@@ -311,6 +312,47 @@ TEST_P(Toggles, EverySettingMatchesReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, Toggles, ::testing::ValuesIn(algorithms_by_dim()),
+                         algorithm_dim_name);
+
+// ---------------------------------------------------------------------------------------
+// Threads: the parallel passes split work in chunks (several at this n); one and two threads
+// must both be exact. (The order of the list may differ: the world sorts its contacts.)
+
+template <int D>
+void run_threads(const std::string& algorithm) {
+    for (const char* scene : {"uniform", "powerlaw"}) {
+        BallisticMotion<D> motion(make_scene<D>(scene, 5000, 5), 0.5f, 5);
+        auto one = make_broadphase<D>(algorithm);
+        auto two = make_broadphase<D>(algorithm);
+        PairList got_one, got_two;
+        for (int frame = 0; frame < 3; ++frame) {
+            {
+                tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 1);
+                one->update(motion.boxes(), motion.is_static(), got_one);
+            }
+            {
+                tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 2);
+                two->update(motion.boxes(), motion.is_static(), got_two);
+            }
+            const PairList want = reference_pairs<D>(motion.boxes(), motion.is_static());
+            ASSERT_TRUE(pair_set_difference(got_one, want).empty()) << scene << " frame " << frame;
+            ASSERT_TRUE(pair_set_difference(got_two, want).empty()) << scene << " frame " << frame;
+            motion.advance();
+        }
+    }
+}
+
+class Threads : public Degenerate {};
+
+TEST_P(Threads, OneAndTwoAreExact) {
+    if (GetParam().second == 2) {
+        run_threads<2>(GetParam().first);
+    } else {
+        run_threads<3>(GetParam().first);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, Threads, ::testing::ValuesIn(algorithms_by_dim()),
                          algorithm_dim_name);
 
 TEST(Registry, NamesAreUniqueAndEveryEntryBuilds) {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <tbb/parallel_for.h>
+
 #include "broadphase/chunked_sweep.hpp"
 #include "collide/morton.hpp"
 
@@ -36,6 +38,11 @@ std::string format_box(const Aabb<D>& b) {
 }
 
 constexpr auto kNoTrace = [](std::int32_t, bool) {};
+
+// Proxy ranges: at least this many proxies each (smaller ones cost more in task overhead
+// than they save), and at most this many ranges.
+constexpr std::size_t kMinPerList = 2048;
+constexpr std::size_t kMaxLists = 64;
 
 }  // namespace
 
@@ -148,6 +155,7 @@ void DynamicAabbTree<D>::full_rebuild(std::span<const Aabb<D>> boxes,
     moved_.assign(n, 1);
     displacement_.assign(n, Vec<D>(0.0f));
     move_buffer_.resize(n);
+    size_lists(n);
     for (std::uint32_t p = 0; p < n; ++p) {
         const BodyId b = body_of_[p];
         proxy_of_[b] = p;
@@ -155,8 +163,8 @@ void DynamicAabbTree<D>::full_rebuild(std::span<const Aabb<D>> boxes,
         static_[p] = is_static[b] != 0;
         fat_[p] = fatten(boxes_[p], Vec<D>(0.0f));
         move_buffer_[p] = p;
+        moved_lists_[list_of(p)].push_back(p);
     }
-    fat_pairs_.clear();
     if (built_coherent_) {
         build_tree(false);
         build_tree(true);
@@ -171,28 +179,60 @@ void DynamicAabbTree<D>::full_rebuild(std::span<const Aabb<D>> boxes,
 }
 
 template <int D>
-void DynamicAabbTree<D>::gather_moves(std::span<const Aabb<D>> boxes) {
-    move_buffer_.clear();
-    const std::uint32_t n = static_cast<std::uint32_t>(boxes_.size());
-    for (std::uint32_t p = 0; p < n; ++p) {
-        const Aabb<D>& b = boxes[body_of_[p]];
-        const bool out = !inside(b, fat_[p]);
-        moved_[p] = out;
-        if (out) {
-            displacement_[p] = b.center() - boxes_[p].center();
-            move_buffer_.push_back(p);
-        }
-        boxes_[p] = b;
+template <typename Body>
+void DynamicAabbTree<D>::for_each_list(const Body& body) {
+    const std::size_t lists = fat_lists_.size();
+    if (parallel() && lists > 1) {
+        tbb::parallel_for(std::size_t{0}, lists, body);
+    } else {
+        for (std::size_t l = 0; l < lists; ++l) body(l);
     }
+}
+
+template <int D>
+void DynamicAabbTree<D>::size_lists(std::size_t proxies) {
+    per_list_ = static_cast<std::uint32_t>(
+        std::max(kMinPerList, (proxies + kMaxLists - 1) / kMaxLists));
+    const std::size_t lists = std::max<std::size_t>(1, (proxies + per_list_ - 1) / per_list_);
+    fat_lists_.resize(lists);
+    out_lists_.resize(lists);
+    moved_lists_.resize(lists);
+    list_tests_.assign(lists, 0);
+    list_stacks_.resize(lists);
+    for (std::size_t l = 0; l < lists; ++l) {
+        fat_lists_[l].clear();
+        moved_lists_[l].clear();
+    }
+}
+
+// Each range notes which of its bodies left their fat boxes and gives those new fat boxes.
+template <int D>
+void DynamicAabbTree<D>::gather_moves(std::span<const Aabb<D>> boxes) {
+    const std::size_t n = boxes_.size();
+    for_each_list([&](std::size_t l) {
+        std::vector<std::uint32_t>& moved = moved_lists_[l];
+        moved.clear();
+        const std::uint32_t end = static_cast<std::uint32_t>(std::min(n, (l + 1) * per_list_));
+        for (std::uint32_t p = static_cast<std::uint32_t>(l * per_list_); p < end; ++p) {
+            const Aabb<D>& b = boxes[body_of_[p]];
+            const bool out = !inside(b, fat_[p]);
+            moved_[p] = out;
+            if (out) {
+                displacement_[p] = b.center() - boxes_[p].center();
+                fat_[p] = fatten(b, displacement_[p]);
+                moved.push_back(p);
+            }
+            boxes_[p] = b;
+        }
+    });
+    move_buffer_.clear();
+    for (const auto& moved : moved_lists_) move_buffer_.insert(move_buffer_.end(), moved.begin(), moved.end());
 }
 
 template <int D>
 void DynamicAabbTree<D>::reinsert_moved() {
     std::size_t moved_static = 0;
-    for (std::uint32_t p : move_buffer_) {
-        fat_[p] = fatten(boxes_[p], displacement_[p]);
-        moved_static += static_[p];
-    }
+    for (std::uint32_t p : move_buffer_) moved_static += static_[p];
     const std::size_t statics = statics_;
     const std::size_t movers = fat_.size() - statics_;
     // When a large share of a tree moved, one top-down build is cheaper than that many
@@ -210,57 +250,66 @@ void DynamicAabbTree<D>::reinsert_moved() {
     }
 }
 
-// Kept pairs: those of bodies that were not re-inserted (their fat boxes did not change),
-// compacted in place and filtered by their real boxes.
+// Kept pairs are those of bodies that were not re-inserted (their fat boxes did not
+// change), compacted in place and filtered by their real boxes. A re-inserted body then
+// queries the trees with its new fat box; a pair of two re-inserted bodies is found from
+// both sides (fat boxes overlap symmetrically) and the lower proxy keeps it.
 template <int D>
-void DynamicAabbTree<D>::filter_kept(PairList& out) {
-    std::size_t w = 0;
-    for (const Pair& pr : fat_pairs_) {
-        if (moved_[pr.a] | moved_[pr.b]) continue;
-        fat_pairs_[w++] = pr;
-        if (boxes_[pr.a].overlaps(boxes_[pr.b])) {
-            out.push_back(make_pair(body_of_[pr.a], body_of_[pr.b]));
+void DynamicAabbTree<D>::pair_pass(bool join, PairList& out) {
+    for_each_list([&](std::size_t l) {
+        PairList& fat = fat_lists_[l];
+        PairList& found = out_lists_[l];
+        found.clear();
+        std::size_t w = 0;
+        for (const Pair& pr : fat) {
+            if (moved_[pr.a] | moved_[pr.b]) continue;
+            fat[w++] = pr;
+            if (boxes_[pr.a].overlaps(boxes_[pr.b])) {
+                found.push_back(make_pair(body_of_[pr.a], body_of_[pr.b]));
+            }
         }
-    }
-    tests_ += w;
-    fat_pairs_.resize(w);
+        fat.resize(w);
+        std::uint64_t tests = w;
+        if (!join) {
+            for (std::uint32_t p : moved_lists_[l]) {
+                const Aabb<D> real = boxes_[p];
+                const auto hit = [&](std::uint32_t q) {
+                    if (q == p || (moved_[q] && q < p)) return;
+                    fat.push_back({p, q});
+                    ++tests;
+                    if (real.overlaps(boxes_[q])) found.push_back(make_pair(body_of_[p], body_of_[q]));
+                };
+                moving_tree_.query(fat_[p], list_stacks_[l], tests, hit, kNoTrace);
+                if (!static_[p]) static_tree_.query(fat_[p], list_stacks_[l], tests, hit, kNoTrace);
+            }
+        }
+        list_tests_[l] = tests;
+    });
+    std::size_t total = 0;
+    for (const PairList& found : out_lists_) total += found.size();
+    out.reserve(total);
+    for (const PairList& found : out_lists_) out.insert(out.end(), found.begin(), found.end());
+    for (std::uint64_t t : list_tests_) tests_ += t;
 }
 
-// Each re-inserted body queries the trees with its new fat box. A pair of two re-inserted
-// bodies is found from both sides (fat boxes overlap symmetrically); the lower proxy keeps it.
+// When most bodies moved (a full rebuild), one simultaneous descent of the trees, pruned to
+// subtrees holding a moved leaf, finds each new pair once for less than their queries.
 template <int D>
-void DynamicAabbTree<D>::find_new_pairs(PairList& out) {
-    // The joint descent wins when most bodies moved (a full rebuild); for a few it costs
-    // more than their queries.
-    if (tree_join() && 2 * move_buffer_.size() > fat_.size()) {
-        // Pairs with at least one moved leaf, each found once by the joint descent.
-        marks_moving_.assign(moving_tree_.slots(), 0);
-        marks_static_.assign(static_tree_.slots(), 0);
-        for (std::uint32_t p : move_buffer_) {
-            tree_of(p).mark_path(leaf_[p], static_[p] ? marks_static_ : marks_moving_);
-        }
-        const auto emit = [&](std::uint32_t p, std::uint32_t q) {
-            fat_pairs_.push_back({p, q});
-            ++tests_;
-            if (boxes_[p].overlaps(boxes_[q])) out.push_back(make_pair(body_of_[p], body_of_[q]));
-        };
-        join_trees(moving_tree_, marks_moving_, moving_tree_, marks_moving_, true, pair_stack_,
-                   tests_, emit);
-        join_trees(moving_tree_, marks_moving_, static_tree_, marks_static_, false, pair_stack_,
-                   tests_, emit);
-        return;
-    }
+void DynamicAabbTree<D>::join_new_pairs(PairList& out) {
+    marks_moving_.assign(moving_tree_.slots(), 0);
+    marks_static_.assign(static_tree_.slots(), 0);
     for (std::uint32_t p : move_buffer_) {
-        const Aabb<D> real = boxes_[p];
-        const auto hit = [&](std::uint32_t q) {
-            if (q == p || (moved_[q] && q < p)) return;
-            fat_pairs_.push_back({p, q});
-            ++tests_;
-            if (real.overlaps(boxes_[q])) out.push_back(make_pair(body_of_[p], body_of_[q]));
-        };
-        moving_tree_.query(fat_[p], stack_, tests_, hit, kNoTrace);
-        if (!static_[p]) static_tree_.query(fat_[p], stack_, tests_, hit, kNoTrace);
+        tree_of(p).mark_path(leaf_[p], static_[p] ? marks_static_ : marks_moving_);
     }
+    const auto emit = [&](std::uint32_t p, std::uint32_t q) {
+        fat_lists_[list_of(p)].push_back({p, q});
+        ++tests_;
+        if (boxes_[p].overlaps(boxes_[q])) out.push_back(make_pair(body_of_[p], body_of_[q]));
+    };
+    join_trees(moving_tree_, marks_moving_, moving_tree_, marks_moving_, true, pair_stack_,
+               tests_, emit);
+    join_trees(moving_tree_, marks_moving_, static_tree_, marks_static_, false, pair_stack_,
+               tests_, emit);
 }
 
 template <int D>
@@ -281,8 +330,9 @@ void DynamicAabbTree<D>::update(std::span<const Aabb<D>> boxes,
         const int every = rebuild_every();
         if (every > 0 && frame_ % every == 0 && !rebuilt_) build_tree(false);
     }
-    filter_kept(out);
-    find_new_pairs(out);
+    const bool join = tree_join() && 2 * move_buffer_.size() > fat_.size();
+    pair_pass(join, out);
+    if (join) join_new_pairs(out);
     ++frame_;
 }
 
@@ -367,7 +417,9 @@ std::string DynamicAabbTree<D>::describe(BodyId id) const {
     const std::uint32_t p = proxy_of_[id];
     const AabbTree<D>& tree = tree_of(p);
     std::size_t pairs = 0;
-    for (const Pair& pr : fat_pairs_) pairs += (pr.a == p) | (pr.b == p);
+    for (const PairList& list : fat_lists_) {
+        for (const Pair& pr : list) pairs += (pr.a == p) | (pr.b == p);
+    }
     std::string s = "Proxy " + std::to_string(p) + ", leaf node " + std::to_string(leaf_[p]) +
                     (static_[p] ? " of the static tree" : " of the moving tree");
     s += "\nDepth " + std::to_string(leaf_depth(p)) + " of height " +
@@ -389,10 +441,15 @@ BroadPhaseStats DynamicAabbTree<D>::stats() const {
         static_.capacity() + input_static_.capacity() + moved_.capacity() +
         displacement_.capacity() * sizeof(Vec<D>) + codes_.capacity() * 8 +
         (keyed_moving_.capacity() + keyed_static_.capacity()) * 12 + stack_.capacity() * 4 +
-        pair_stack_.capacity() * 8 + marks_moving_.capacity() + marks_static_.capacity();
+        pair_stack_.capacity() * 8 + marks_moving_.capacity() + marks_static_.capacity() +
+        list_tests_.capacity() * 8;
+    std::size_t lists = 0;
+    for (std::size_t l = 0; l < fat_lists_.size(); ++l) {
+        lists += (fat_lists_[l].capacity() + out_lists_[l].capacity()) * sizeof(Pair) +
+                 moved_lists_[l].capacity() * 4 + list_stacks_[l].capacity() * 4;
+    }
     return {.candidate_tests = tests_,
-            .structure_bytes = moving_tree_.bytes() + static_tree_.bytes() + per_proxy +
-                               fat_pairs_.capacity() * sizeof(Pair),
+            .structure_bytes = moving_tree_.bytes() + static_tree_.bytes() + per_proxy + lists,
             .nodes = moving_tree_.live() + static_tree_.live(),
             .depth = std::max(moving_tree_.height(), static_tree_.height()),
             .reinserted = move_buffer_.size()};

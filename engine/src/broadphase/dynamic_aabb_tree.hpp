@@ -13,6 +13,10 @@
 // periodic top-down rebuild, a bulk rebuild when many bodies moved at once, and fat boxes
 // stretched along the body's last displacement, and new pairs found by one simultaneous
 // descent of the trees, pruned to subtrees holding a moved body, instead of one query each.
+// Proxies are cut into fixed ranges ("lists"): each keeps the fat pairs whose first proxy
+// it holds, so one task per range checks its bodies, filters its pairs and queries for its
+// moved bodies in parallel (oneTBB); ranges depend on n alone, so the output is the same
+// for any thread count.
 #pragma once
 
 #include <array>
@@ -42,6 +46,12 @@ private:
     bool rotations() const { return params_[5].value != 0.0f; }
     bool coherent() const { return params_[6].value != 0.0f; }
     bool tree_join() const { return params_[7].value != 0.0f; }
+    bool parallel() const { return params_[8].value != 0.0f; }
+    std::size_t list_of(std::uint32_t proxy) const { return proxy / per_list_; }
+    // body(l) for every proxy range l, on oneTBB's threads when parallel.
+    template <typename Body>
+    void for_each_list(const Body& body);
+    void size_lists(std::size_t proxies);
 
     Aabb<D> fatten(const Aabb<D>& box, const Vec<D>& displacement) const;
     void full_rebuild(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
@@ -49,8 +59,10 @@ private:
     void reinsert_moved();
     // A top-down tree over the proxies of one tree (static or not), in Morton order.
     void build_tree(bool statics);
-    void filter_kept(PairList& out);
-    void find_new_pairs(PairList& out);
+    // Per proxy range: drops the pairs of re-inserted bodies, reports the kept pairs whose
+    // real boxes overlap and, unless `join`, queries the trees for the range's moved bodies.
+    void pair_pass(bool join, PairList& out);
+    void join_new_pairs(PairList& out);
     const AabbTree<D>& tree_of(std::uint32_t proxy) const {
         return static_[proxy] ? static_tree_ : moving_tree_;
     }
@@ -67,7 +79,14 @@ private:
     std::vector<std::uint8_t> moved_;      // proxy: re-inserted in the last update
     std::vector<Vec<D>> displacement_;     // proxy: centre moved by this in the last update
     std::vector<std::uint32_t> move_buffer_;  // proxies re-inserted in the last update
-    std::vector<Pair> fat_pairs_;          // proxy pairs whose fat boxes overlap
+    // Per proxy range of per_list_ proxies: its fat pairs (proxy pairs whose fat boxes
+    // overlap, the first proxy in the range), its re-inserted proxies, this frame's pairs,
+    // candidate tests and a descent stack.
+    std::vector<PairList> fat_lists_, out_lists_;
+    std::vector<std::vector<std::uint32_t>> moved_lists_;
+    std::vector<std::uint64_t> list_tests_;
+    std::vector<std::vector<std::int32_t>> list_stacks_;
+    std::uint32_t per_list_ = 1;
     std::vector<std::uint32_t> order_;     // scratch: proxies in Morton order
     std::vector<std::uint64_t> codes_;     // scratch: their codes
     // (Morton code, proxy) of each tree's last top-down build, in sorted order.
@@ -81,14 +100,15 @@ private:
     std::size_t frame_ = 0;
     bool rebuilt_ = false;                 // the last update rebuilt a tree top-down
     bool built_coherent_ = false;
-    std::array<Param, 8> params_ = {{{"margin (box size)", 0.1f, 0, 1},
+    std::array<Param, 9> params_ = {{{"margin (box size)", 0.1f, 0, 1},
                                      {"margin (average size)", 0.2f, 0, 1},
                                      {"predict frames", 2, 0, 8},
                                      {"rebuild every K frames", 0, 0, 600},
                                      {"bulk rebuild share", 0.03f, 0, 1},
                                      {"rotations", 1, 0, 1, true},
                                      {"coherent order", 1, 0, 1, true},
-                                     {"joint descent", 1, 0, 1, true}}};
+                                     {"joint descent", 1, 0, 1, true},
+                                     {"parallel", 1, 0, 1, true}}};
 };
 
 }  // namespace collide
