@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include "collide/parse.hpp"
 #include "collide/registry.hpp"
@@ -18,86 +19,115 @@ namespace {
 // The raw text of every flag, validated only once all of them are known (so that, e.g.,
 // --broadphase can be checked against a --dim that comes after it).
 struct RawArgs {
-    std::optional<std::string_view> dim, scene, count, seed, broadphase, overlay, frames,
-        screenshot, size, select, msaa, query;
+    std::optional<std::string> dim, scene, count, seed, broadphase, overlay, frames, screenshot,
+        size, select, msaa, query;
     bool paused = false;
     bool swept = false;
     bool race = false;
     bool list = false;
-    bool help = false;
 };
 
-// A flag stores either its value or the fact that it was given.
-struct FlagSpec {
-    std::string_view name;
-    std::optional<std::string_view> RawArgs::*value = nullptr;
-    bool RawArgs::*toggle = nullptr;
-};
+// The command line's grammar and its help text, in one place: each flag with its
+// description, grouped as --help shows them.
+void define_flags(CLI::App& app, RawArgs& raw) {
+    app.set_help_flag();  // ours below: --help wins over mistakes (see parse_cli)
+    app.allow_extras();   // reported by parse_cli in our words
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    app.get_formatter()->column_width(25);
+    app.get_formatter()->label("OPTIONS", "options");
+    const auto value = [&](const char* group, const char* flag, std::optional<std::string>& to,
+                           const char* type, const char* help) {
+        app.add_option(flag, to, help)->type_name(type)->group(group);
+    };
+    const auto toggle = [&](const char* group, const char* flag, bool& to, const char* help) {
+        app.add_flag(flag, to, help)->disable_flag_override()->group(group);
+    };
+    value("Scene", "--dim", raw.dim, "2|3", "circles (2) or spheres (3); default 2");
+    value("Scene", "--scene", raw.scene, "NAME|csv:PATH",
+          "a generated scene (see --list) or bodies from a CSV file, whose\n"
+          "header sets the dimension; default uniform");
+    value("Scene", "--count", raw.count, "N", "number of bodies, 0 to 1000000; default 5000");
+    value("Scene", "--seed", raw.seed, "S", "random seed (unsigned 64-bit); default 1");
+    value("Scene", "--broadphase", raw.broadphase, "NAME",
+          "algorithm (see --list); default the first fast one for the dimension");
+    toggle("Scene", "--paused", raw.paused, "start paused (P pauses, O steps once)");
+    toggle("Scene", "--swept", raw.swept,
+           "swept boxes and time-of-impact contacts (no tunnelling)");
+    toggle("Scene", "--race", raw.race,
+           "race every algorithm on each frame's boxes (the Race panel)");
+    value("View", "--overlay", raw.overlay, "LIST",
+          "comma-separated: aabbs, pairs, structure, implicit, all, none");
+    value("View", "--size", raw.size, "WxH", "window size; default 1280x720");
+    value("View", "--select", raw.select, "ID", "start with body ID selected");
+    value("View", "--msaa", raw.msaa, "0|2|4|8",
+          "multisampling (antialiasing); default 4. Software GL is faster with 0");
+    value("View", "--query", raw.query, "x0,y0,x1,y1",
+          "start with this region queried (3D: x0,y0,z0,x1,y1,z1), low corner\n"
+          "first; the bodies the broad phase finds in it are highlighted");
+    value("Runs and captures", "--frames", raw.frames, "N",
+          "run N frames, print a stats summary, then quit");
+    value("Runs and captures", "--screenshot", raw.screenshot, "FILE.png",
+          "save the last frame (UI included) when the app quits");
+    toggle("Information", "--list", raw.list, "list the algorithms and scenes, then exit");
+    app.add_flag("-h,--help")
+        ->description("show this text")
+        ->disable_flag_override()
+        ->group("Information");
+    app.footer(
+        R"(Both --flag value and --flag=value work. Exit codes: 0 ok, 1 runtime failure, 2 bad usage.
 
-constexpr FlagSpec kFlags[] = {
-    {"--dim", &RawArgs::dim},
-    {"--scene", &RawArgs::scene},
-    {"--count", &RawArgs::count},
-    {"--seed", &RawArgs::seed},
-    {"--broadphase", &RawArgs::broadphase},
-    {"--overlay", &RawArgs::overlay},
-    {"--frames", &RawArgs::frames},
-    {"--screenshot", &RawArgs::screenshot},
-    {"--size", &RawArgs::size},
-    {"--select", &RawArgs::select},
-    {"--msaa", &RawArgs::msaa},
-    {"--query", &RawArgs::query},
-    {"--paused", nullptr, &RawArgs::paused},
-    {"--swept", nullptr, &RawArgs::swept},
-    {"--race", nullptr, &RawArgs::race},
-    {"--list", nullptr, &RawArgs::list},
-    {"--help", nullptr, &RawArgs::help},
-};
+Mouse and keys
+  left click / drag      select a body / drag it (it keeps the drag's velocity)
+  shift + left drag      query a region (3D: a box at the orbit target's depth);
+                         shift + click or Esc clears it
+  right drag             2D: pan   3D: orbit (shift: pan)
+  middle drag            pan
+  wheel                  2D: zoom about the cursor   3D: dolly
+  P pause   O step   R reset scene   C or Home: fit camera   1-9 choose algorithm
+  Esc                    clear the query region, or quit when there is none)");
+}
+
+constexpr const char* kDescription =
+    "collidoscope: watch broad-phase collision detection algorithms at work.\n";
 
 std::string quote(std::string_view s) {
     return "'" + std::string(s) + "'";
 }
 
-const FlagSpec* find_flag(std::string_view name) {
-    for (const FlagSpec& f : kFlags) {
-        if (f.name == name) return &f;
-    }
-    return nullptr;
-}
-
-bool scene_is_csv(std::string_view scene) {
-    return collide::is_csv_scene(scene);
-}
-
+// Splits the arguments into flags; every mistake CLI11 finds is reported in our words.
 RawArgs split_args(std::span<const std::string_view> args) {
     RawArgs raw;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        std::string_view arg = args[i];
-        if (arg == "-h") arg = "--help";
+    CLI::App app(kDescription, "collidoscope");
+    define_flags(app, raw);
+    try {
+        // CLI11 takes the arguments in reverse order.
+        app.parse(std::vector<std::string>(args.rbegin(), args.rend()));
+    } catch (const CLI::ArgumentMismatch& e) {
+        // "--frames: 1 required N missing" or "paused was given a disallowed flag override".
+        const std::string what = e.what();
+        const std::string flag = what.substr(0, what.find_first_of(": "));
+        if (what.ends_with("flag override")) {
+            const std::string given = "--" + flag + "=";
+            const auto arg = std::find_if(args.begin(), args.end(),
+                                          [&](std::string_view a) { return a.starts_with(given); });
+            throw CliError("--" + flag + " takes no value (got " +
+                           quote(arg->substr(given.size())) + ")");
+        }
+        throw CliError(flag + " needs a value");
+    } catch (const CLI::ParseError& e) {
+        throw CliError(e.what());
+    }
+    // CLI11 takes the next argument as the value whatever it is; a flag there is a
+    // forgotten value, not the value itself.
+    for (const CLI::Option* o : app.get_options()) {
+        if (o->get_expected_max() > 0 && o->count() > 0 && o->results().back().starts_with("--")) {
+            throw CliError(o->get_name() + " needs a value");
+        }
+    }
+    if (const std::vector<std::string> extra = app.remaining(); !extra.empty()) {
+        const std::string& arg = extra.front();
         if (!arg.starts_with("--")) throw CliError("unexpected argument " + quote(arg));
-        std::string_view name = arg;
-        std::optional<std::string_view> value;
-        if (auto eq = arg.find('='); eq != std::string_view::npos) {
-            name = arg.substr(0, eq);
-            value = arg.substr(eq + 1);
-        }
-        const FlagSpec* flag = find_flag(name);
-        if (!flag) throw CliError("unknown option " + quote(name));
-        if (flag->toggle) {
-            if (value) {
-                throw CliError(std::string(name) + " takes no value (got " + quote(*value) + ")");
-            }
-            raw.*(flag->toggle) = true;
-            continue;
-        }
-        if (!value) {
-            // A following flag is a forgotten value, not the value itself.
-            if (i + 1 >= args.size() || args[i + 1].starts_with("--")) {
-                throw CliError(std::string(name) + " needs a value");
-            }
-            value = args[++i];
-        }
-        raw.*(flag->value) = *value;
+        throw CliError("unknown option " + quote(arg.substr(0, arg.find('='))));
     }
     return raw;
 }
@@ -121,7 +151,7 @@ int parse_dim(std::string_view text) {
 // Resolves the scene and, for CSV files, the dimension the file's header declares.
 void validate_scene(const RawArgs& raw, Options& opt) {
     if (raw.scene) opt.scene = std::string(*raw.scene);
-    if (scene_is_csv(opt.scene)) {
+    if (collide::is_csv_scene(opt.scene)) {
         std::string path = opt.scene.substr(4);
         if (path.empty()) throw CliError("--scene: 'csv:' needs a path, as in csv:bodies.csv");
         try {
@@ -185,8 +215,9 @@ OverlayFlags parse_overlays(std::string_view text) {
         } else if (item == "none") {
             flags = {};
         } else {
-            throw CliError("--overlay: unknown overlay " + quote(item) +
-                           " (use aabbs, pairs, structure, implicit, all or none, comma separated)");
+            throw CliError(
+                "--overlay: unknown overlay " + quote(item) +
+                " (use aabbs, pairs, structure, implicit, all or none, comma separated)");
         }
     }
     return flags;
@@ -339,48 +370,10 @@ CliResult parse_cli(std::span<const std::string_view> args) {
 }
 
 std::string help_text() {
-    return R"(collidoscope: watch broad-phase collision detection algorithms at work.
-
-Usage: collidoscope [options]
-
-Scene
-  --dim 2|3              circles (2) or spheres (3); default 2
-  --scene NAME|csv:PATH  a generated scene (see --list) or bodies from a CSV file, whose
-                         header sets the dimension; default uniform
-  --count N              number of bodies, 0 to 1000000; default 5000
-  --seed S               random seed (unsigned 64-bit); default 1
-  --broadphase NAME      algorithm (see --list); default the first fast one for the dimension
-  --paused               start paused (P pauses, O steps once)
-  --swept                swept boxes and time-of-impact contacts (no tunnelling)
-  --race                 race every algorithm on each frame's boxes (the Race panel)
-
-View
-  --overlay LIST         comma-separated: aabbs, pairs, structure, implicit, all, none
-  --size WxH             window size; default 1280x720
-  --select ID            start with body ID selected
-  --msaa 0|2|4|8         multisampling (antialiasing); default 4. Software GL is faster with 0
-  --query x0,y0,x1,y1    start with this region queried (3D: x0,y0,z0,x1,y1,z1), low corner
-                         first; the bodies the broad phase finds in it are highlighted
-
-Runs and captures
-  --frames N             run N frames, print a stats summary, then quit
-  --screenshot FILE.png  save the last frame (UI included) when the app quits
-
-  --list                 list the algorithms and scenes, then exit
-  --help                 show this text
-
-Both --flag value and --flag=value work. Exit codes: 0 ok, 1 runtime failure, 2 bad usage.
-
-Mouse and keys
-  left click / drag      select a body / drag it (it keeps the drag's velocity)
-  shift + left drag      query a region (3D: a box at the orbit target's depth);
-                         shift + click or Esc clears it
-  right drag             2D: pan   3D: orbit (shift: pan)
-  middle drag            pan
-  wheel                  2D: zoom about the cursor   3D: dolly
-  P pause   O step   R reset scene   C or Home: fit camera   1-9 choose algorithm
-  Esc                    clear the query region, or quit when there is none
-)";
+    RawArgs raw;
+    CLI::App app(kDescription, "collidoscope");
+    define_flags(app, raw);
+    return app.help();
 }
 
 std::string list_text() {
