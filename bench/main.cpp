@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -14,6 +15,8 @@
 #include <vector>
 
 #include <tbb/global_control.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "bench_runner.hpp"
 #include "collide/parse.hpp"
@@ -26,46 +29,23 @@ namespace {
 using namespace collide;
 using namespace collide::bench;
 
-constexpr const char* kUsage = R"(usage: collidoscope-bench [options]
-  --dim 2|3                 dimension (default 2)
-  --scene NAME|csv:PATH     scene (default uniform); --list shows them
-  --n N[,N...]              body counts (default 10000)
-  --broadphase all|A[,B]    algorithms (default all; brute force joins 'all' only up to n=20000);
-                            also the references: floor (run first; x_floor divides by its
-                            median) and the peers this build has (--list)
-  --frames F                timed frames (default 30)
-  --warmup W                untimed frames first (default 3)
-  --speed S                 displacement per frame / median radius (default 0.05)
-  --mode broad|step         time the broad phase alone (default) or whole world steps
-  --swept                   step mode: swept boxes and time-of-impact contacts
-  --tunnelling              step mode: count pairs that pass through each other (always
-                            on for the bullets scene; timed apart from the step)
-  --threads T               oneTBB threads (default 1)
-  --seed S                  scene seed (default 1)
-  --budget SECONDS          time cap per algorithm and n (default 60)
-  --param NAME=VALUE        set an algorithm's tunable (repeatable; '-' for spaces in
-                            NAME), e.g. --param persistent-cells=0; names in --list
-  --static F                make this share of the bodies static (default 0)
-  --order scene|morton      body ids as the scene gives them (default), or renumbered in
-                            the Morton order of the centres (neighbours near in memory)
-  --check                   compare every frame's pairs with the reference
-  --format table|csv|json   output format (default table)
-  --out FILE                write the results to FILE instead of stdout
-  --list                    list algorithms and scenes
-)";
+// A bad command line: main prints the message and exits with 2.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+enum class Action { kRun, kHelp, kList };
 
 struct Options {
+    Action action = Action::kRun;
     RunConfig run;
     std::vector<std::size_t> counts{10000};
     std::vector<std::string> algorithms;  // empty = all
     std::string format = "table";
     std::string out;
+    bool list = false;
 };
-
-[[noreturn]] void usage_error(const std::string& what) {
-    std::cerr << "collidoscope-bench: " << what << "\n(see collidoscope-bench --help)\n";
-    std::exit(2);
-}
 
 template <typename T>
 T number(const std::string& flag, std::string_view text, T min, T max) {
@@ -73,9 +53,124 @@ T number(const std::string& flag, std::string_view text, T min, T max) {
     if (!v || *v < min || *v > max) {
         std::ostringstream msg;
         msg << flag << ": '" << text << "' must be a number from " << min << " to " << max;
-        usage_error(msg.str());
+        throw UsageError(msg.str());
     }
     return *v;
+}
+
+// The command line's grammar and its help text, in one place: each flag with its
+// description and what its value sets. CLI11 runs the setters once the whole line is
+// read, in the order below; they throw UsageError naming the bad value.
+void define_flags(CLI::App& app, Options& o) {
+    app.set_help_flag();  // ours below: --help wins over mistakes (see parse)
+    app.allow_extras();   // reported by parse in our words
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    app.get_formatter()->column_width(28);
+    app.get_formatter()->label("OPTIONS", "options");
+    using Setter = std::function<void(const std::string&)>;
+    const auto value = [&](const std::string& flag, const char* type, const char* help,
+                           Setter set) {
+        return app.add_option_function<std::string>(flag, std::move(set), help)->type_name(type);
+    };
+    const auto bounded = [&]<typename T>(const std::string& flag, T& to, T min, T max,
+                                         const char* type, const char* help) {
+        value(flag, type, help,
+              [&to, flag, min, max](const std::string& v) { to = number<T>(flag, v, min, max); });
+    };
+    const auto choice = [&](const std::string& flag, std::vector<std::string> choices,
+                            const char* help, Setter set) {
+        std::string type, names;
+        for (std::size_t i = 0; i < choices.size(); ++i) {
+            type += (i ? "|" : "") + choices[i];
+            names += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+        }
+        value(flag, "", help, [=](const std::string& v) {
+            if (std::find(choices.begin(), choices.end(), v) == choices.end())
+                throw UsageError(flag + ": '" + v + "' must be " + names);
+            set(v);
+        })->type_name(type);
+    };
+    const auto toggle = [&](const char* flag, bool& to, const char* help) {
+        app.add_flag(flag, to, help)->disable_flag_override();
+    };
+    choice("--dim", {"2", "3"}, "dimension (default 2)",
+           [&](const std::string& v) { o.run.dim = v == "3" ? 3 : 2; });
+    app.add_option("--scene", o.run.scene, "scene (default uniform); --list shows them")
+        ->type_name("NAME|csv:PATH");
+    value("--n", "N[,N...]", "body counts (default 10000)", [&](const std::string& v) {
+        o.counts.clear();
+        for (auto part : split(v, ','))
+            o.counts.push_back(number<std::size_t>("--n", part, 0, kMaxBodies));
+    });
+    value("--broadphase", "all|A[,B]",
+          "algorithms (default all; brute force joins 'all' only up to n=20000);\n"
+          "also the references: floor (run first; x_floor divides by its\n"
+          "median) and the peers this build has (--list)",
+          [&](const std::string& v) {
+              o.algorithms.clear();
+              if (v == "all") return;
+              for (auto part : split(v, ',')) o.algorithms.emplace_back(part);
+          });
+    bounded("--frames", o.run.frames, 1, 1000000, "F", "timed frames (default 30)");
+    bounded("--warmup", o.run.warmup, 0, 1000000, "W", "untimed frames first (default 3)");
+    bounded("--speed", o.run.speed, 0.0f, 1000.0f, "S",
+            "displacement per frame / median radius (default 0.05)");
+    choice("--mode", {"broad", "step"}, "time the broad phase alone (default) or whole world steps",
+           [&](const std::string& v) { o.run.mode = v == "step" ? Mode::kStep : Mode::kBroad; });
+    toggle("--swept", o.run.swept, "step mode: swept boxes and time-of-impact contacts");
+    toggle("--tunnelling", o.run.count_tunnelling,
+           "step mode: count pairs that pass through each other (always\n"
+           "on for the bullets scene; timed apart from the step)");
+    bounded("--threads", o.run.threads, 1, 1024, "T", "oneTBB threads (default 1)");
+    bounded("--seed", o.run.seed, std::uint64_t{0}, UINT64_MAX, "S", "scene seed (default 1)");
+    bounded("--budget", o.run.budget_s, 0.001, 1e6, "SECONDS",
+            "time cap per algorithm and n (default 60)");
+    app.add_option_function<std::vector<std::string>>(
+           "--param",
+           [&](const std::vector<std::string>& settings) {
+               for (const std::string& v : settings) {
+                   const auto eq = v.find('=');
+                   if (eq == std::string::npos || eq == 0)
+                       throw UsageError("--param: '" + v + "' must be NAME=VALUE");
+                   const std::string name = v.substr(0, eq);
+                   o.run.params.push_back(
+                       {name, number<float>("--param " + name, v.substr(eq + 1), -1e9f, 1e9f)});
+               }
+           },
+           "set an algorithm's tunable (repeatable; '-' for spaces in\n"
+           "NAME), e.g. --param persistent-cells=0; names in --list")
+        ->type_name("NAME=VALUE")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false);
+    bounded("--static", o.run.static_fraction, 0.0f, 1.0f, "F",
+            "make this share of the bodies static (default 0)");
+    choice("--order", {"scene", "morton"},
+           "body ids as the scene gives them (default), or renumbered in\n"
+           "the Morton order of the centres (neighbours near in memory)",
+           [&](const std::string& v) { o.run.morton_order = v == "morton"; });
+    toggle("--check", o.run.check, "compare every frame's pairs with the reference");
+    choice("--format", {"table", "csv", "json"}, "output format (default table)",
+           [&](const std::string& v) { o.format = v; });
+    value("--out", "FILE", "write the results to FILE instead of stdout",
+          [&](const std::string& v) {
+              o.out = v;
+              // Fail now rather than after minutes of measuring.
+              std::error_code ec;
+              if (o.out.empty() || std::filesystem::is_directory(o.out, ec))
+                  throw UsageError("--out: '" + o.out + "' is not a file name");
+              const auto dir = std::filesystem::absolute(o.out, ec).parent_path();
+              if (ec || !std::filesystem::is_directory(dir, ec))
+                  throw UsageError("--out: folder '" + dir.string() + "' does not exist");
+          });
+    toggle("--list", o.list, "list algorithms and scenes");
+    app.add_flag("-h,--help")->description("show this text")->disable_flag_override();
+}
+
+std::string help_text() {
+    Options o;
+    CLI::App app("", "collidoscope-bench");
+    define_flags(app, o);
+    return app.help();
 }
 
 void list_entry(const BroadPhaseEntry& e) {
@@ -124,14 +219,14 @@ void check_params_in(const Options& o) {
                         std::ostringstream msg;
                         msg << "--param " << s.name << ": " << s.value << " is outside "
                             << e.name << "'s range " << p.min << " to " << p.max;
-                        usage_error(msg.str());
+                        throw UsageError(msg.str());
                     }
                 }
             }
         }
         if (!known)
-            usage_error("--param: no algorithm to run has a parameter '" + s.name +
-                        "' (see --list)");
+            throw UsageError("--param: no algorithm to run has a parameter '" + s.name +
+                             "' (see --list)");
     }
 }
 
@@ -143,117 +238,54 @@ void check_params(const Options& o) {
     }
 }
 
+// Parses and validates the whole command line; throws UsageError.
 Options parse(int argc, char** argv) {
     Options o;
-    std::vector<std::string> args(argv + 1, argv + argc);
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        std::string flag = args[i];
-        std::optional<std::string> inline_value;
-        if (const auto eq = flag.find('='); flag.starts_with("--") && eq != std::string::npos) {
-            inline_value = flag.substr(eq + 1);
-            flag.resize(eq);
+    for (int i = 1; i < argc; ++i) {
+        if (argv[i] == std::string_view("--help") || argv[i] == std::string_view("-h")) {
+            o.action = Action::kHelp;
+            return o;
         }
-        const auto value = [&]() -> std::string {
-            if (inline_value) return *inline_value;
-            if (i + 1 >= args.size()) usage_error(flag + " needs a value");
-            return args[++i];
-        };
-        if (flag == "--help" || flag == "-h") {
-            std::cout << kUsage;
-            std::exit(0);
-        } else if (flag == "--list") {
-            list();
-            std::exit(0);
-        } else if (flag == "--dim") {
-            const std::string v = value();
-            if (v != "2" && v != "3") usage_error("--dim: '" + v + "' must be 2 or 3");
-            o.run.dim = v[0] - '0';
-        } else if (flag == "--scene") {
-            o.run.scene = value();
-        } else if (flag == "--n") {
-            o.counts.clear();
-            const std::string list = value();
-            for (auto part : split(list, ','))
-                o.counts.push_back(number<std::size_t>("--n", part, 0, kMaxBodies));
-        } else if (flag == "--broadphase") {
-            const std::string v = value();
-            o.algorithms.clear();
-            if (v != "all") {
-                for (auto part : split(v, ',')) o.algorithms.emplace_back(part);
-            }
-        } else if (flag == "--frames") {
-            o.run.frames = number<int>(flag, value(), 1, 1000000);
-        } else if (flag == "--warmup") {
-            o.run.warmup = number<int>(flag, value(), 0, 1000000);
-        } else if (flag == "--speed") {
-            o.run.speed = number<float>(flag, value(), 0.0f, 1000.0f);
-        } else if (flag == "--threads") {
-            o.run.threads = number<int>(flag, value(), 1, 1024);
-        } else if (flag == "--seed") {
-            o.run.seed = number<std::uint64_t>(flag, value(), 0, UINT64_MAX);
-        } else if (flag == "--budget") {
-            o.run.budget_s = number<double>(flag, value(), 0.001, 1e6);
-        } else if (flag == "--mode") {
-            const std::string v = value();
-            if (v != "broad" && v != "step")
-                usage_error("--mode: '" + v + "' must be broad or step");
-            o.run.mode = v == "step" ? Mode::kStep : Mode::kBroad;
-        } else if (flag == "--param") {
-            const std::string v = value();
-            const auto eq = v.find('=');
-            if (eq == std::string::npos || eq == 0)
-                usage_error("--param: '" + v + "' must be NAME=VALUE");
-            o.run.params.push_back(
-                {v.substr(0, eq), number<float>("--param " + v.substr(0, eq), v.substr(eq + 1),
-                                                -1e9f, 1e9f)});
-        } else if (flag == "--order") {
-            const std::string v = value();
-            if (v != "scene" && v != "morton")
-                usage_error("--order: '" + v + "' must be scene or morton");
-            o.run.morton_order = v == "morton";
-        } else if (flag == "--static") {
-            o.run.static_fraction = number<float>(flag, value(), 0.0f, 1.0f);
-        } else if (flag == "--check" && !inline_value) {
-            o.run.check = true;
-        } else if (flag == "--swept" && !inline_value) {
-            o.run.swept = true;
-        } else if (flag == "--tunnelling" && !inline_value) {
-            o.run.count_tunnelling = true;
-        } else if (flag == "--format") {
-            o.format = value();
-            if (o.format != "table" && o.format != "csv" && o.format != "json") {
-                usage_error("--format: '" + o.format + "' must be table, csv or json");
-            }
-        } else if (flag == "--out") {
-            o.out = value();
-            // Fail now rather than after minutes of measuring.
-            std::error_code ec;
-            if (o.out.empty() || std::filesystem::is_directory(o.out, ec))
-                usage_error("--out: '" + o.out + "' is not a file name");
-            const auto dir = std::filesystem::absolute(o.out, ec).parent_path();
-            if (ec || !std::filesystem::is_directory(dir, ec))
-                usage_error("--out: folder '" + dir.string() + "' does not exist");
-        } else {
-            usage_error("unknown option '" + args[i] + "'");
-        }
+    }
+    CLI::App app("", "collidoscope-bench");
+    define_flags(app, o);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ArgumentMismatch& e) {
+        // "--frames: 1 required F missing", or "check was given a disallowed flag override".
+        const std::string what = e.what();
+        if (what.ends_with("flag override"))
+            throw UsageError("--" + what.substr(0, what.find(' ')) + " takes no value");
+        throw UsageError(what.substr(0, what.find(':')) + " needs a value");
+    } catch (const CLI::ParseError& e) {
+        throw UsageError(e.what());
+    }
+    if (const std::vector<std::string> extra = app.remaining(); !extra.empty())
+        throw UsageError("unknown option '" + extra.front() + "'");
+    if (o.list) {
+        o.action = Action::kList;
+        return o;
     }
     for (const std::string& a : o.algorithms) {
         const BroadPhaseEntry* e = find_subject(a);
         if (e == nullptr && a.starts_with("peer:"))
-            usage_error("--broadphase: '" + a +
-                        "' is not a peer this build has (peers are built when CMake finds "
-                        "their packages: scripts/install-deps, then reconfigure; see --list)");
-        if (e == nullptr) usage_error("--broadphase: unknown algorithm '" + a + "' (see --list)");
+            throw UsageError("--broadphase: '" + a +
+                             "' is not a peer this build has (peers are built when CMake finds "
+                             "their packages: scripts/install-deps, then reconfigure; see --list)");
+        if (e == nullptr)
+            throw UsageError("--broadphase: unknown algorithm '" + a + "' (see --list)");
         if (!e->supports(o.run.dim))
-            usage_error("--broadphase: '" + a + "' has no " + std::to_string(o.run.dim) +
-                        "D version");
+            throw UsageError("--broadphase: '" + a + "' has no " + std::to_string(o.run.dim) +
+                             "D version");
         if (a == kFloor && o.run.check)
-            usage_error("--check: floor reports no pairs, so there is nothing to check; run it "
-                        "without --check (with --broadphase all, --check runs floor unchecked)");
+            throw UsageError(
+                "--check: floor reports no pairs, so there is nothing to check; run it "
+                "without --check (with --broadphase all, --check runs floor unchecked)");
     }
     check_params(o);
     if (o.run.mode != Mode::kStep && (o.run.swept || o.run.count_tunnelling))
-        usage_error(std::string(o.run.swept ? "--swept" : "--tunnelling") + " needs --mode step");
+        throw UsageError(std::string(o.run.swept ? "--swept" : "--tunnelling") +
+                         " needs --mode step");
     // Build the scene once (at n <= 2) so a bad name or file fails before any work. A CSV
     // scene has its own size, which replaces --n.
     try {
@@ -263,53 +295,73 @@ Options parse(int argc, char** argv) {
                            : make_scene<3>(o.run.scene, probe, o.run.seed).bodies.size();
         if (is_csv_scene(o.run.scene)) o.counts = {bodies};
     } catch (const SceneError& e) {
-        usage_error(std::string("--scene: ") + e.what());
+        throw UsageError(std::string("--scene: ") + e.what());
     }
     return o;
 }
 
-std::string json_escape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
+// A measured figure as the JSON shows it: six significant digits, whole values without a
+// fraction ("1", not "1.0").
+nlohmann::ordered_json figure(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", v);
+    const double rounded = std::strtod(text, nullptr);
+    if (rounded == std::trunc(rounded) && std::abs(rounded) < 1e15)
+        return static_cast<std::int64_t>(rounded);
+    return rounded;
+}
+
+// One result per line, as {"key": value, ...}, which greps and diffs read well.
+std::string one_line(const nlohmann::ordered_json& object) {
+    std::string line;
+    for (const auto& [key, value] : object.items())
+        line += (line.empty() ? "{" : ", ") + nlohmann::json(key).dump() + ": " + value.dump();
+    return line + "}";
+}
+
+nlohmann::ordered_json to_json(const Options& o, const RunResult& r) {
+    const bool step = o.run.mode == Mode::kStep;
+    nlohmann::ordered_json j = {
+        {"algorithm", r.algorithm},
+        {"dim", o.run.dim},
+        {"scene", o.run.scene},
+        {"n", r.n_bodies},
+        {"threads", o.run.threads},
+        {"speed", figure(o.run.speed)},
+        {"mode", step ? "step" : "broad"},
+        {"status", r.status},
+        {"frames", r.frames_run},
+        {"median_ms", figure(r.median_ms)},
+        {"x_floor", r.x_floor >= 0 ? figure(r.x_floor) : nullptr},
+        {"p10_ms", figure(r.p10_ms)},
+        {"p90_ms", figure(r.p90_ms)},
+        {"pairs_first", r.pairs_first},
+        {"pairs_last", r.pairs_last},
+        {"total_ms", figure(r.total_ms)},
+        {"candidate_tests", std::llround(r.candidate_tests)},
+        {"total_tests", std::llround(r.total_tests)},
+        {"structure_bytes", r.structure_bytes},
+        {"reinserted", figure(r.reinserted)},
+    };
+    if (step) {
+        j["integrate_ms"] = figure(r.integrate_ms);
+        j["broad_ms"] = figure(r.broad_ms);
+        j["narrow_ms"] = figure(r.narrow_ms);
+        j["resolve_ms"] = figure(r.resolve_ms);
+        j["swept"] = o.run.swept;
+        j["impacts"] = figure(r.impacts);
+        if (r.tunnelling_counted) j["tunnelled"] = r.tunnelled;
     }
-    return out;
+    return j;
 }
 
 void write(std::ostream& os, const Options& o, const std::vector<RunResult>& results) {
     const bool step = o.run.mode == Mode::kStep;
     if (o.format == "json") {
         os << "[\n";
-        for (std::size_t i = 0; i < results.size(); ++i) {
-            const RunResult& r = results[i];
-            os << "  {\"algorithm\": \"" << r.algorithm << "\", \"dim\": " << o.run.dim
-               << ", \"scene\": \"" << json_escape(o.run.scene) << "\", \"n\": " << r.n_bodies
-               << ", \"threads\": " << o.run.threads << ", \"speed\": " << o.run.speed
-               << ", \"mode\": \"" << (step ? "step" : "broad") << "\", \"status\": \"" << r.status
-               << "\", \"frames\": " << r.frames_run << ", \"median_ms\": " << r.median_ms
-               << ", \"x_floor\": ";
-            if (r.x_floor >= 0) {
-                os << r.x_floor;
-            } else {
-                os << "null";
-            }
-            os << ", \"p10_ms\": " << r.p10_ms << ", \"p90_ms\": " << r.p90_ms
-               << ", \"pairs_first\": " << r.pairs_first << ", \"pairs_last\": " << r.pairs_last
-               << ", \"total_ms\": " << r.total_ms << ", \"candidate_tests\": " << std::fixed
-               << std::setprecision(0) << r.candidate_tests << ", \"total_tests\": " << r.total_tests
-               << std::defaultfloat << std::setprecision(6)
-               << ", \"structure_bytes\": " << r.structure_bytes
-               << ", \"reinserted\": " << r.reinserted;
-            if (step) {
-                os << ", \"integrate_ms\": " << r.integrate_ms << ", \"broad_ms\": " << r.broad_ms
-                   << ", \"narrow_ms\": " << r.narrow_ms << ", \"resolve_ms\": " << r.resolve_ms
-                   << ", \"swept\": " << (o.run.swept ? "true" : "false")
-                   << ", \"impacts\": " << r.impacts;
-                if (r.tunnelling_counted) os << ", \"tunnelled\": " << r.tunnelled;
-            }
-            os << "}" << (i + 1 < results.size() ? "," : "") << "\n";
-        }
+        for (std::size_t i = 0; i < results.size(); ++i)
+            os << "  " << one_line(to_json(o, results[i])) << (i + 1 < results.size() ? "," : "")
+               << "\n";
         os << "]\n";
         return;
     }
@@ -390,7 +442,21 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
 }  // namespace
 
 int main(int argc, char** argv) {
-    const Options o = parse(argc, argv);
+    Options o;
+    try {
+        o = parse(argc, argv);
+    } catch (const UsageError& e) {
+        std::cerr << "collidoscope-bench: " << e.what() << "\n(see collidoscope-bench --help)\n";
+        return 2;
+    }
+    if (o.action == Action::kHelp) {
+        std::cout << help_text();
+        return 0;
+    }
+    if (o.action == Action::kList) {
+        list();
+        return 0;
+    }
     tbb::global_control threads(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(o.run.threads));
 
