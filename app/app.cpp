@@ -87,7 +87,7 @@ int App::run() {
     while (true) {
         const glm::vec2 screen(platform_.window_size());
         bool fit_asked = false;
-        InputTargets targets{demo_, camera_2d_, camera_3d_, screen, quit, fit_asked};
+        InputTargets targets{demo_, camera(), screen, quit, fit_asked};
         SDL_Event event;
         while (SDL_PollEvent(&event)) {
             ImGui_ImplSDL2_ProcessEvent(&event);
@@ -154,18 +154,21 @@ int App::run() {
 void App::fit_camera_if_needed(glm::vec2 screen, bool asked) {
     const Box3 bounds = demo_.world().bounds();
     if (!asked && fitted_dim_ == demo_.dim() && same_box(bounds, fitted_bounds_)) return;
-    const ScreenRect area = Ui::free_area(screen);
-    if (demo_.dim() == 2) {
-        // Leave room under the world: structure overlays such as sort-and-sweep's sorted
-        // intervals are drawn in a strip there.
-        Box3 framed = bounds;
-        framed.lo.y -= 0.14f * (bounds.hi.y - bounds.lo.y);
-        camera_2d_.fit(framed, area, screen);
-    } else {
-        camera_3d_.fit(bounds, area, screen);
-    }
+    Box3 framed = bounds;
+    // 2D: leave room under the world: structure overlays such as sort-and-sweep's sorted
+    // intervals are drawn in a strip there.
+    if (demo_.dim() == 2) framed.lo.y -= 0.14f * (bounds.hi.y - bounds.lo.y);
+    camera().fit(framed, Ui::free_area(screen), screen);
     fitted_dim_ = demo_.dim();
     fitted_bounds_ = bounds;
+}
+
+Camera& App::camera() {
+    return demo_.dim() == 2 ? static_cast<Camera&>(camera_2d_) : camera_3d_;
+}
+
+const Camera& App::camera() const {
+    return demo_.dim() == 2 ? static_cast<const Camera&>(camera_2d_) : camera_3d_;
 }
 
 void App::run_query() {
@@ -201,7 +204,7 @@ OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
     const float pixels_per_point = static_cast<float>(framebuffer.y) / std::max(screen.y, 1.0f);
     if (demo_.dim() == 2) {
         const glm::mat4 view_proj = camera_2d_.view_proj(screen);
-        req.view = camera_2d_.visible(screen);
+        req.view = camera_2d_.visible(world.bounds(), screen);
         req.min_ring_radius = kRingPx * camera_2d_.world_per_pixel();
         req.query_pixel = camera_2d_.world_per_pixel();
         report = world.fill_overlays(req, overlays_);
@@ -241,11 +244,7 @@ void App::draw_labels(glm::vec2 screen) const {
     ImDrawList* draw = ImGui::GetBackgroundDrawList();
     for (const Label& label : overlays_.labels) {
         glm::vec2 at;
-        if (demo_.dim() == 2) {
-            at = camera_2d_.world_to_screen(glm::vec2(label.at), screen);
-        } else if (!camera_3d_.world_to_screen(label.at, screen, at)) {
-            continue;
-        }
+        if (!camera().world_to_screen(label.at, screen, at)) continue;
         draw->AddText(ImVec2(at.x, at.y), to_imgui(label.color), label.text.c_str());
     }
 }

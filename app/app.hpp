@@ -34,6 +34,9 @@ private:
     void run_query();
     // Frames the world when the dimension or the world's size changed, or when asked to.
     void fit_camera_if_needed(glm::vec2 screen, bool asked);
+    // The camera of the current dimension.
+    Camera& camera();
+    const Camera& camera() const;
 
     const Options& options_;
     Demo& demo_;

@@ -11,6 +11,7 @@ namespace {
 constexpr float kFovY = glm::radians(45.0f);
 constexpr float kFitMargin = 1.06f;
 constexpr float kMaxPitch = glm::radians(89.0f);
+constexpr float kZoomPerNotch = 1.15f;  // 2D
 
 // Where the fitted area's centre sits in normalised device coordinates.
 glm::vec2 ndc_of(glm::vec2 px, glm::vec2 screen) {
@@ -37,12 +38,13 @@ void Camera2D::fit(const Box3& world, const ScreenRect& area_in, glm::vec2 scree
     centre_ = world_centre - glm::vec2(offset_px.x, -offset_px.y) * world_per_pixel_;
 }
 
-void Camera2D::pan(glm::vec2 delta_px) {
+void Camera2D::pan(glm::vec2 delta_px, glm::vec2) {
     centre_ -= glm::vec2(delta_px.x, -delta_px.y) * world_per_pixel_;
 }
 
-void Camera2D::zoom_at(glm::vec2 at_px, float factor, glm::vec2 screen) {
+void Camera2D::zoom(glm::vec2 at_px, float notches, glm::vec2 screen) {
     const glm::vec2 before = screen_to_world(at_px, screen);
+    const float factor = std::pow(kZoomPerNotch, notches);
     world_per_pixel_ = std::clamp(world_per_pixel_ / factor, 1e-6f, 1e6f);
     const glm::vec2 after = screen_to_world(at_px, screen);
     centre_ += before - after;
@@ -59,12 +61,18 @@ glm::vec2 Camera2D::screen_to_world(glm::vec2 px, glm::vec2 screen) const {
     return centre_ + glm::vec2(d.x, -d.y) * world_per_pixel_;
 }
 
-glm::vec2 Camera2D::world_to_screen(glm::vec2 p, glm::vec2 screen) const {
-    const glm::vec2 d = (p - centre_) / world_per_pixel_;
-    return screen * 0.5f + glm::vec2(d.x, -d.y);
+Ray Camera2D::ray_at(glm::vec2 px, glm::vec2 screen) const {
+    // From just above the plane, so a plane hit lies ahead of the origin.
+    return {{screen_to_world(px, screen), 1.0f}, {0.0f, 0.0f, -1.0f}};
 }
 
-Box3 Camera2D::visible(glm::vec2 screen) const {
+bool Camera2D::world_to_screen(const glm::vec3& p, glm::vec2 screen, glm::vec2& out) const {
+    const glm::vec2 d = (glm::vec2(p) - centre_) / world_per_pixel_;
+    out = screen * 0.5f + glm::vec2(d.x, -d.y);
+    return true;
+}
+
+Box3 Camera2D::visible(const Box3&, glm::vec2 screen) const {
     const glm::vec2 a = screen_to_world({0, screen.y}, screen);
     const glm::vec2 b = screen_to_world({screen.x, 0}, screen);
     return {{a.x, a.y, -1e30f}, {b.x, b.y, 1e30f}};
@@ -94,8 +102,8 @@ void Camera3D::pan(glm::vec2 delta_px, glm::vec2 screen) {
     target_ += (-delta_px.x * right() + delta_px.y * up()) * per_px;
 }
 
-void Camera3D::dolly(float steps) {
-    distance_ = std::clamp(distance_ * std::pow(0.88f, steps), world_radius_ * 1e-3f,
+void Camera3D::zoom(glm::vec2, float notches, glm::vec2) {
+    distance_ = std::clamp(distance_ * std::pow(0.88f, notches), world_radius_ * 1e-3f,
                            world_radius_ * 50.0f);
 }
 

@@ -35,7 +35,7 @@ Demo::Demo(const Options& options)
     }
     view_.overlays = options.overlays;
     select(options.select);
-    if (options.query) query_ = Box3{options.query->lo, options.query->hi};
+    query_ = options.query;
 }
 
 void Demo::set_dim(int dim) {

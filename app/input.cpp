@@ -12,7 +12,6 @@ namespace collidoscope {
 namespace {
 
 constexpr float kPickSlackPx = 3.0f;  // sub-pixel bodies can still be clicked
-constexpr float kZoomPerNotch = 1.15f;
 constexpr float kClickSlackPx = 3.0f;  // less motion than this is a click, not a drag
 
 // Where the ray meets the plane through `point` with normal `normal`; false if it misses.
@@ -25,16 +24,12 @@ bool hit_plane(const Ray& ray, const glm::vec3& point, const glm::vec3& normal, 
     return true;
 }
 
-// The world region under the screen rectangle between `a_px` and `b_px`. 3D: the rectangle
-// is unprojected onto the camera-facing plane through the orbit target and given a depth,
-// centred on that plane, equal to its larger side, so it reads as a box at the focus.
+// The world region under the screen rectangle between `a_px` and `b_px`: the rectangle
+// unprojected onto the camera-facing plane through the camera's target, given the camera's
+// region depth (3D: its larger side, centred on that plane, so it reads as a box at the
+// focus; 2D: flat).
 std::optional<Box3> region_under(glm::vec2 a_px, glm::vec2 b_px, const InputTargets& t) {
-    if (t.demo.dim() == 2) {
-        const glm::vec2 a = t.camera_2d.screen_to_world(a_px, t.screen);
-        const glm::vec2 b = t.camera_2d.screen_to_world(b_px, t.screen);
-        return Box3{{glm::min(a, b), 0.0f}, {glm::max(a, b), 0.0f}};
-    }
-    const Camera3D& cam = t.camera_3d;
+    const Camera& cam = t.camera;
     const glm::vec3 normal = cam.forward();
     // Corner i takes x from b if bit 0 is set, y from b if bit 1 is.
     glm::vec3 corner[4];
@@ -46,9 +41,8 @@ std::optional<Box3> region_under(glm::vec2 a_px, glm::vec2 b_px, const InputTarg
     }
     const float side =
         std::max(glm::distance(corner[0], corner[1]), glm::distance(corner[0], corner[2]));
-    const glm::vec3 half_depth = normal * (0.5f * side);
-    Box3 box{glm::vec3(std::numeric_limits<float>::infinity()),
-             glm::vec3(-std::numeric_limits<float>::infinity())};
+    const glm::vec3 half_depth = normal * (0.5f * cam.region_depth(side));
+    Box3 box = Box3::empty();
     for (const glm::vec3& c : corner) {
         for (const glm::vec3& p : {c - half_depth, c + half_depth}) {
             box.lo = glm::min(box.lo, p);
@@ -81,7 +75,7 @@ void Input::handle(const SDL_Event& event, InputTargets& t) {
             } else if (event.button.button == SDL_BUTTON_LEFT) {
                 pick(mouse_, t);
             } else if (event.button.button == SDL_BUTTON_RIGHT) {
-                camera_drag_ = t.demo.dim() == 3 && !shift ? CameraDrag::kOrbit : CameraDrag::kPan;
+                camera_drag_ = shift ? CameraDrag::kPan : CameraDrag::kTurn;
             } else if (event.button.button == SDL_BUTTON_MIDDLE) {
                 camera_drag_ = CameraDrag::kPan;
             }
@@ -102,14 +96,10 @@ void Input::handle(const SDL_Event& event, InputTargets& t) {
             const glm::vec2 delta(static_cast<float>(event.motion.xrel),
                                   static_cast<float>(event.motion.yrel));
             if (region_.active) update_region(t);
-            if (camera_drag_ == CameraDrag::kOrbit) {
-                t.camera_3d.orbit(delta);
+            if (camera_drag_ == CameraDrag::kTurn) {
+                t.camera.turn(delta, t.screen);
             } else if (camera_drag_ == CameraDrag::kPan) {
-                if (t.demo.dim() == 2) {
-                    t.camera_2d.pan(delta);
-                } else {
-                    t.camera_3d.pan(delta, t.screen);
-                }
+                t.camera.pan(delta, t.screen);
             }
             break;
         }
@@ -117,11 +107,7 @@ void Input::handle(const SDL_Event& event, InputTargets& t) {
             if (io.WantCaptureMouse) break;
             float notches = event.wheel.preciseY;
             if (event.wheel.direction == SDL_MOUSEWHEEL_FLIPPED) notches = -notches;
-            if (t.demo.dim() == 2) {
-                t.camera_2d.zoom_at(mouse_, std::pow(kZoomPerNotch, notches), t.screen);
-            } else {
-                t.camera_3d.dolly(notches);
-            }
+            t.camera.zoom(mouse_, notches, t.screen);
             break;
         }
         default: break;
@@ -167,25 +153,16 @@ void Input::pick(glm::vec2 px, InputTargets& t) {
     SimWorld& world = t.demo.world();
     drag_ = {};
     mouse_ = px;
-    collide::BodyId hit = collide::kNoBody;
-    if (t.demo.dim() == 2) {
-        const glm::vec2 p = t.camera_2d.screen_to_world(px, t.screen);
-        const float slack = kPickSlackPx * t.camera_2d.world_per_pixel();
-        hit = world.pick({p, 0.0f}, {0, 0, -1}, slack);
-        if (hit != collide::kNoBody) {
-            drag_.offset = world.position(hit) - glm::vec3(p, 0.0f);
-        }
-    } else {
-        const Ray ray = t.camera_3d.ray_at(px, t.screen);
-        const glm::vec3 centre = (world.bounds().lo + world.bounds().hi) * 0.5f;
-        const float slack = kPickSlackPx * t.camera_3d.pixel_size_at(centre, t.screen);
-        hit = world.pick(ray.origin, ray.dir, slack);
-        if (hit != collide::kNoBody) {
-            drag_.plane_point = world.position(hit);
-            drag_.plane_normal = t.camera_3d.forward();
-            glm::vec3 grabbed;
-            if (cursor_on_drag_plane(t, grabbed)) drag_.offset = drag_.plane_point - grabbed;
-        }
+    const Ray ray = t.camera.ray_at(px, t.screen);
+    const glm::vec3 centre = (world.bounds().lo + world.bounds().hi) * 0.5f;
+    const float slack = kPickSlackPx * t.camera.pixel_size_at(centre, t.screen);
+    const collide::BodyId hit = world.pick(ray.origin, ray.dir, slack);
+    if (hit != collide::kNoBody) {
+        // Dragged in the camera-facing plane through the body (2D: the world plane).
+        drag_.plane_point = world.position(hit);
+        drag_.plane_normal = t.camera.forward();
+        glm::vec3 grabbed;
+        if (cursor_on_drag_plane(t, grabbed)) drag_.offset = drag_.plane_point - grabbed;
     }
     t.demo.select(hit);
     drag_.active = hit != collide::kNoBody;
@@ -201,11 +178,7 @@ void Input::update_region(InputTargets& t) {
 }
 
 bool Input::cursor_on_drag_plane(InputTargets& t, glm::vec3& out) const {
-    if (t.demo.dim() == 2) {
-        out = glm::vec3(t.camera_2d.screen_to_world(mouse_, t.screen), 0.0f);
-        return true;
-    }
-    return hit_plane(t.camera_3d.ray_at(mouse_, t.screen), drag_.plane_point, drag_.plane_normal,
+    return hit_plane(t.camera.ray_at(mouse_, t.screen), drag_.plane_point, drag_.plane_normal,
                      out);
 }
 

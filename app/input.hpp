@@ -17,8 +17,7 @@ namespace collidoscope {
 // What input acts on, gathered for one frame.
 struct InputTargets {
     Demo& demo;
-    Camera2D& camera_2d;
-    Camera3D& camera_3d;
+    Camera& camera;  // the current dimension's
     glm::vec2 screen;  // window size in points, the unit of mouse events
     bool& quit;
     bool& fit_camera;
@@ -34,7 +33,8 @@ public:
     void pick(glm::vec2 px, InputTargets& t);
 
 private:
-    enum class CameraDrag { kNone, kPan, kOrbit };
+    // kTurn: the right button's drag (orbit in 3D, pan in 2D).
+    enum class CameraDrag { kNone, kPan, kTurn };
 
     struct BodyDrag {
         bool active = false;

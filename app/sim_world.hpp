@@ -61,10 +61,8 @@ struct ShapeGeometry {
     std::vector<LineVertex> triangles;
 };
 
-struct Box3 {
-    glm::vec3 lo{0.0f};
-    glm::vec3 hi{0.0f};
-};
+// World boxes cross the app's boundaries as the engine's 3D box (z = 0 in 2D).
+using Box3 = collide::Aabb<3>;
 
 enum class ColorMode { kSpeed, kId };
 
