@@ -117,10 +117,12 @@ void World<D>::compute_boxes() {
     for (std::size_t i = 0; i < n; ++i) {
         boxes_[i] = Aabb<D>::around(bodies_.pos[i], bodies_.radius[i]);
     }
-    const bool swept = settings_.swept && start_pos_.size() == n;
-    if (swept) sweep_boxes<D>(start_pos_, bodies_.radius, boxes_);
-    implicit_.set_boxes(
-        bodies_, swept ? std::span<const Vec<D>>(start_pos_) : std::span<const Vec<D>>(), boxes_);
+    std::span<const Vec<D>> path_start;  // where the paths began, in a swept step
+    if (settings_.swept && start_pos_.size() == n) {
+        path_start = start_pos_;
+        sweep_boxes<D>(path_start, bodies_.radius, boxes_);
+    }
+    implicit_.set_boxes(bodies_, path_start, boxes_);
 }
 
 // The narrow phase: worlds of circles/spheres only take the analytic path.
