@@ -12,6 +12,7 @@
 #include "cli.hpp"
 #include "collide/registry.hpp"
 #include "collide/scenes.hpp"
+#include "collide/tunnelling_check.hpp"
 #include "dim_cast.hpp"
 #include "overlay_builder.hpp"
 
@@ -52,16 +53,20 @@ collide::Color hue_color(float h) {
 }
 
 template <int D>
+std::unique_ptr<collide::BroadPhase<D>> available_broadphase(std::string_view name) {
+    auto bp = collide::make_broadphase<D>(name);
+    if (!bp) {
+        throw std::invalid_argument("broad phase '" + std::string(name) +
+                                    "' is not available in " + std::to_string(D) + "D");
+    }
+    return bp;
+}
+
+template <int D>
 class WorldAdapter final : public SimWorld {
 public:
     WorldAdapter(collide::Scene<D> scene, std::string_view broadphase)
-        : world_(scene.settings, std::move(scene.bodies)) {
-        auto bp = collide::make_broadphase<D>(broadphase);
-        if (!bp) {
-            throw std::invalid_argument("broad phase '" + std::string(broadphase) +
-                                        "' is not available in " + std::to_string(D) + "D");
-        }
-        world_.set_broad_phase(std::move(bp));
+        : world_(scene.settings, std::move(scene.bodies), available_broadphase<D>(broadphase)) {
         collide::Vec<D> g = world_.settings().gravity;
         float g_len = glm::length(g);
         gravity_dir_ = collide::Vec<D>(0.0f);
@@ -79,7 +84,7 @@ public:
         return {to3<D>(world_.settings().bounds.lo), to3<D>(world_.settings().bounds.hi)};
     }
 
-    void step() override { world_.step(); }
+    void step() override { collide::step_counting_tunnelling(world_, tunnelling_); }
     const collide::StepTimings& timings() const override { return world_.timings(); }
     std::size_t pair_count() const override { return world_.pairs().size(); }
     std::size_t contact_count() const override { return world_.contacts().size(); }
@@ -125,7 +130,7 @@ public:
         race_.run(world_.boxes(), world_.bodies().is_static, world_.steps(), live, out);
     }
     ContinuousFacts continuous_facts() const override {
-        return {world_.impacts(), world_.tunnelling().last_step, world_.tunnelling().total};
+        return {world_.impacts(), tunnelling_.count().last_step, tunnelling_.count().total};
     }
     void set_physics(const Physics& p) override {
         auto& s = world_.settings();
@@ -153,6 +158,7 @@ private:
     float speed_scale();
 
     collide::World<D> world_;
+    collide::TunnellingCheck<D> tunnelling_{collide::make_broadphase<D>("sort-and-sweep")};
     Race<D> race_;
     collide::Vec<D> gravity_dir_;
     collide::PairList scratch_pairs_;

@@ -9,6 +9,7 @@
 #include "collide/pair_check.hpp"
 #include "collide/registry.hpp"
 #include "collide/scenes.hpp"
+#include "collide/tunnelling_check.hpp"
 #include "collide/world.hpp"
 #include "subjects.hpp"
 
@@ -174,9 +175,10 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
     Scene<D> scene = bench_scene<D>(cfg);
     scene.settings.swept = cfg.swept;
     scene.settings.count_tunnelling |= cfg.count_tunnelling;  // bullets asks for it itself
-    World<D> world(scene.settings, std::move(scene.bodies));
     std::string label;
-    world.set_broad_phase(make_configured<D>(cfg, algorithm, label));
+    World<D> world(scene.settings, std::move(scene.bodies),
+                   make_configured<D>(cfg, algorithm, label));
+    TunnellingCheck<D> tunnelling(make_broadphase<D>("sort-and-sweep"));
     const std::string_view reference = reference_for(world.bodies().size());
     const bool check = cfg.check && algorithm != kFloor;  // floor reports no pairs
     auto ref = check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
@@ -187,7 +189,7 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
     std::vector<double> integrate, broad, narrow, resolve;  // per phase, timed frames only
     PairList expected;
     for (int f = 0; f < cfg.warmup + cfg.frames; ++f) {
-        world.step();
+        step_counting_tunnelling(world, tunnelling);
         if (check) {
             failure = check_frame<D>(world.pairs(), ref.get(), world.boxes(),
                                      world.bodies().is_static, expected, algorithm, f);
@@ -200,7 +202,7 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
             narrow.push_back(t.narrow_ms);
             resolve.push_back(t.resolve_ms);
             r.impacts += static_cast<double>(world.impacts());
-            r.tunnelled += world.tunnelling().last_step;
+            r.tunnelled += tunnelling.count().last_step;
         }
         if (!log.record(f, t.total_ms(), world.pairs().size(), world.broad_phase()->stats())) break;
     }

@@ -10,6 +10,7 @@
 
 #include "collide/registry.hpp"
 #include "collide/scenes.hpp"
+#include "collide/tunnelling_check.hpp"
 #include "collide/world.hpp"
 
 namespace collide {
@@ -20,8 +21,7 @@ World<D> blobs_world(std::size_t n, std::uint64_t seed, const std::string& algor
                      bool use_signature = true) {
     Scene<D> s = make_scene<D>("blobs", n, seed);
     s.settings.use_signature = use_signature;
-    World<D> w(s.settings, std::move(s.bodies));
-    w.set_broad_phase(make_broadphase<D>(algorithm));
+    World<D> w(s.settings, std::move(s.bodies), make_broadphase<D>(algorithm));
     return w;
 }
 
@@ -48,7 +48,7 @@ void head_on_swap() {
     b.add_implicit(pb, vb, 0, Rotation<D>{}, Spin<D>{});
     WorldSettings<D> s;
     s.bounds = {Vec<D>(0.0f), Vec<D>(20.0f)};
-    World<D> w(s, std::move(b));
+    World<D> w(s, std::move(b), make_broadphase<D>("sort-and-sweep"));
     bool touched = false;
     std::uint64_t tests = 0;
     for (int i = 0; i < 120; ++i) {
@@ -79,7 +79,7 @@ TEST(Blobs, PlainCircleAgainstImplicitBounces) {
     b.add({13.0f, 10.0f}, {-2.0f, 0.0f}, 1.0f);
     WorldSettings<2> s;
     s.bounds = {Vec<2>(0.0f), Vec<2>(20.0f)};
-    World<2> w(s, std::move(b));
+    World<2> w(s, std::move(b), make_broadphase<2>("sort-and-sweep"));
     for (int i = 0; i < 120; ++i) w.step();
     // The implicit body's mass comes from its bounding radius, a little above 1.
     EXPECT_LT(w.bodies().vel[0][0], -1.5f);
@@ -105,7 +105,7 @@ void blob_rests_on_blob() {
     s.bounds = {Vec<D>(0.0f), Vec<D>(20.0f)};
     s.gravity[1] = -9.81f;
     s.restitution = 0.3f;
-    World<D> w(s, std::move(b));
+    World<D> w(s, std::move(b), make_broadphase<D>("sort-and-sweep"));
     for (int i = 0; i < 600; ++i) w.step();
     const auto& p = w.bodies().pos;
     const auto& v = w.bodies().vel;
@@ -185,10 +185,11 @@ TEST(Blobs, SweptStepRuns) {
     Scene<2> s = make_scene<2>("blobs", 200, 2);
     s.settings.swept = true;
     s.settings.count_tunnelling = true;
-    World<2> w(s.settings, std::move(s.bodies));
+    World<2> w(s.settings, std::move(s.bodies), make_broadphase<2>("sort-and-sweep"));
+    TunnellingCheck<2> check(make_broadphase<2>("sort-and-sweep"));
     std::uint64_t tests = 0;
     for (int i = 0; i < 120; ++i) {
-        w.step();
+        step_counting_tunnelling(w, check);
         tests += w.implicit_tests();
     }
     EXPECT_GT(tests, 0u);

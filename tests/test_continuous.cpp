@@ -10,6 +10,7 @@
 #include "collide/random.hpp"
 #include "collide/registry.hpp"
 #include "collide/scenes.hpp"
+#include "collide/tunnelling_check.hpp"
 #include "collide/world.hpp"
 
 namespace collide {
@@ -101,22 +102,23 @@ World<D> bullet_and_wall(bool swept) {
     s.bounds = {Vec<D>(0.0f), Vec<D>(20.0f)};
     s.swept = swept;
     s.count_tunnelling = true;
-    World<D> w(s, bodies);
-    w.set_broad_phase(make_broadphase<D>("sort-and-sweep"));
+    World<D> w(s, bodies, make_broadphase<D>("sort-and-sweep"));
     return w;
 }
 
 template <int D>
 void bullet_stops_only_when_swept() {
     World<D> discrete = bullet_and_wall<D>(false);
-    discrete.step();
+    TunnellingCheck<D> discrete_check(make_broadphase<D>("sort-and-sweep"));
+    step_counting_tunnelling(discrete, discrete_check);
     EXPECT_GT(discrete.bodies().pos[0][0], 6.1f) << "the discrete step lets it through";
-    EXPECT_EQ(discrete.tunnelling().last_step, 1u);
+    EXPECT_EQ(discrete_check.count().last_step, 1u);
 
     World<D> swept = bullet_and_wall<D>(true);
-    swept.step();
+    TunnellingCheck<D> swept_check(make_broadphase<D>("sort-and-sweep"));
+    step_counting_tunnelling(swept, swept_check);
     EXPECT_EQ(swept.impacts(), 1u);
-    EXPECT_EQ(swept.tunnelling().last_step, 0u);
+    EXPECT_EQ(swept_check.count().last_step, 0u);
     EXPECT_NEAR(swept.bodies().pos[0][0], 5.0f - 1.1f, 1e-3f) << "stopped where it touches";
     EXPECT_LT(swept.bodies().vel[0][0], 0.0f) << "and bounced";
     // The box the broad phase saw covers the whole motion.
@@ -135,11 +137,11 @@ template <int D>
 std::uint64_t tunnelled_in_bullets(bool swept, const std::string& algorithm) {
     Scene<D> s = make_scene<D>("bullets", D == 2 ? 3000 : 1500, 2);
     s.settings.swept = swept;
-    World<D> w(s.settings, std::move(s.bodies));
+    World<D> w(s.settings, std::move(s.bodies), make_broadphase<D>(algorithm));
     EXPECT_TRUE(w.settings().count_tunnelling) << "the bullets scene counts by itself";
-    w.set_broad_phase(make_broadphase<D>(algorithm));
-    for (int i = 0; i < 120; ++i) w.step();
-    return w.tunnelling().total;
+    TunnellingCheck<D> check(make_broadphase<D>("sort-and-sweep"));
+    for (int i = 0; i < 120; ++i) step_counting_tunnelling(w, check);
+    return check.count().total;
 }
 
 template <int D>
@@ -162,7 +164,7 @@ TEST(Swept, BulletsTunnelOnlyWithoutSweeping3D) {
 TEST(Swept, RainStillSettles) {
     Scene<2> s = make_scene<2>("rain", 400, 3);
     s.settings.swept = true;
-    World<2> w(s.settings, std::move(s.bodies));
+    World<2> w(s.settings, std::move(s.bodies), make_broadphase<2>("sort-and-sweep"));
     for (int i = 0; i < 1800; ++i) w.step();
     float max_speed = 0, max_overlap = 0;
     for (const auto& v : w.bodies().vel) max_speed = std::max(max_speed, glm::length(v));
@@ -185,7 +187,7 @@ TEST(Swept, PredictedImpact) {
     bodies.add({2, 9}, {0, 0}, 0.5f);
     WorldSettings<2> s;
     s.bounds = {{0, 0}, {10, 10}};
-    World<2> w(s, bodies);
+    World<2> w(s, bodies, make_broadphase<2>("sort-and-sweep"));
     const auto hit = w.predict_impact(0, 5.0f);
     ASSERT_TRUE(hit);
     EXPECT_EQ(hit->other, 1u);

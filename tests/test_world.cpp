@@ -15,8 +15,7 @@ template <int D>
 World<D> make_world(const std::string& scene, std::size_t n, std::uint64_t seed,
                     const std::string& algorithm = "sort-and-sweep") {
     Scene<D> s = make_scene<D>(scene, n, seed);
-    World<D> w(s.settings, std::move(s.bodies));
-    w.set_broad_phase(make_broadphase<D>(algorithm));
+    World<D> w(s.settings, std::move(s.bodies), make_broadphase<D>(algorithm));
     return w;
 }
 
@@ -166,7 +165,7 @@ TEST(World, StaticBodiesNeverMove) {
     bodies.add({5, 8}, {0, -3}, 1.0f);
     WorldSettings<2> s;
     s.bounds = {{0, 0}, {10, 10}};
-    World<2> w(s, bodies);
+    World<2> w(s, bodies, make_broadphase<2>("sort-and-sweep"));
     bool touched = false;
     for (int i = 0; i < 120; ++i) {
         w.step();
@@ -184,7 +183,7 @@ TEST(World, HeadOnElasticCollisionSwapsVelocities) {
     WorldSettings<2> s;
     s.bounds = {{0, 0}, {10, 10}};
     s.dt = 0.01f;
-    World<2> w(s, bodies);
+    World<2> w(s, bodies, make_broadphase<2>("sort-and-sweep"));
     for (int i = 0; i < 60; ++i) w.step();
     EXPECT_NEAR(w.bodies().vel[0].x, -1.0f, 1e-5f);
     EXPECT_NEAR(w.bodies().vel[1].x, 1.0f, 1e-5f);

@@ -1,0 +1,75 @@
+// The contact solver of World<D>: contacts with the walls, warm starting from the last
+// step's impulses, sequential impulses on the velocities, then positional correction. It
+// owns what it carries from one solve to the next (the impulses, for warm starting) and its
+// scratch arrays; the bodies and their contacts are handed to it for each solve.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "collide/bodies.hpp"
+#include "collide/narrowphase.hpp"
+
+namespace collide {
+
+// pos[b] - pos[a] when an implicit test found the contact (else false), so position
+// correction can linearize its depth: the shapes are not tested again within the step.
+template <int D>
+using ContactOffset = std::pair<Vec<D>, bool>;
+
+// Puts a body of radius r back inside the world on every axis. Velocities are left to the
+// solver's wall contacts, which bounce or rest them.
+template <int D>
+void keep_inside(const Aabb<D>& bounds, float r, Vec<D>& p) {
+    for (int k = 0; k < D; ++k) {
+        const float lo = bounds.lo[k] + r;
+        const float hi = bounds.hi[k] - r;
+        p[k] = lo > hi ? 0.5f * (bounds.lo[k] + bounds.hi[k]) : std::clamp(p[k], lo, hi);
+    }
+}
+
+template <int D>
+class ContactSolver {
+public:
+    // What one solve works on. `contacts` are sorted by (a, b); `offsets` is empty (no
+    // implicit contacts) or holds one entry per contact.
+    struct Input {
+        const WorldSettings<D>& settings;
+        float dt;
+        std::span<const float> inv_mass;
+        const std::vector<Contact<D>>& contacts;
+        std::span<const ContactOffset<D>> offsets;
+    };
+
+    // Resolves the contacts and the walls over one (sub)step: velocities, then positions.
+    void solve(const Input& in, Bodies<D>& bodies);
+
+private:
+    struct WallContact {
+        BodyId body;
+        int axis;
+        float side;     // -1 for the low wall, +1 for the high one
+        float target;   // normal velocity to reach: the bounce, or 0 at rest
+        float impulse;  // accumulated, in velocity units (the wall is infinitely heavy)
+    };
+
+    void find_wall_contacts(const Input& in, const Bodies<D>& bodies, float threshold);
+    void solve_walls(float restitution, bool warm_start, bool as_system, Bodies<D>& bodies);
+    void order_contacts(const Input& in, const Bodies<D>& bodies);
+    void solve_velocities(const Input& in, float threshold, Bodies<D>& bodies);
+    void correct_positions(const Input& in, Bodies<D>& bodies) const;
+
+    std::vector<WallContact> wall_contacts_;
+    std::vector<WallContact> prev_wall_contacts_;
+    std::vector<float> impulse_;            // accumulated normal impulse per contact
+    std::vector<std::uint32_t> order_;      // solve order of the contacts
+    std::vector<float> height_;             // per contact, for the ground-up order
+    std::vector<float> target_;             // target normal velocity per contact
+    std::vector<std::uint64_t> prev_keys_;  // last step's contacts, for warm starting
+    std::vector<float> prev_impulse_;
+};
+
+}  // namespace collide

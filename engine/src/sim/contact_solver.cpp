@@ -1,0 +1,233 @@
+#include "collide/contact_solver.hpp"
+
+#include <tuple>
+
+namespace collide {
+
+namespace {
+
+// The impulse (in velocity units) one contact gets in one solver pass, given its normal
+// velocity vn (positive = separating).
+// - With gravity, contacts are solved as a system: each accumulates a clamped impulse
+//   towards its target normal velocity (the bounce -e * vn0 decided before the solve, or 0
+//   for a slow, resting approach), which lets support spread through a pile.
+// - Without gravity (a gas) each contact is an instantaneous two-body collision at the
+//   current approach speed: at e = 1 that conserves kinetic energy exactly, however many
+//   bodies meet at once.
+float contact_impulse(bool as_system, float vn, float target, float& accumulated, float e) {
+    if (as_system) {
+        const float total = std::max(accumulated + target - vn, 0.0f);
+        const float j = total - accumulated;
+        accumulated = total;
+        return j;
+    }
+    return vn < 0.0f ? -(1.0f + e) * vn : 0.0f;
+}
+
+// The target normal velocity of a contact approaching at vn0 (< 0 = approaching).
+float bounce_target(float vn0, float e, float threshold) {
+    return -vn0 > threshold ? -e * vn0 : 0.0f;
+}
+
+// Approach speeds below this bounce with no restitution, so resting piles do not jitter:
+// gravity adds |g| dt per step, and that much must not come back as a bounce.
+template <int D>
+float restitution_threshold(const WorldSettings<D>& s, float dt) {
+    return 2.0f * glm::length(s.gravity) * dt;
+}
+
+}  // namespace
+
+template <int D>
+void ContactSolver<D>::solve(const Input& in, Bodies<D>& bodies) {
+    const float threshold = restitution_threshold(in.settings, in.dt);
+    find_wall_contacts(in, bodies, threshold);
+    order_contacts(in, bodies);
+    solve_velocities(in, threshold, bodies);
+    correct_positions(in, bodies);
+}
+
+// Bodies touching a wall, each with the impulse it had last step (warm start, matched by
+// body, axis and side; both lists are in body order).
+template <int D>
+void ContactSolver<D>::find_wall_contacts(const Input& in, const Bodies<D>& bodies,
+                                          float threshold) {
+    std::swap(wall_contacts_, prev_wall_contacts_);
+    wall_contacts_.clear();
+    const Aabb<D>& w = in.settings.bounds;
+    std::size_t prev = 0;
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+        if (bodies.is_static[i]) continue;
+        const float r = bodies.radius[i];
+        const float slop = 0.01f * r;
+        for (int k = 0; k < D; ++k) {
+            for (const float side : {-1.0f, 1.0f}) {
+                const bool touching = side < 0 ? bodies.pos[i][k] - r <= w.lo[k] + slop
+                                               : bodies.pos[i][k] + r >= w.hi[k] - slop;
+                if (!touching) continue;
+                const float away = -bodies.vel[i][k] * side;  // normal velocity
+                const float target = bounce_target(away, in.settings.restitution, threshold);
+                WallContact c{BodyId(i), k, side, target, 0.0f};
+                const auto key = [](const WallContact& x) {
+                    return std::tuple(x.body, x.axis, x.side);
+                };
+                while (prev < prev_wall_contacts_.size() && key(prev_wall_contacts_[prev]) < key(c))
+                    ++prev;
+                if (target == 0.0f && prev < prev_wall_contacts_.size() &&
+                    key(prev_wall_contacts_[prev]) == key(c)) {
+                    c.impulse = prev_wall_contacts_[prev].impulse;
+                }
+                wall_contacts_.push_back(c);
+            }
+        }
+    }
+}
+
+// One Gauss-Seidel pass over the wall contacts, or with warm_start, last step's impulses
+// applied again. The wall is infinitely heavy, so impulses are in velocity units.
+template <int D>
+void ContactSolver<D>::solve_walls(float restitution, bool warm_start, bool as_system,
+                                   Bodies<D>& bodies) {
+    auto& vel = bodies.vel;
+    for (WallContact& w : wall_contacts_) {
+        Vec<D>& v = vel[w.body];
+        if (warm_start) {
+            v[w.axis] -= w.side * w.impulse;
+            continue;
+        }
+        const float away = -v[w.axis] * w.side;  // normal velocity, positive = leaving
+        v[w.axis] -= w.side * contact_impulse(as_system, away, w.target, w.impulse, restitution);
+    }
+}
+
+// Gauss-Seidel converges fastest on a pile when it goes from the ground up: support then
+// travels through the whole pile in one sweep instead of one layer per iteration. Without
+// gravity the (a, b) order is kept. Either way the order depends only on the bodies.
+template <int D>
+void ContactSolver<D>::order_contacts(const Input& in, const Bodies<D>& bodies) {
+    const std::size_t m = in.contacts.size();
+    order_.resize(m);
+    for (std::size_t c = 0; c < m; ++c) order_[c] = static_cast<std::uint32_t>(c);
+    const Vec<D> g = in.settings.gravity;
+    if (glm::dot(g, g) == 0.0f) return;
+    height_.resize(m);
+    for (std::size_t c = 0; c < m; ++c) {
+        const Contact<D>& k = in.contacts[c];
+        height_[c] = -std::max(glm::dot(bodies.pos[k.a], g), glm::dot(bodies.pos[k.b], g));
+    }
+    std::stable_sort(order_.begin(), order_.end(),
+                     [this](std::uint32_t x, std::uint32_t y) { return height_[x] < height_[y]; });
+}
+
+// Sequential impulses (see contact_impulse for the two ways a contact is solved).
+template <int D>
+void ContactSolver<D>::solve_velocities(const Input& in, float threshold, Bodies<D>& bodies) {
+    auto& vel = bodies.vel;
+    const auto& contacts = in.contacts;
+    const auto& inv_mass = in.inv_mass;
+    const bool as_system = threshold > 0.0f;
+    const float e = in.settings.restitution;
+    const std::size_t m = contacts.size();
+    impulse_.assign(m, 0.0f);
+    target_.resize(m);
+    // Targets first, from the velocities before any impulse: warm-start impulses must not
+    // look like an approach to the neighbouring contacts.
+    for (std::size_t c = 0; c < m; ++c) {
+        const Contact<D>& k = contacts[c];
+        target_[c] = bounce_target(glm::dot(vel[k.b] - vel[k.a], k.normal), e, threshold);
+    }
+    // Warm start resting contacts with last step's impulse (both lists are sorted by pair),
+    // so support travels up a pile over steps instead of within one step's passes.
+    std::size_t prev = 0;
+    for (std::size_t c = 0; c < m && as_system; ++c) {
+        const Contact<D>& k = contacts[c];
+        const std::uint64_t key = Pair{k.a, k.b}.key();
+        while (prev < prev_keys_.size() && prev_keys_[prev] < key) ++prev;
+        if (target_[c] == 0.0f && prev < prev_keys_.size() && prev_keys_[prev] == key) {
+            const float j = prev_impulse_[prev];
+            impulse_[c] = j;
+            vel[k.a] -= (j * inv_mass[k.a]) * k.normal;
+            vel[k.b] += (j * inv_mass[k.b]) * k.normal;
+        }
+    }
+    if (as_system) solve_walls(e, true, as_system, bodies);
+    for (int it = 0; it < in.settings.solver_iterations; ++it) {
+        solve_walls(e, false, as_system, bodies);  // the ground first: piles rest on it
+        for (const std::uint32_t c : order_) {
+            const Contact<D>& k = contacts[c];
+            const float ia = inv_mass[k.a];
+            const float ib = inv_mass[k.b];
+            if (ia + ib == 0.0f) continue;
+            // Solved in relative-velocity units, then shared out by inverse mass.
+            const float vn = glm::dot(vel[k.b] - vel[k.a], k.normal);
+            float accumulated = impulse_[c] * (ia + ib);
+            const float dv = contact_impulse(as_system, vn, target_[c], accumulated, e);
+            impulse_[c] = accumulated / (ia + ib);
+            const float j = dv / (ia + ib);
+            vel[k.a] -= (j * ia) * k.normal;
+            vel[k.b] += (j * ib) * k.normal;
+        }
+    }
+
+    prev_keys_.resize(m);
+    for (std::size_t c = 0; c < m; ++c) prev_keys_[c] = Pair{contacts[c].a, contacts[c].b}.key();
+    prev_impulse_ = impulse_;
+}
+
+// Positional correction (non-linear Gauss-Seidel): push overlapping bodies apart by part of
+// their penetration, weighted by inverse mass, and keep them inside the walls. Velocities
+// are untouched, so no energy is added.
+template <int D>
+void ContactSolver<D>::correct_positions(const Input& in, Bodies<D>& bodies) const {
+    auto& pos = bodies.pos;
+    const float beta = in.settings.position_correction;
+    const Aabb<D>& bounds = in.settings.bounds;
+    for (int pass = 0; pass < in.settings.position_iterations; ++pass) {
+        for (const std::uint32_t index : order_) {
+            const Contact<D>& c = in.contacts[index];
+            const float ia = in.inv_mass[c.a];
+            const float ib = in.inv_mass[c.b];
+            if (ia + ib == 0.0f) continue;
+            const float ra = bodies.radius[c.a];
+            const float rb = bodies.radius[c.b];
+            if (!in.offsets.empty() && in.offsets[index].second) {
+                // Linearized: the depth found, less how far the bodies moved apart along
+                // the normal since.
+                const Vec<D> moved = pos[c.b] - pos[c.a] - in.offsets[index].first;
+                const float depth = c.depth - glm::dot(moved, c.normal);
+                const float slop = 0.005f * std::min(ra, rb);
+                if (depth <= slop) continue;
+                const Vec<D> push = (beta * (depth - slop) / (ia + ib)) * c.normal;
+                pos[c.a] -= ia * push;
+                pos[c.b] += ib * push;
+                continue;
+            }
+            const Vec<D> d = pos[c.b] - pos[c.a];
+            const float dist = glm::length(d);
+            const float slop = 0.005f * std::min(ra, rb);
+            const float depth = ra + rb - dist;
+            if (depth <= slop) continue;
+            const Vec<D> n = dist > 1e-12f ? d / dist : c.normal;
+            const Vec<D> push = (beta * (depth - slop) / (ia + ib)) * n;
+            pos[c.a] -= ia * push;
+            pos[c.b] += ib * push;
+        }
+        for (const WallContact& w : wall_contacts_) {
+            const float r = bodies.radius[w.body];
+            float& p = pos[w.body][w.axis];
+            p = w.side < 0 ? std::max(p, bounds.lo[w.axis] + r)
+                           : std::min(p, bounds.hi[w.axis] - r);
+        }
+    }
+    // A correction can push a body that was not at a wall through one.
+    for (const Contact<D>& c : in.contacts) {
+        for (BodyId id : {c.a, c.b}) {
+            if (!bodies.is_static[id]) keep_inside<D>(bounds, bodies.radius[id], pos[id]);
+        }
+    }
+}
+
+template class ContactSolver<2>;
+template class ContactSolver<3>;
+
+}  // namespace collide
