@@ -8,9 +8,9 @@
 
 #include <unistd.h>
 
-#include "collide/parse.hpp"
 #include "collide/registry.hpp"
-#include "collide/scenes.hpp"
+#include "tooling/parse.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collidoscope {
 namespace {

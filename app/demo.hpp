@@ -12,8 +12,8 @@
 
 #include "cli.hpp"
 #include "collide/registry.hpp"
-#include "collide/scenes.hpp"
 #include "sim_world.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collidoscope {
 

@@ -4,8 +4,8 @@
 #include <chrono>
 #include <vector>
 
-#include "collide/pair_check.hpp"
 #include "collide/registry.hpp"
+#include "tooling/pair_check.hpp"
 
 namespace collidoscope {
 

@@ -11,9 +11,9 @@
 
 #include "cli.hpp"
 #include "collide/registry.hpp"
-#include "collide/scenes.hpp"
 #include "dim_cast.hpp"
 #include "overlay_builder.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collidoscope {
 namespace {

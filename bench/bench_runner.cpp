@@ -5,12 +5,12 @@
 #include <cmath>
 #include <sstream>
 
-#include "collide/ballistic.hpp"
-#include "collide/pair_check.hpp"
 #include "collide/registry.hpp"
-#include "collide/scenes.hpp"
 #include "collide/world.hpp"
 #include "subjects.hpp"
+#include "tooling/ballistic.hpp"
+#include "tooling/pair_check.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collide::bench {
 

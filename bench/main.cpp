@@ -16,10 +16,10 @@
 #include <tbb/global_control.h>
 
 #include "bench_runner.hpp"
-#include "collide/parse.hpp"
 #include "collide/registry.hpp"
-#include "collide/scenes.hpp"
 #include "subjects.hpp"
+#include "tooling/parse.hpp"
+#include "tooling/scenes.hpp"
 
 namespace {
 

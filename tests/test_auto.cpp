@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "broadphase/auto_select.hpp"
-#include "collide/random.hpp"
+#include "tooling/random.hpp"
 
 namespace collide {
 namespace {

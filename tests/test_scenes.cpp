@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "collide/parse.hpp"
-#include "collide/scenes.hpp"
+#include "tooling/parse.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collide {
 namespace {

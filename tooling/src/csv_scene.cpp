@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "collide/parse.hpp"
-#include "collide/scenes.hpp"
+#include "tooling/parse.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collide {
 

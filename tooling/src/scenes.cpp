@@ -7,8 +7,8 @@
 #include <string>
 
 #include "collide/morton.hpp"
-#include "collide/random.hpp"
-#include "collide/scenes.hpp"
+#include "tooling/random.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collide {
 
