@@ -32,7 +32,7 @@ struct ViewOptions {
 
 class Demo {
 public:
-    // Builds the starting world; throws collide::SceneError or std::invalid_argument.
+    // Builds the starting world; throws collide::InputError or std::invalid_argument.
     explicit Demo(const Options& options);
 
     SimWorld& world() { return *world_; }

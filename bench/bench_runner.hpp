@@ -80,7 +80,7 @@ std::string result_name(const RunConfig& config, const std::string& algorithm);
 // The algorithm --check compares against at this n.
 std::string_view reference_for(std::size_t n);
 
-// Runs `algorithm`; throws SceneError for a bad scene. A --check mismatch is returned.
+// Runs `algorithm`; throws InputError for a bad scene. A --check mismatch is returned.
 RunResult run_one(const RunConfig& config, const std::string& algorithm,
                   std::optional<CheckFailure>& failure);
 

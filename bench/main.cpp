@@ -262,7 +262,7 @@ Options parse(int argc, char** argv) {
             o.run.dim == 2 ? make_scene<2>(o.run.scene, probe, o.run.seed).bodies.size()
                            : make_scene<3>(o.run.scene, probe, o.run.seed).bodies.size();
         if (is_csv_scene(o.run.scene)) o.counts = {bodies};
-    } catch (const SceneError& e) {
+    } catch (const InputError& e) {
         usage_error(std::string("--scene: ") + e.what());
     }
     return o;
@@ -448,7 +448,7 @@ int main(int argc, char** argv) {
                 std::optional<CheckFailure> failure;
                 try {
                     r = run_one(cfg, a, failure);
-                } catch (const SceneError& e) {
+                } catch (const InputError& e) {
                     std::cerr << "\ncollidoscope-bench: --scene: " << e.what() << "\n";
                     return 2;
                 }
