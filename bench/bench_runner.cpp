@@ -145,7 +145,7 @@ RunResult run_broad(const RunConfig& cfg, const std::string& algorithm,
     BallisticMotion<D> motion(bench_scene<D>(cfg), cfg.speed, cfg.seed);
     std::string label;
     auto bp = make_configured<D>(cfg, algorithm, label);
-    const std::string_view reference = reference_for(motion.size());
+    const std::string_view reference = reference_broadphase(motion.size());
     const bool check = cfg.check && algorithm != kFloor;  // floor reports no pairs
     auto ref = check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
 
@@ -177,7 +177,7 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
     World<D> world(scene.settings, std::move(scene.bodies));
     std::string label;
     world.set_broad_phase(make_configured<D>(cfg, algorithm, label));
-    const std::string_view reference = reference_for(world.bodies().size());
+    const std::string_view reference = reference_broadphase(world.bodies().size());
     const bool check = cfg.check && algorithm != kFloor;  // floor reports no pairs
     auto ref = check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
 
@@ -233,10 +233,6 @@ std::string result_name(const RunConfig& config, const std::string& algorithm) {
         make_configured<3>(config, algorithm, label);
     }
     return label;
-}
-
-std::string_view reference_for(std::size_t n) {
-    return n <= kBruteForceLimit ? kReferenceBroadPhase : kDefaultBroadPhase;
 }
 
 RunResult run_one(const RunConfig& config, const std::string& algorithm,

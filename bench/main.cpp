@@ -30,7 +30,7 @@ constexpr const char* kUsage = R"(usage: collidoscope-bench [options]
   --dim 2|3                 dimension (default 2)
   --scene NAME|csv:PATH     scene (default uniform); --list shows them
   --n N[,N...]              body counts (default 10000)
-  --broadphase all|A[,B]    algorithms (default all; brute force joins 'all' only up to n=20000);
+  --broadphase all|A[,B]    algorithms (default all; brute force joins 'all' only up to n=10000);
                             also the references: floor (run first; x_floor divides by its
                             median) and the peers this build has (--list)
   --frames F                timed frames (default 30)
@@ -413,7 +413,7 @@ int main(int argc, char** argv) {
             for (const auto table : {references(), broadphases()}) {
                 for (const auto& e : table) {
                     if (e.supports(o.run.dim) &&
-                        !(e.name == kReferenceBroadPhase && n > kBruteForceLimit)) {
+                        !(e.name == kReferenceBroadPhase && n > kMaxReferenceBodies)) {
                         algorithms.emplace_back(e.name);
                     }
                 }
