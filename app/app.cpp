@@ -9,8 +9,8 @@
 #include <exception>
 #include <memory>
 
-#include "collide/scenes.hpp"
 #include "screenshot.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collidoscope {
 namespace {

@@ -9,11 +9,14 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
-#include "collide/parse.hpp"
 #include "collide/registry.hpp"
-#include "collide/scenes.hpp"
+#include "tooling/parse.hpp"
+#include "tooling/scene_names.hpp"
 
 namespace collidoscope {
+
+using collide::InputError;
+
 namespace {
 
 // The raw text of every flag, validated only once all of them are known (so that, e.g.,
@@ -110,34 +113,34 @@ RawArgs split_args(std::span<const std::string_view> args) {
             const std::string given = "--" + flag + "=";
             const auto arg = std::find_if(args.begin(), args.end(),
                                           [&](std::string_view a) { return a.starts_with(given); });
-            throw CliError("--" + flag + " takes no value (got " +
+            throw InputError("--" + flag + " takes no value (got " +
                            quote(arg->substr(given.size())) + ")");
         }
-        throw CliError(flag + " needs a value");
+        throw InputError(flag + " needs a value");
     } catch (const CLI::ParseError& e) {
-        throw CliError(e.what());
+        throw InputError(e.what());
     }
     // CLI11 takes the next argument as the value whatever it is; a flag there is a
     // forgotten value, not the value itself.
     for (const CLI::Option* o : app.get_options()) {
         if (o->get_expected_max() > 0 && o->count() > 0 && o->results().back().starts_with("--")) {
-            throw CliError(o->get_name() + " needs a value");
+            throw InputError(o->get_name() + " needs a value");
         }
     }
     if (const std::vector<std::string> extra = app.remaining(); !extra.empty()) {
         const std::string& arg = extra.front();
-        if (!arg.starts_with("--")) throw CliError("unexpected argument " + quote(arg));
-        throw CliError("unknown option " + quote(arg.substr(0, arg.find('='))));
+        if (!arg.starts_with("--")) throw InputError("unexpected argument " + quote(arg));
+        throw InputError("unknown option " + quote(arg.substr(0, arg.find('='))));
     }
     return raw;
 }
 
 std::uint64_t parse_count(std::string_view flag, std::string_view text, std::uint64_t max) {
     auto n = collide::parse_number<std::uint64_t>(text);
-    if (!n) throw CliError(std::string(flag) + ": " + quote(text) + " is not a whole number");
+    if (!n) throw InputError(std::string(flag) + ": " + quote(text) + " is not a whole number");
     if (*n > max) {
-        throw CliError(std::string(flag) + ": " + quote(text) + " is too large (at most " +
-                       std::to_string(max) + ")");
+        throw InputError(std::string(flag) + ": " + quote(text) + " is too large (at most " +
+                         std::to_string(max) + ")");
     }
     return *n;
 }
@@ -145,7 +148,7 @@ std::uint64_t parse_count(std::string_view flag, std::string_view text, std::uin
 int parse_dim(std::string_view text) {
     if (text == "2") return 2;
     if (text == "3") return 3;
-    throw CliError("--dim: " + quote(text) + " is not a dimension (use 2 or 3)");
+    throw InputError("--dim: " + quote(text) + " is not a dimension (use 2 or 3)");
 }
 
 // Resolves the scene and, for CSV files, the dimension the file's header declares.
@@ -153,27 +156,28 @@ void validate_scene(const RawArgs& raw, Options& opt) {
     if (raw.scene) opt.scene = std::string(*raw.scene);
     if (collide::is_csv_scene(opt.scene)) {
         std::string path = opt.scene.substr(4);
-        if (path.empty()) throw CliError("--scene: 'csv:' needs a path, as in csv:bodies.csv");
+        if (path.empty()) throw InputError("--scene: 'csv:' needs a path, as in csv:bodies.csv");
+        int file_dim = 0;
         try {
-            int file_dim = collide::csv_scene_dimension(path);
-            if (raw.dim && file_dim != opt.dim) {
-                throw CliError("--scene: " + quote(path) + " is a " + std::to_string(file_dim) +
-                               "D scene but --dim is " + std::to_string(opt.dim));
-            }
-            opt.dim = file_dim;
-            // The rows themselves are checked when the demo loads the file, still before
-            // any window opens.
-        } catch (const collide::SceneError& e) {
-            throw CliError(std::string("--scene: ") + e.what());
+            file_dim = collide::csv_scene_dimension(path);
+        } catch (const InputError& e) {
+            throw InputError(std::string("--scene: ") + e.what());
         }
+        if (raw.dim && file_dim != opt.dim) {
+            throw InputError("--scene: " + quote(path) + " is a " + std::to_string(file_dim) +
+                             "D scene but --dim is " + std::to_string(opt.dim));
+        }
+        opt.dim = file_dim;
+        // The rows themselves are checked when the demo loads the file, still before any
+        // window opens.
         return;
     }
     auto scenes = collide::scene_list();
     bool known = std::any_of(scenes.begin(), scenes.end(),
                              [&](const collide::SceneEntry& s) { return s.name == opt.scene; });
     if (!known) {
-        throw CliError("--scene: unknown scene " + quote(opt.scene) +
-                       " (see --list, or use csv:PATH)");
+        throw InputError("--scene: unknown scene " + quote(opt.scene) +
+                         " (see --list, or use csv:PATH)");
     }
 }
 
@@ -181,19 +185,19 @@ void validate_broadphase(const RawArgs& raw, Options& opt) {
     if (!raw.broadphase) {
         opt.broadphase = default_broadphase(opt.dim);
         if (opt.broadphase.empty()) {
-            throw CliError("no broad phase in the registry supports " + std::to_string(opt.dim) +
-                           "D");
+            throw InputError("no broad phase in the registry supports " + std::to_string(opt.dim) +
+                             "D");
         }
         return;
     }
     const collide::BroadPhaseEntry* entry = collide::find_broadphase(*raw.broadphase);
     if (!entry) {
-        throw CliError("--broadphase: unknown algorithm " + quote(*raw.broadphase) +
-                       " (see --list)");
+        throw InputError("--broadphase: unknown algorithm " + quote(*raw.broadphase) +
+                         " (see --list)");
     }
     if (!entry->supports(opt.dim)) {
-        throw CliError("--broadphase: " + quote(*raw.broadphase) + " does not support " +
-                       std::to_string(opt.dim) + "D");
+        throw InputError("--broadphase: " + quote(*raw.broadphase) + " does not support " +
+                         std::to_string(opt.dim) + "D");
     }
     opt.broadphase = std::string(*raw.broadphase);
 }
@@ -215,7 +219,7 @@ OverlayFlags parse_overlays(std::string_view text) {
         } else if (item == "none") {
             flags = {};
         } else {
-            throw CliError(
+            throw InputError(
                 "--overlay: unknown overlay " + quote(item) +
                 " (use aabbs, pairs, structure, implicit, all or none, comma separated)");
         }
@@ -229,12 +233,13 @@ void parse_size(std::string_view text, Options& opt) {
                                          : collide::parse_number<std::uint64_t>(text.substr(0, x));
     auto h = x == std::string_view::npos ? std::nullopt
                                          : collide::parse_number<std::uint64_t>(text.substr(x + 1));
-    if (!w || !h) throw CliError("--size: " + quote(text) + " is not WIDTHxHEIGHT, as in 1280x720");
+    if (!w || !h)
+        throw InputError("--size: " + quote(text) + " is not WIDTHxHEIGHT, as in 1280x720");
     constexpr std::uint64_t kMin = 64;
     constexpr std::uint64_t kMax = 16384;
     if (*w < kMin || *h < kMin || *w > kMax || *h > kMax) {
-        throw CliError("--size: " + quote(text) + " is out of range (each side " +
-                       std::to_string(kMin) + " to " + std::to_string(kMax) + ")");
+        throw InputError("--size: " + quote(text) + " is out of range (each side " +
+                         std::to_string(kMin) + " to " + std::to_string(kMax) + ")");
     }
     opt.width = static_cast<int>(*w);
     opt.height = static_cast<int>(*h);
@@ -246,17 +251,17 @@ void validate_screenshot(std::string_view text, Options& opt) {
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (text.empty() || ext != ".png") {
-        throw CliError("--screenshot: " + quote(text) + " must name a .png file");
+        throw InputError("--screenshot: " + quote(text) + " must name a .png file");
     }
     std::filesystem::path dir = path.parent_path();
     std::error_code ec;
     if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
-        throw CliError("--screenshot: folder " + quote(dir.string()) + " does not exist");
+        throw InputError("--screenshot: folder " + quote(dir.string()) + " does not exist");
     }
     // Checked now so a long run does not end in a failed write.
     if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) {
-        throw CliError("--screenshot: folder " + quote(dir.empty() ? "." : dir.string()) +
-                       " is not writable");
+        throw InputError("--screenshot: folder " + quote(dir.empty() ? "." : dir.string()) +
+                         " is not writable");
     }
     opt.screenshot = std::string(text);
 }
@@ -266,17 +271,17 @@ collide::Aabb<3> parse_query(std::string_view text, int dim) {
     const std::vector<std::string_view> fields = collide::split(text, ',');
     const std::size_t want = 2 * static_cast<std::size_t>(dim);
     if (fields.size() != want) {
-        throw CliError("--query: " + quote(text) + " has " + std::to_string(fields.size()) +
-                       (fields.size() == 1 ? " number" : " numbers") + "; " + std::to_string(dim) +
-                       "D needs " + std::to_string(want) +
-                       (dim == 2 ? " (x0,y0,x1,y1)" : " (x0,y0,z0,x1,y1,z1)"));
+        throw InputError("--query: " + quote(text) + " has " + std::to_string(fields.size()) +
+                         (fields.size() == 1 ? " number" : " numbers") + "; " +
+                         std::to_string(dim) + "D needs " + std::to_string(want) +
+                         (dim == 2 ? " (x0,y0,x1,y1)" : " (x0,y0,z0,x1,y1,z1)"));
     }
     float v[6] = {};
     for (std::size_t i = 0; i < want; ++i) {
         auto n = collide::parse_number<float>(fields[i]);
         if (!n) {
-            throw CliError("--query: " + quote(fields[i]) + " " +
-                           collide::number_problem(fields[i]) + " (in " + quote(text) + ")");
+            throw InputError("--query: " + quote(fields[i]) + " " +
+                             collide::number_problem(fields[i]) + " (in " + quote(text) + ")");
         }
         v[i] = *n;
     }
@@ -286,11 +291,11 @@ collide::Aabb<3> parse_query(std::string_view text, int dim) {
         const float lo = v[k];
         const float hi = v[k + dim];
         if (lo > hi) {
-            throw CliError("--query: " + std::string(1, kAxis[k]) +
-                           "0 = " + quote(fields[static_cast<std::size_t>(k)]) +
-                           " is greater than " + std::string(1, kAxis[k]) +
-                           "1 = " + quote(fields[static_cast<std::size_t>(k + dim)]) +
-                           " (give the low corner first)");
+            throw InputError("--query: " + std::string(1, kAxis[k]) +
+                             "0 = " + quote(fields[static_cast<std::size_t>(k)]) +
+                             " is greater than " + std::string(1, kAxis[k]) +
+                             "1 = " + quote(fields[static_cast<std::size_t>(k + dim)]) +
+                             " (give the low corner first)");
         }
         box.lo[k] = lo;
         box.hi[k] = hi;
@@ -327,8 +332,8 @@ CliResult parse_cli(std::span<const std::string_view> args) {
     if (raw.seed) {
         auto seed = collide::parse_number<std::uint64_t>(*raw.seed);
         if (!seed) {
-            throw CliError("--seed: " + quote(*raw.seed) +
-                           " is not a whole number from 0 to 18446744073709551615");
+            throw InputError("--seed: " + quote(*raw.seed) +
+                             " is not a whole number from 0 to 18446744073709551615");
         }
         opt.seed = *seed;
     }
@@ -338,7 +343,7 @@ CliResult parse_cli(std::span<const std::string_view> args) {
     if (raw.frames) {
         auto frames = collide::parse_number<std::int64_t>(*raw.frames);
         if (!frames || *frames < 1) {
-            throw CliError("--frames: " + quote(*raw.frames) + " is not a positive whole number");
+            throw InputError("--frames: " + quote(*raw.frames) + " is not a positive whole number");
         }
         opt.frames = *frames;
     }
@@ -346,18 +351,18 @@ CliResult parse_cli(std::span<const std::string_view> args) {
     if (raw.size) parse_size(*raw.size, opt);
     if (raw.select) {
         auto id = collide::parse_number<std::uint64_t>(*raw.select);
-        if (!id) throw CliError("--select: " + quote(*raw.select) + " is not a body id");
+        if (!id) throw InputError("--select: " + quote(*raw.select) + " is not a body id");
         if (*id >= opt.count) {
-            throw CliError("--select: body " + std::string(*raw.select) +
-                           " does not exist (the scene has " + std::to_string(opt.count) +
-                           " bodies)");
+            throw InputError("--select: body " + std::string(*raw.select) +
+                             " does not exist (the scene has " + std::to_string(opt.count) +
+                             " bodies)");
         }
         opt.select = static_cast<collide::BodyId>(*id);
     }
     if (raw.msaa) {
         auto samples = collide::parse_number<std::uint64_t>(*raw.msaa);
         if (!samples || (*samples != 0 && *samples != 2 && *samples != 4 && *samples != 8)) {
-            throw CliError("--msaa: " + quote(*raw.msaa) + " is not 0, 2, 4 or 8");
+            throw InputError("--msaa: " + quote(*raw.msaa) + " is not 0, 2, 4 or 8");
         }
         opt.msaa = static_cast<int>(*samples);
     }

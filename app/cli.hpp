@@ -8,19 +8,13 @@
 #include <cstdint>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "collide/core.hpp"
+#include "tooling/input_error.hpp"
 
 namespace collidoscope {
-
-// A bad command line; the message names the offending flag or value.
-class CliError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 inline constexpr std::size_t kMaxAppBodies = 1'000'000;
 
@@ -60,7 +54,7 @@ struct CliResult {
     Options options;
 };
 
-// Parses and validates the arguments after the program name. Throws CliError.
+// Parses and validates the arguments after the program name. Throws collide::InputError.
 CliResult parse_cli(std::span<const std::string_view> args);
 
 std::string help_text();

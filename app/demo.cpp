@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "collide/scenes.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collidoscope {
 

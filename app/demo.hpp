@@ -12,8 +12,8 @@
 
 #include "cli.hpp"
 #include "collide/registry.hpp"
-#include "collide/scenes.hpp"
 #include "sim_world.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collidoscope {
 
@@ -32,7 +32,7 @@ struct ViewOptions {
 
 class Demo {
 public:
-    // Builds the starting world; throws collide::SceneError or std::invalid_argument.
+    // Builds the starting world; throws collide::InputError or std::invalid_argument.
     explicit Demo(const Options& options);
 
     SimWorld& world() { return *world_; }

@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
     CliResult cli;
     try {
         cli = parse_cli(args);
-    } catch (const CliError& e) {
+    } catch (const collide::InputError& e) {
         std::fprintf(stderr, "collidoscope: %s\nTry 'collidoscope --help' for usage.\n", e.what());
         return 2;
     }

@@ -4,8 +4,8 @@
 #include <chrono>
 #include <vector>
 
-#include "collide/pair_check.hpp"
 #include "collide/registry.hpp"
+#include "tooling/pair_check.hpp"
 
 namespace collidoscope {
 
@@ -22,7 +22,7 @@ void Race<D>::run(std::span<const collide::Aabb<D>> boxes, std::span<const std::
     out.entries.clear();
     out.bodies = n;
     out.step = step;
-    out.reference = n <= kRaceBruteForceLimit ? "brute-force" : "sort-and-sweep";
+    out.reference = collide::reference_broadphase(n);
 
     // The reference first (always run, live or not), so the others can be compared.
     out.entries.resize(runners_.size());
@@ -37,8 +37,8 @@ void Race<D>::run(std::span<const collide::Aabb<D>> boxes, std::span<const std::
         e = RaceEntry{};
         e.name = r.name;
         const bool is_reference = r.name == out.reference;
-        if (r.name == "brute-force" && n > kRaceBruteForceLimit) {
-            e.note = "left out above " + std::to_string(kRaceBruteForceLimit) + " bodies";
+        if (r.name == collide::kReferenceBroadPhase && n > collide::kMaxReferenceBodies) {
+            e.note = "left out above " + std::to_string(collide::kMaxReferenceBodies) + " bodies";
             continue;
         }
         if (live && !is_reference && r.last_ms > kRaceLiveCutoffMs) {

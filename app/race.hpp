@@ -1,6 +1,6 @@
 // The race: every algorithm of the registry that has the world's dimension, run on the same
 // boxes (the world's current frame), each timed, its pairs compared with a reference (brute
-// force up to kRaceBruteForceLimit bodies, sort-and-sweep beyond). Each algorithm keeps its
+// force up to collide::kMaxReferenceBodies, sort-and-sweep beyond). Each algorithm keeps its
 // own instance between races, so persistent structures are measured warm, as in the world.
 #pragma once
 
@@ -14,8 +14,6 @@
 
 namespace collidoscope {
 
-// Brute force above this many bodies would stall the app for seconds.
-inline constexpr std::size_t kRaceBruteForceLimit = 10000;
 // In a live race, an algorithm slower than this last time sits out until the next run.
 inline constexpr double kRaceLiveCutoffMs = 250.0;
 

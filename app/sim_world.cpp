@@ -11,10 +11,10 @@
 
 #include "cli.hpp"
 #include "collide/registry.hpp"
-#include "collide/scenes.hpp"
 #include "collide/tunnelling_check.hpp"
 #include "dim_cast.hpp"
 #include "overlay_builder.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collidoscope {
 namespace {

@@ -196,7 +196,7 @@ public:
 };
 
 // Builds scene `scene` in dimension `dim` with broad phase `broadphase`. Throws
-// collide::SceneError for a bad scene and std::invalid_argument for a bad algorithm.
+// collide::InputError for a bad scene and std::invalid_argument for a bad algorithm.
 std::unique_ptr<SimWorld> make_sim_world(int dim, std::string_view scene, std::size_t count,
                                          std::uint64_t seed, std::string_view broadphase);
 

@@ -5,13 +5,13 @@
 #include <cmath>
 #include <sstream>
 
-#include "collide/ballistic.hpp"
-#include "collide/pair_check.hpp"
 #include "collide/registry.hpp"
-#include "collide/scenes.hpp"
 #include "collide/tunnelling_check.hpp"
 #include "collide/world.hpp"
 #include "subjects.hpp"
+#include "tooling/ballistic.hpp"
+#include "tooling/pair_check.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collide::bench {
 
@@ -146,7 +146,7 @@ RunResult run_broad(const RunConfig& cfg, const std::string& algorithm,
     BallisticMotion<D> motion(bench_scene<D>(cfg), cfg.speed, cfg.seed);
     std::string label;
     auto bp = make_configured<D>(cfg, algorithm, label);
-    const std::string_view reference = reference_for(motion.size());
+    const std::string_view reference = reference_broadphase(motion.size());
     const bool check = cfg.check && algorithm != kFloor;  // floor reports no pairs
     auto ref = check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
 
@@ -179,7 +179,7 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
     World<D> world(scene.settings, std::move(scene.bodies),
                    make_configured<D>(cfg, algorithm, label));
     TunnellingCheck<D> tunnelling(make_broadphase<D>("sort-and-sweep"));
-    const std::string_view reference = reference_for(world.bodies().size());
+    const std::string_view reference = reference_broadphase(world.bodies().size());
     const bool check = cfg.check && algorithm != kFloor;  // floor reports no pairs
     auto ref = check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
 
@@ -235,10 +235,6 @@ std::string result_name(const RunConfig& config, const std::string& algorithm) {
         make_configured<3>(config, algorithm, label);
     }
     return label;
-}
-
-std::string_view reference_for(std::size_t n) {
-    return n <= kBruteForceLimit ? kReferenceBroadPhase : kDefaultBroadPhase;
 }
 
 RunResult run_one(const RunConfig& config, const std::string& algorithm,

@@ -38,9 +38,6 @@ struct RunConfig {
     bool count_tunnelling = false;     // step mode: on by itself for the bullets scene
 };
 
-// Above this n brute force is too slow to run by default or to serve as the reference.
-inline constexpr std::size_t kBruteForceLimit = 20000;
-
 struct RunResult {
     std::string algorithm;
     std::string status = "ok";  // ok, timed out, skipped (predicted over budget)
@@ -77,10 +74,7 @@ bool param_matches(std::string_view param_name, std::string_view given);
 // The algorithm's name in the results: with the --param values it took and the static share.
 std::string result_name(const RunConfig& config, const std::string& algorithm);
 
-// The algorithm --check compares against at this n.
-std::string_view reference_for(std::size_t n);
-
-// Runs `algorithm`; throws SceneError for a bad scene. A --check mismatch is returned.
+// Runs `algorithm`; throws InputError for a bad scene. A --check mismatch is returned.
 RunResult run_one(const RunConfig& config, const std::string& algorithm,
                   std::optional<CheckFailure>& failure);
 

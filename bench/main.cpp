@@ -19,21 +19,15 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_runner.hpp"
-#include "collide/parse.hpp"
 #include "collide/registry.hpp"
-#include "collide/scenes.hpp"
 #include "subjects.hpp"
+#include "tooling/parse.hpp"
+#include "tooling/scenes.hpp"
 
 namespace {
 
 using namespace collide;
 using namespace collide::bench;
-
-// A bad command line: main prints the message and exits with 2.
-class UsageError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 enum class Action { kRun, kHelp, kList };
 
@@ -53,14 +47,14 @@ T number(const std::string& flag, std::string_view text, T min, T max) {
     if (!v || *v < min || *v > max) {
         std::ostringstream msg;
         msg << flag << ": '" << text << "' must be a number from " << min << " to " << max;
-        throw UsageError(msg.str());
+        throw InputError(msg.str());
     }
     return *v;
 }
 
 // The command line's grammar and its help text, in one place: each flag with its
 // description and what its value sets. CLI11 runs the setters once the whole line is
-// read, in the order below; they throw UsageError naming the bad value.
+// read, in the order below; they throw InputError naming the bad value.
 void define_flags(CLI::App& app, Options& o) {
     app.set_help_flag();  // ours below: --help wins over mistakes (see parse)
     app.allow_extras();   // reported by parse in our words
@@ -86,7 +80,7 @@ void define_flags(CLI::App& app, Options& o) {
         }
         value(flag, "", help, [=](const std::string& v) {
             if (std::find(choices.begin(), choices.end(), v) == choices.end())
-                throw UsageError(flag + ": '" + v + "' must be " + names);
+                throw InputError(flag + ": '" + v + "' must be " + names);
             set(v);
         })->type_name(type);
     };
@@ -103,7 +97,7 @@ void define_flags(CLI::App& app, Options& o) {
             o.counts.push_back(number<std::size_t>("--n", part, 0, kMaxBodies));
     });
     value("--broadphase", "all|A[,B]",
-          "algorithms (default all; brute force joins 'all' only up to n=20000);\n"
+          "algorithms (default all; brute force joins 'all' only up to n=10000);\n"
           "also the references: floor (run first; x_floor divides by its\n"
           "median) and the peers this build has (--list)",
           [&](const std::string& v) {
@@ -131,7 +125,7 @@ void define_flags(CLI::App& app, Options& o) {
                for (const std::string& v : settings) {
                    const auto eq = v.find('=');
                    if (eq == std::string::npos || eq == 0)
-                       throw UsageError("--param: '" + v + "' must be NAME=VALUE");
+                       throw InputError("--param: '" + v + "' must be NAME=VALUE");
                    const std::string name = v.substr(0, eq);
                    o.run.params.push_back(
                        {name, number<float>("--param " + name, v.substr(eq + 1), -1e9f, 1e9f)});
@@ -157,10 +151,10 @@ void define_flags(CLI::App& app, Options& o) {
               // Fail now rather than after minutes of measuring.
               std::error_code ec;
               if (o.out.empty() || std::filesystem::is_directory(o.out, ec))
-                  throw UsageError("--out: '" + o.out + "' is not a file name");
+                  throw InputError("--out: '" + o.out + "' is not a file name");
               const auto dir = std::filesystem::absolute(o.out, ec).parent_path();
               if (ec || !std::filesystem::is_directory(dir, ec))
-                  throw UsageError("--out: folder '" + dir.string() + "' does not exist");
+                  throw InputError("--out: folder '" + dir.string() + "' does not exist");
           });
     toggle("--list", o.list, "list algorithms and scenes");
     app.add_flag("-h,--help")->description("show this text")->disable_flag_override();
@@ -219,13 +213,13 @@ void check_params_in(const Options& o) {
                         std::ostringstream msg;
                         msg << "--param " << s.name << ": " << s.value << " is outside "
                             << e.name << "'s range " << p.min << " to " << p.max;
-                        throw UsageError(msg.str());
+                        throw InputError(msg.str());
                     }
                 }
             }
         }
         if (!known)
-            throw UsageError("--param: no algorithm to run has a parameter '" + s.name +
+            throw InputError("--param: no algorithm to run has a parameter '" + s.name +
                              "' (see --list)");
     }
 }
@@ -238,7 +232,7 @@ void check_params(const Options& o) {
     }
 }
 
-// Parses and validates the whole command line; throws UsageError.
+// Parses and validates the whole command line; throws InputError.
 Options parse(int argc, char** argv) {
     Options o;
     for (int i = 1; i < argc; ++i) {
@@ -255,13 +249,13 @@ Options parse(int argc, char** argv) {
         // "--frames: 1 required F missing", or "check was given a disallowed flag override".
         const std::string what = e.what();
         if (what.ends_with("flag override"))
-            throw UsageError("--" + what.substr(0, what.find(' ')) + " takes no value");
-        throw UsageError(what.substr(0, what.find(':')) + " needs a value");
+            throw InputError("--" + what.substr(0, what.find(' ')) + " takes no value");
+        throw InputError(what.substr(0, what.find(':')) + " needs a value");
     } catch (const CLI::ParseError& e) {
-        throw UsageError(e.what());
+        throw InputError(e.what());
     }
     if (const std::vector<std::string> extra = app.remaining(); !extra.empty())
-        throw UsageError("unknown option '" + extra.front() + "'");
+        throw InputError("unknown option '" + extra.front() + "'");
     if (o.list) {
         o.action = Action::kList;
         return o;
@@ -269,22 +263,22 @@ Options parse(int argc, char** argv) {
     for (const std::string& a : o.algorithms) {
         const BroadPhaseEntry* e = find_subject(a);
         if (e == nullptr && a.starts_with("peer:"))
-            throw UsageError("--broadphase: '" + a +
+            throw InputError("--broadphase: '" + a +
                              "' is not a peer this build has (peers are built when CMake finds "
                              "their packages: scripts/install-deps, then reconfigure; see --list)");
         if (e == nullptr)
-            throw UsageError("--broadphase: unknown algorithm '" + a + "' (see --list)");
+            throw InputError("--broadphase: unknown algorithm '" + a + "' (see --list)");
         if (!e->supports(o.run.dim))
-            throw UsageError("--broadphase: '" + a + "' has no " + std::to_string(o.run.dim) +
+            throw InputError("--broadphase: '" + a + "' has no " + std::to_string(o.run.dim) +
                              "D version");
         if (a == kFloor && o.run.check)
-            throw UsageError(
+            throw InputError(
                 "--check: floor reports no pairs, so there is nothing to check; run it "
                 "without --check (with --broadphase all, --check runs floor unchecked)");
     }
     check_params(o);
     if (o.run.mode != Mode::kStep && (o.run.swept || o.run.count_tunnelling))
-        throw UsageError(std::string(o.run.swept ? "--swept" : "--tunnelling") +
+        throw InputError(std::string(o.run.swept ? "--swept" : "--tunnelling") +
                          " needs --mode step");
     // Build the scene once (at n <= 2) so a bad name or file fails before any work. A CSV
     // scene has its own size, which replaces --n.
@@ -294,8 +288,8 @@ Options parse(int argc, char** argv) {
             o.run.dim == 2 ? make_scene<2>(o.run.scene, probe, o.run.seed).bodies.size()
                            : make_scene<3>(o.run.scene, probe, o.run.seed).bodies.size();
         if (is_csv_scene(o.run.scene)) o.counts = {bodies};
-    } catch (const SceneError& e) {
-        throw UsageError(std::string("--scene: ") + e.what());
+    } catch (const InputError& e) {
+        throw InputError(std::string("--scene: ") + e.what());
     }
     return o;
 }
@@ -445,7 +439,7 @@ int main(int argc, char** argv) {
     Options o;
     try {
         o = parse(argc, argv);
-    } catch (const UsageError& e) {
+    } catch (const InputError& e) {
         std::cerr << "collidoscope-bench: " << e.what() << "\n(see collidoscope-bench --help)\n";
         return 2;
     }
@@ -479,7 +473,7 @@ int main(int argc, char** argv) {
             for (const auto table : {references(), broadphases()}) {
                 for (const auto& e : table) {
                     if (e.supports(o.run.dim) &&
-                        !(e.name == kReferenceBroadPhase && n > kBruteForceLimit)) {
+                        !(e.name == kReferenceBroadPhase && n > kMaxReferenceBodies)) {
                         algorithms.emplace_back(e.name);
                     }
                 }
@@ -514,7 +508,7 @@ int main(int argc, char** argv) {
                 std::optional<CheckFailure> failure;
                 try {
                     r = run_one(cfg, a, failure);
-                } catch (const SceneError& e) {
+                } catch (const InputError& e) {
                     std::cerr << "\ncollidoscope-bench: --scene: " << e.what() << "\n";
                     return 2;
                 }

@@ -5,9 +5,9 @@
 #include <tbb/global_control.h>
 
 #include "collide/morton.hpp"
-#include "collide/random.hpp"
 #include "collide/registry.hpp"
-#include "collide/scenes.hpp"
+#include "tooling/random.hpp"
+#include "tooling/scenes.hpp"
 
 namespace {
 

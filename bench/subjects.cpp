@@ -14,16 +14,11 @@ namespace collide::bench {
 
 namespace {
 
-template <int D>
-std::unique_ptr<BroadPhase<D>> make_floor() {
-    return std::make_unique<Floor<D>>();
-}
-
 constexpr std::array kReferences = {
     BroadPhaseEntry{kFloor,
                     "Streams every box once and writes one 64-bit key (Morton code of the "
                     "centre); no pairs. The floor every time is divided by (x_floor)",
-                    true, true, &make_floor<2>, &make_floor<3>},
+                    true, true, &make_instance<Floor, 2>, &make_instance<Floor, 3>},
 #ifdef COLLIDOSCOPE_PEER_BOX2D
     BroadPhaseEntry{"peer:box2d-tree",
                     "Box2D 2.4 b2DynamicTree as b2BroadPhase drives it: fat boxes, move "
@@ -55,12 +50,7 @@ const BroadPhaseEntry* find_subject(std::string_view name) {
 template <int D>
 std::unique_ptr<BroadPhase<D>> make_subject(std::string_view name) {
     const BroadPhaseEntry* e = find_subject(name);
-    if (e == nullptr || !e->supports(D)) return nullptr;
-    if constexpr (D == 2) {
-        return e->make_2d();
-    } else {
-        return e->make_3d();
-    }
+    return e != nullptr ? e->make<D>() : nullptr;
 }
 
 template std::unique_ptr<BroadPhase<2>> make_subject<2>(std::string_view);

@@ -3,7 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "broadphase/auto_select.hpp"
-#include "collide/random.hpp"
+#include "collide/registry.hpp"
+#include "tooling/random.hpp"
 
 namespace collide {
 namespace {
@@ -34,7 +35,7 @@ std::vector<Aabb<2>> boxes_at(std::size_t n, float shift) {
 // Fast bodies (half a size per update) make it switch to radix-chunks, but only after
 // kPatience updates that all want it.
 TEST(Auto, SwitchesAfterPatience) {
-    Auto a;
+    Auto a(&make_broadphase<2>);
     PairList pairs;
     const std::vector<std::uint8_t> still(2000, 0);
     a.update(boxes_at(2000, 0.0f), still, pairs);

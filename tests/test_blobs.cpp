@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 
 #include "collide/registry.hpp"
-#include "collide/scenes.hpp"
 #include "collide/tunnelling_check.hpp"
 #include "collide/world.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collide {
 namespace {
@@ -243,7 +243,7 @@ void expect_refused(const std::string& text, const std::string& expected) {
     try {
         (void)load_csv_scene<2>(path);
         ADD_FAILURE() << "accepted: " << text;
-    } catch (const SceneError& e) {
+    } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
     }
 }

@@ -7,11 +7,11 @@
 #include <gtest/gtest.h>
 
 #include "collide/narrowphase.hpp"
-#include "collide/random.hpp"
 #include "collide/registry.hpp"
-#include "collide/scenes.hpp"
 #include "collide/tunnelling_check.hpp"
 #include "collide/world.hpp"
+#include "tooling/random.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collide {
 namespace {

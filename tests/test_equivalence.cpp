@@ -6,11 +6,11 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
-#include "collide/ballistic.hpp"
-#include "collide/random.hpp"
 #include "collide/registry.hpp"
-#include "collide/scenes.hpp"
 #include "test_support.hpp"
+#include "tooling/ballistic.hpp"
+#include "tooling/random.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collide {
 namespace {

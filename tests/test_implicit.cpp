@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "collide/implicit.hpp"
-#include "collide/random.hpp"
+#include "tooling/random.hpp"
 
 namespace collide {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "collide/morton.hpp"
-#include "collide/random.hpp"
+#include "tooling/random.hpp"
 
 namespace collide::morton {
 namespace {

@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "collide/parse.hpp"
-#include "collide/scenes.hpp"
+#include "tooling/parse.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collide {
 namespace {
@@ -123,11 +123,11 @@ TEST(Scenes, CenterlineBodiesStraddleTheCentre) {
 }
 
 TEST(Scenes, UnknownNameAndAbsurdSizeAreRefused) {
-    EXPECT_THROW(make_scene<2>("nope", 10, 1), SceneError);
+    EXPECT_THROW(make_scene<2>("nope", 10, 1), InputError);
     try {
         make_scene<2>("uniform", kMaxBodies + 1, 1);
         FAIL() << "no error";
-    } catch (const SceneError& e) {
+    } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find(std::to_string(kMaxBodies + 1)), std::string::npos)
             << e.what();
     }
@@ -155,7 +155,7 @@ protected:
         const std::string path = write(text);
         try {
             load_csv_scene<D>(path);
-        } catch (const SceneError& e) {
+        } catch (const InputError& e) {
             return e.what();
         }
         ADD_FAILURE() << "loaded without error:\n" << text;
@@ -230,7 +230,7 @@ TEST_F(CsvScene, ByteOrderMarkIsSkipped) {
 }
 
 TEST_F(CsvScene, MissingFileIsAnError) {
-    EXPECT_THROW(load_csv_scene<2>("/nonexistent/dir/scene.csv"), SceneError);
+    EXPECT_THROW(load_csv_scene<2>("/nonexistent/dir/scene.csv"), InputError);
 }
 
 TEST(Parse, NumbersAreStrict) {

@@ -4,7 +4,7 @@
 #include <span>
 
 #include "collide/core.hpp"
-#include "collide/pair_check.hpp"
+#include "tooling/pair_check.hpp"
 
 namespace collide::testing {
 

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "collide/registry.hpp"
-#include "collide/scenes.hpp"
 #include "collide/world.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collide {
 namespace {

@@ -4,8 +4,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "collide/registry.hpp"
-
 namespace collide {
 
 namespace {
@@ -13,12 +11,15 @@ namespace {
 // Spread and motion are estimated from at most this many boxes, spaced evenly over the ids.
 constexpr std::size_t kSample = 4096;
 
+// For a handful of bodies nothing beats testing every pair.
+constexpr std::string_view kForFew = "brute-force";
+
 }  // namespace
 
 template <int D>
 std::string_view AutoSelect<D>::choose(std::size_t n, float motion, std::string_view current) {
-    const bool tiny = current == kReferenceBroadPhase ? n <= kTinyAbove : n < kTinyBelow;
-    if (tiny) return kReferenceBroadPhase;
+    const bool tiny = current == kForFew ? n <= kTinyAbove : n < kTinyBelow;
+    if (tiny) return kForFew;
     const bool fast = current == "radix-chunks" ? motion > kSlowBelow : motion > kFastAbove;
     return fast ? "radix-chunks" : "dynamic-aabb-tree";
 }
@@ -60,7 +61,7 @@ void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
     wanted_for_ = want == wanted_ ? wanted_for_ + 1 : 1;
     wanted_ = want;
     if (!algorithm_ || (want != current_ && wanted_for_ >= kPatience)) {
-        algorithm_ = make_broadphase<D>(want);
+        algorithm_ = make_(want);
         current_ = want;
     }
     algorithm_->update(boxes, is_static, out);

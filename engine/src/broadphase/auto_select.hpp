@@ -8,6 +8,8 @@
 // centres per update / median extent). The choice changes only after another one has been
 // preferred for kPatience updates in a row, and both rules have dead bands, so a value near
 // a threshold does not make it flip every frame (each switch starts the new structure cold).
+// It builds its candidates with the factory it is given (the registry's row passes its own),
+// so it does not depend on the registry.
 #pragma once
 
 #include <memory>
@@ -30,6 +32,10 @@ public:
     static constexpr float kFastAbove = 0.2f;
     static constexpr float kSlowBelow = 0.1f;
 
+    // Builds the algorithm called `name`, as the registry's make_broadphase<D> does.
+    using Factory = std::unique_ptr<BroadPhase<D>> (*)(std::string_view name);
+    explicit AutoSelect(Factory make) : make_(make) {}
+
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
     void query(const Aabb<D>& region, std::vector<BodyId>& out) const override;
@@ -48,6 +54,7 @@ private:
     // Spread and motion from a sample of the boxes.
     void measure(std::span<const Aabb<D>> boxes);
 
+    Factory make_;
     std::unique_ptr<BroadPhase<D>> algorithm_;
     std::string_view current_;
     std::string_view wanted_;  // what choose() said last, and for how many updates in a row

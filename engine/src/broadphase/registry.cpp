@@ -22,23 +22,25 @@ namespace collide {
 
 namespace {
 
-template <template <int> class Algorithm, int D>
-std::unique_ptr<BroadPhase<D>> make() {
-    return std::make_unique<Algorithm<D>>();
+// auto builds its candidates with the registry's own factory.
+template <int D>
+std::unique_ptr<BroadPhase<D>> make_auto() {
+    return std::make_unique<AutoSelect<D>>(&make_broadphase<D>);
 }
 
 template <template <int> class Algorithm>
 constexpr BroadPhaseEntry row(std::string_view name, std::string_view description) {
-    return {name, description, true, true, &make<Algorithm, 2>, &make<Algorithm, 3>};
+    return {name, description, true, true, &make_instance<Algorithm, 2>,
+            &make_instance<Algorithm, 3>};
 }
 
 // An algorithm whose name belongs to one dimension (quadtree in 2D, octree in 3D).
 template <template <int> class Algorithm, int D>
 constexpr BroadPhaseEntry row_in(std::string_view name, std::string_view description) {
     if constexpr (D == 2) {
-        return {name, description, true, false, &make<Algorithm, 2>, nullptr};
+        return {name, description, true, false, &make_instance<Algorithm, 2>, nullptr};
     } else {
-        return {name, description, false, true, nullptr, &make<Algorithm, 3>};
+        return {name, description, false, true, nullptr, &make_instance<Algorithm, 3>};
     }
 }
 
@@ -81,9 +83,10 @@ constexpr std::array kBroadPhases = {
     row<SortedGrid>("sorted-grid",
                     "Dense grids per size level, bodies counting-sorted by the cell of their "
                     "lower corner (last frame's order in); forward neighbour runs"),
-    row<AutoSelect>("auto",
+    BroadPhaseEntry{"auto",
                     "Picks one of the above from the body count and the spread of sizes "
-                    "(brute force for a handful), switching with hysteresis"),
+                    "(brute force for a handful), switching with hysteresis",
+                    true, true, &make_auto<2>, &make_auto<3>},
 };
 
 }  // namespace
@@ -102,12 +105,7 @@ const BroadPhaseEntry* find_broadphase(std::string_view name) {
 template <int D>
 std::unique_ptr<BroadPhase<D>> make_broadphase(std::string_view name) {
     const BroadPhaseEntry* e = find_broadphase(name);
-    if (e == nullptr || !e->supports(D)) return nullptr;
-    if constexpr (D == 2) {
-        return e->make_2d();
-    } else {
-        return e->make_3d();
-    }
+    return e != nullptr ? e->make<D>() : nullptr;
 }
 
 template std::unique_ptr<BroadPhase<2>> make_broadphase<2>(std::string_view);

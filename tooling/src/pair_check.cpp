@@ -1,4 +1,4 @@
-#include "collide/pair_check.hpp"
+#include "tooling/pair_check.hpp"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
-#include "collide/ballistic.hpp"
+#include "tooling/ballistic.hpp"
 
 #include <algorithm>
 
-#include "collide/random.hpp"
+#include "tooling/random.hpp"
 
 namespace collide {
 

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "collide/parse.hpp"
-#include "collide/scenes.hpp"
+#include "tooling/parse.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collide {
 
@@ -45,7 +45,7 @@ struct SourceLine {
 class CsvReader {
 public:
     explicit CsvReader(const std::string& path) : path_(path), in_(path) {
-        if (!in_) throw SceneError(path + ": cannot open the file");
+        if (!in_) throw InputError(path + ": cannot open the file");
     }
 
     // The next line with content, or nothing at end of file.
@@ -64,10 +64,10 @@ public:
     }
 
     [[noreturn]] void fail(std::size_t line, const std::string& reason) const {
-        throw SceneError(path_ + ":" + std::to_string(line) + ": " + reason);
+        throw InputError(path_ + ":" + std::to_string(line) + ": " + reason);
     }
     [[noreturn]] void fail(const std::string& reason) const {
-        throw SceneError(path_ + ": " + reason);
+        throw InputError(path_ + ": " + reason);
     }
 
     float number(std::string_view field, std::string_view column, std::size_t line) const {
@@ -225,7 +225,7 @@ Scene<D> load_csv_scene(const std::string& path) {
     const auto columns = read_header(reader, world, world_line);
     const int file_dim = columns.contains("z") ? 3 : 2;
     if (file_dim != D) {
-        throw SceneError(path + ": the file is " + std::to_string(file_dim) + "D (its header " +
+        throw InputError(path + ": the file is " + std::to_string(file_dim) + "D (its header " +
                          (file_dim == 3 ? "has" : "has no") + " 'z' column) but " +
                          std::to_string(D) + "D was asked for");
     }

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "collide/morton.hpp"
-#include "collide/random.hpp"
-#include "collide/scenes.hpp"
+#include "tooling/random.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collide {
 
@@ -403,7 +403,7 @@ template <int D>
 Scene<D> make_scene(std::string_view name, std::size_t n, std::uint64_t seed) {
     if (is_csv_scene(name)) return load_csv_scene<D>(std::string(name.substr(kCsvPrefix.size())));
     if (n > kMaxBodies) {
-        throw SceneError("body count " + std::to_string(n) + " is above the maximum of " +
+        throw InputError("body count " + std::to_string(n) + " is above the maximum of " +
                          std::to_string(kMaxBodies));
     }
     for (const SceneRow& row : kScenes) {
@@ -418,7 +418,7 @@ Scene<D> make_scene(std::string_view name, std::size_t n, std::uint64_t seed) {
     std::string known;
     for (const SceneRow& row : kScenes)
         known += std::string(known.empty() ? "" : ", ") + std::string(row.entry.name);
-    throw SceneError("unknown scene '" + std::string(name) + "' (scenes: " + known + ", csv:PATH)");
+    throw InputError("unknown scene '" + std::string(name) + "' (scenes: " + known + ", csv:PATH)");
 }
 
 template <int D>

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "collide/scenes.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collide {
 

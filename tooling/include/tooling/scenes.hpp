@@ -1,0 +1,37 @@
+// Scenes shared by the app, the bench and the tests. Each generator takes a body count,
+// the dimension (as the template argument) and a seed, and is deterministic. "csv:PATH"
+// loads bodies from a file instead (see README for the format). The names alone are in
+// tooling/scene_names.hpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "collide/bodies.hpp"
+#include "tooling/input_error.hpp"
+#include "tooling/scene_names.hpp"
+
+namespace collide {
+
+template <int D>
+struct Scene {
+    WorldSettings<D> settings;
+    Bodies<D> bodies;
+};
+
+// Builds scene `name` ("uniform", ..., or "csv:PATH") with n bodies. Throws InputError.
+template <int D>
+Scene<D> make_scene(std::string_view name, std::size_t n, std::uint64_t seed);
+
+// Loads a CSV scene; every row is checked before anything is returned. Throws InputError
+// with "path:line: reason".
+template <int D>
+Scene<D> load_csv_scene(const std::string& path);
+
+// Renumbers the bodies in the Morton order of their centres, so bodies near each other in
+// space are near each other in memory (generators and files give them in no spatial order).
+template <int D>
+void order_by_morton(Bodies<D>& bodies);
+
+}  // namespace collide
