@@ -67,9 +67,10 @@ void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
 }
 
 template <int D>
-void AutoSelect<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+void AutoSelect<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                      QueryTrace<D>* trace) const {
     out.clear();
-    if (algorithm_) algorithm_->query(region, out);
+    if (algorithm_) algorithm_->query(region, out, trace);
 }
 
 template <int D>

@@ -337,14 +337,22 @@ void DynamicAabbTree<D>::update(std::span<const Aabb<D>> boxes,
 }
 
 template <int D>
-void DynamicAabbTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+void DynamicAabbTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                      QueryTrace<D>* trace) const {
     out.clear();
     std::uint64_t tests = 0;
     const auto hit = [&](std::uint32_t q) {
         if (boxes_[q].overlaps(region)) out.push_back(body_of_[q]);
     };
-    moving_tree_.query(region, stack_, tests, hit, kNoTrace);
-    static_tree_.query(region, stack_, tests, hit, kNoTrace);
+    for (const AabbTree<D>* tree : {&moving_tree_, &static_tree_}) {
+        if (!trace) {
+            tree->query(region, stack_, tests, hit, kNoTrace);
+            continue;
+        }
+        tree->query(region, stack_, tests, hit, [&](std::int32_t i, bool overlaps) {
+            trace->add(tree->node(i).box, overlaps ? TraceKind::kDescended : TraceKind::kPruned);
+        });
+    }
 }
 
 template <int D>
@@ -362,7 +370,7 @@ template <int D>
 void DynamicAabbTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     const bool selecting = which.selected < proxy_of_.size();
     const float alpha = selecting ? 0.3f : 0.7f;
-    if (which.structure) {
+    if (which.flags.structure) {
         // Internal nodes by depth on the ramp, leaves' fat boxes in orange (grey when
         // static); a subtree outside the view is skipped whole.
         std::vector<std::pair<std::int32_t, int>> stack;
@@ -399,14 +407,9 @@ void DynamicAabbTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) cons
     }
     if (which.query) {
         // The nodes the query's descent tested: green entered, grey rejected.
-        std::vector<std::int32_t> stack;
-        std::uint64_t tests = 0;
-        for (const AabbTree<D>* tree : {&moving_tree_, &static_tree_}) {
-            tree->query(*which.query, stack, tests, [](std::uint32_t) {},
-                        [&](std::int32_t i, bool overlaps) {
-                            draw.box(tree->node(i).box, overlaps ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
-                                                                 : rgba(0.6f, 0.6f, 0.6f, 0.5f));
-                        });
+        for (const auto& r : which.query->regions) {
+            draw.box(r.box, r.kind == TraceKind::kDescended ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
+                                                            : rgba(0.6f, 0.6f, 0.6f, 0.5f));
         }
     }
 }

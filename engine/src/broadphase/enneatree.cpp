@@ -251,14 +251,20 @@ void Enneatree<D>::find_pairs(std::uint32_t at, PairList& pairs, std::uint64_t& 
 }
 
 template <int D>
-void Enneatree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+void Enneatree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                      QueryTrace<D>* trace) const {
     out.clear();
-    walk(region, kMaxDepth, nullptr, [&](std::uint32_t, const Node& node) {
+    std::vector<Visit> visits;
+    walk(region, kMaxDepth, trace ? &visits : nullptr, [&](std::uint32_t, const Node& node) {
         if (node.count == 0 || !node.own.overlaps(region)) return;
         for (std::uint32_t i = node.begin; i < node.begin + node.count; ++i) {
             if (sorted_boxes_[i].overlaps(region)) out.push_back(order_[i]);
         }
     });
+    for (const Visit& v : visits) {
+        trace->add(Enneatree::region(nodes_[v.node]),
+                   v.kind == Visit::kPruned ? TraceKind::kPruned : TraceKind::kDescended);
+    }
 }
 
 template <int D>
@@ -311,29 +317,30 @@ void Enneatree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     const float depth_scale = 1.0f / static_cast<float>(std::max(deepest_, 1));
     // Highlights first, so the budget never cuts them; drawn doubled (a second outline a
     // little inside) so they stand out from the structure.
-    const auto highlight = [&](std::uint32_t at, Color color) {
-        const Aabb<D> r = region(nodes_[at]);
-        const Vec<D> inset(side_at(nodes_[at].depth) * 0.015f);
+    const auto outline = [&](const Aabb<D>& r, Color color) {
+        const Vec<D> inset((r.hi[0] - r.lo[0]) * 0.015f);
         draw.box(r, color);
         draw.box({r.lo + inset, r.hi - inset}, color);
     };
+    const auto highlight = [&](std::uint32_t at, Color color) { outline(region(nodes_[at]), color); };
     const Color visited = rgba(0.3f, 0.85f, 1.0f, 1.0f);
     const Color pruned = rgba(0.9f, 0.3f, 0.5f, 0.8f);
-    const auto highlight_walk = [&](const Aabb<D>& bounds, int max_depth, Color seen) {
-        std::vector<Visit> trace;
-        walk(bounds, max_depth, &trace, [](std::uint32_t, const Node&) {});
-        for (const Visit& v : trace) highlight(v.node, v.kind == Visit::kPruned ? pruned : seen);
-    };
     if (which.selected < node_of_.size()) {
         const std::uint32_t home = node_of_[which.selected];
-        highlight_walk(boxes_[which.selected], nodes_[home].depth, visited);
+        std::vector<Visit> trace;
+        walk(boxes_[which.selected], nodes_[home].depth, &trace, [](std::uint32_t, const Node&) {});
+        for (const Visit& v : trace) highlight(v.node, v.kind == Visit::kPruned ? pruned : visited);
         for (std::uint32_t up = nodes_[home].parent; up != kNone; up = nodes_[up].parent)
             highlight(up, rgba(1.0f, 0.6f, 0.1f, 1.0f));
         highlight(home, rgba(1.0f, 1.0f, 1.0f, 1.0f));
         draw.label(nodes_[home].lo, "depth " + std::to_string(nodes_[home].depth), rgba(1, 1, 1));
     }
-    if (which.query) highlight_walk(*which.query, kMaxDepth, rgba(1.0f, 0.9f, 0.2f, 1.0f));
-    if (!which.structure) return;
+    if (which.query) {
+        for (const auto& r : which.query->regions) {
+            outline(r.box, r.kind == TraceKind::kPruned ? pruned : rgba(1.0f, 0.9f, 0.2f, 1.0f));
+        }
+    }
+    if (!which.flags.structure) return;
     // Shallow nodes first: when the budget runs out, the coarse picture is what remains.
     std::vector<std::uint32_t> by_depth(nodes_.size());
     std::vector<std::uint32_t> starts(kMaxDepth + 2, 0);

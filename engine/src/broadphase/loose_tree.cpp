@@ -244,8 +244,9 @@ void LooseTree<D>::update(std::span<const Aabb<D>> boxes,
 }
 
 template <int D>
-void LooseTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
-    tree_query(nodes_, items_, region, out);
+void LooseTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                      QueryTrace<D>* trace) const {
+    tree_query(nodes_, items_, region, out, trace);
 }
 
 template <int D>

@@ -232,8 +232,8 @@ void MortonCells<D>::sweep(PairList& out) {
 // locating each cell's entries by binary search inside its parent's range; a cell with no
 // entries is pruned, a cell inside the region takes all its entries at once.
 template <int D>
-void MortonCells<D>::query_cells(const Aabb<D>& region, std::vector<BodyId>& out,
-                                 std::vector<Visit>* trace) const {
+void MortonCells<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                           QueryTrace<D>* trace) const {
     out.clear();
     if (boxes_.empty()) return;
     const morton::Coords<D> qlo = frame_(region.lo);
@@ -255,11 +255,12 @@ void MortonCells<D>::query_cells(const Aabb<D>& region, std::vector<BodyId>& out
         const std::size_t first = first_from(v, lo, hi, start);
         const std::size_t end =
             last == ~std::uint64_t{0} ? hi : first_from(v, first, hi, last + 1);
-        using Kind = typename Visit::Kind;
-        const Kind kind = first == end ? Visit::kEmpty : inside ? Visit::kInside : Visit::kDescended;
-        if (trace) trace->push_back({start, level, kind});
-        if (kind == Visit::kEmpty) return;
-        if (kind == Visit::kInside) {
+        const TraceKind kind = first == end ? TraceKind::kPruned
+                               : inside     ? TraceKind::kTaken
+                                            : TraceKind::kDescended;
+        if (trace) trace->add(cell_box(start, level), kind);
+        if (kind == TraceKind::kPruned) return;
+        if (kind == TraceKind::kTaken) {
             for (std::size_t i = first; i < end; ++i) found.push_back(v[i].id);
             return;
         }
@@ -288,11 +289,6 @@ void MortonCells<D>::query_cells(const Aabb<D>& region, std::vector<BodyId>& out
     for (BodyId id : found) {
         if (boxes_[id].overlaps(region)) out.push_back(id);
     }
-}
-
-template <int D>
-void MortonCells<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
-    query_cells(region, out, nullptr);
 }
 
 template <int D>
@@ -341,7 +337,7 @@ void MortonCells<D>::for_each_visited(const Entry& e, std::size_t i, bool in_sta
 template <int D>
 void MortonCells<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     const bool selecting = which.selected < boxes_.size();
-    if (which.structure) {
+    if (which.flags.structure) {
         // Every cell, coloured by level; then the Z-order curve through the cell centres
         // in sorted order, coloured along its length.
         int top = 0;
@@ -376,14 +372,11 @@ void MortonCells<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     if (which.query) {
         // The cells the query's descent looked at: green taken whole, cyan descended
         // into, grey pruned because no entry starts inside.
-        std::vector<BodyId> hits;
-        std::vector<Visit> visits;
-        query_cells(*which.query, hits, &visits);
-        for (const Visit& v : visits) {
-            const Color c = v.kind == Visit::kInside      ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
-                            : v.kind == Visit::kDescended ? rgba(0.2f, 0.9f, 1.0f, 0.7f)
-                                                          : rgba(0.6f, 0.6f, 0.6f, 0.5f);
-            draw.box(cell_box(v.start, v.level), c);
+        for (const auto& r : which.query->regions) {
+            const Color c = r.kind == TraceKind::kTaken       ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
+                            : r.kind == TraceKind::kDescended ? rgba(0.2f, 0.9f, 1.0f, 0.7f)
+                                                              : rgba(0.6f, 0.6f, 0.6f, 0.5f);
+            draw.box(r.box, c);
         }
     }
 }

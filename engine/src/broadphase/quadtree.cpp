@@ -110,8 +110,9 @@ void RegionTree<D>::update(std::span<const Aabb<D>> boxes,
 }
 
 template <int D>
-void RegionTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
-    tree_query(nodes_, items_, region, out);
+void RegionTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                      QueryTrace<D>* trace) const {
+    tree_query(nodes_, items_, region, out, trace);
 }
 
 template <int D>

@@ -106,7 +106,8 @@ void SortAndSweep<D>::sweep(PairList& out) {
 }
 
 template <int D>
-void SortAndSweep<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+void SortAndSweep<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                      QueryTrace<D>* /*trace*/) const {
     out.clear();
     // Only boxes that start before the region ends can overlap it.
     const auto end =
@@ -119,7 +120,7 @@ void SortAndSweep<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) con
 
 template <int D>
 void SortAndSweep<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
-    if (!which.structure || sorted_.empty()) return;
+    if (!which.flags.structure || sorted_.empty()) return;
     // The sorted intervals, drawn in a strip under the bodies: rank r goes to row r % rows,
     // coloured by rank, so the sort order reads as a gradient along the axis.
     const int other = (axis_ + 1) % D;

@@ -277,7 +277,8 @@ void SortedGrid<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
 }
 
 template <int D>
-void SortedGrid<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+void SortedGrid<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                      QueryTrace<D>* /*trace*/) const {
     out.clear();
     for (const Level& level : levels_) {
         if (level.bodies == 0) continue;
@@ -314,7 +315,7 @@ std::vector<std::string> SortedGrid<D>::layers() const {
 
 template <int D>
 void SortedGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
-    if (!which.structure || ids_.empty()) return;
+    if (!which.flags.structure || ids_.empty()) return;
     // Occupied cells in view, each level in its own colour, filled by how full they are.
     int layer = -1;
     const int used = static_cast<int>(std::count_if(
@@ -322,7 +323,7 @@ void SortedGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     for (const Level& level : levels_) {
         if (level.bodies == 0) continue;
         ++layer;
-        if ((which.hidden_layers >> layer) & 1) continue;
+        if ((which.flags.hidden_layers >> layer) & 1) continue;
         const float t = used > 1 ? static_cast<float>(layer) / static_cast<float>(used - 1) : 0.0f;
         for (std::size_t c = level.first_cell; c < level.first_cell + level.cells; ++c) {
             const std::uint32_t count = start_[c + 1] - start_[c];

@@ -327,10 +327,18 @@ std::pair<std::size_t, std::size_t> SpatialHash<D>::find_cell(const Cell& c) con
 
 // A body is taken from one cell only: the lowest cell it shares with the region.
 template <int D>
-void SpatialHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+void SpatialHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                      QueryTrace<D>* trace) const {
     out.clear();
     if (boxes_.empty()) return;
     const Range q = range_of(region);
+    if (trace && cells_of(q) <= kMaxTracedCells) {
+        // The region's cells, occupied or empty (whether looked up or met in the walk below).
+        for_each_cell_in<D>(q.lo, q.hi, [&](const Cell& c) {
+            const auto [first, end] = find_cell(c);
+            trace->add(cell_box(c), first < end ? TraceKind::kTaken : TraceKind::kPruned);
+        });
+    }
     const auto take = [&](const Entry& e) {
         const Range& r = ranges_[e.id];
         for (int k = 0; k < D; ++k) {
@@ -379,7 +387,7 @@ void SpatialHash<D>::for_each_cell_of(BodyId id, const Fn& visit) const {
 template <int D>
 void SpatialHash<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     const bool selecting = which.selected < boxes_.size();
-    if (which.structure && !(which.hidden_layers & 1u)) {
+    if (which.flags.structure && !(which.flags.hidden_layers & 1u)) {
         // Occupied cells in view as a heat map of their entry counts, with thin outlines.
         std::size_t top = 1;
         for (std::size_t i = 0, j = 0; i < entries_.size(); i = j) {
@@ -394,7 +402,7 @@ void SpatialHash<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
             draw.box(box, rgba(0.8f, 0.8f, 0.9f, selecting ? 0.15f : 0.3f));
         }
     }
-    if (which.structure && !(which.hidden_layers & 2u)) {
+    if (which.flags.structure && !(which.flags.hidden_layers & 2u)) {
         for (BodyId i = 0; i < fat_.size() && !draw.full(); ++i) {
             if (fat_[i].overlaps(draw.view)) draw.box(fat_[i], rgba(0.3f, 0.9f, 1.0f, 0.5f));
         }
@@ -408,13 +416,9 @@ void SpatialHash<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     }
     if (which.query) {
         // The cells the query looks up: green where occupied, grey where empty.
-        const Range q = range_of(*which.query);
-        if (cells_of(q) <= 20000) {
-            for_each_cell_in<D>(q.lo, q.hi, [&](const Cell& c) {
-                const auto [first, end] = find_cell(c);
-                draw.box(cell_box(c), first < end ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
-                                                  : rgba(0.6f, 0.6f, 0.6f, 0.5f));
-            });
+        for (const auto& r : which.query->regions) {
+            draw.box(r.box, r.kind == TraceKind::kTaken ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
+                                                        : rgba(0.6f, 0.6f, 0.6f, 0.5f));
         }
     }
 }

@@ -67,21 +67,16 @@ void fit_bounds(std::vector<TreeNode<D>>& nodes, const std::vector<TreeItem<D>>&
     n.bounds = b;
 }
 
-struct TreeVisit {
-    std::uint32_t node;
-    bool entered;  // false: pruned, its subtree skipped
-};
-
 // Bodies overlapping `region`: descends through the nodes whose fitted bounds overlap it.
 template <int D>
 void tree_query(const std::vector<TreeNode<D>>& nodes, const std::vector<TreeItem<D>>& items,
                 const Aabb<D>& region, std::vector<BodyId>& out,
-                std::vector<TreeVisit>* trace = nullptr) {
+                QueryTrace<D>* trace = nullptr) {
     out.clear();
     for (std::uint32_t i = 0; i < nodes.size();) {
         const TreeNode<D>& n = nodes[i];
         const bool enter = n.bounds.overlaps(region);
-        if (trace) trace->push_back({i, enter});
+        if (trace) trace->add(n.region(), enter ? TraceKind::kDescended : TraceKind::kPruned);
         if (!enter) {
             i = n.skip;
             continue;
@@ -123,7 +118,7 @@ void draw_tree(const std::vector<TreeNode<D>>& nodes, const std::vector<TreeItem
     if (nodes.empty()) return;
     const std::size_t slot = which.selected == kNoBody ? items.size() : slot_of(items, which.selected);
     const bool selecting = slot < items.size();
-    if (which.structure) {
+    if (which.flags.structure) {
         // Labels only on nodes at least 1/40 of the visible part of the root, the 50 fullest.
         constexpr std::size_t kMaxLabels = 50;
         Aabb<D> seen = nodes[0].region();
@@ -167,12 +162,9 @@ void draw_tree(const std::vector<TreeNode<D>>& nodes, const std::vector<TreeItem
     }
     if (which.query) {
         // Entered nodes in cyan, pruned ones (subtree skipped) in grey.
-        std::vector<BodyId> hits;
-        std::vector<TreeVisit> visits;
-        tree_query(nodes, items, *which.query, hits, &visits);
-        for (const TreeVisit& v : visits) {
-            draw.box(nodes[v.node].region(), v.entered ? rgba(0.2f, 0.9f, 1.0f, 0.8f)
-                                                       : rgba(0.6f, 0.6f, 0.6f, 0.5f));
+        for (const auto& r : which.query->regions) {
+            draw.box(r.box, r.kind == TraceKind::kDescended ? rgba(0.2f, 0.9f, 1.0f, 0.8f)
+                                                            : rgba(0.6f, 0.6f, 0.6f, 0.5f));
         }
     }
 }

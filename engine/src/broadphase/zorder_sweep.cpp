@@ -62,7 +62,8 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
 }
 
 template <int D, typename Key>
-void KeySweep<D, Key>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+void KeySweep<D, Key>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                      QueryTrace<D>* trace) const {
     out.clear();
     // A box overlapping the region has its min corner in [region.lo - max size, region.hi],
     // so its key lies between the keys of those two corners.
@@ -71,7 +72,12 @@ void KeySweep<D, Key>::query(const Aabb<D>& region, std::vector<BodyId>& out) co
     auto it = std::lower_bound(entries_.begin(), entries_.end(), first,
                                [](const Entry& e, std::uint64_t k) { return e.lo_key < k; });
     for (; it != entries_.end() && it->lo_key <= last; ++it) {
-        if (sorted_[it - entries_.begin()].overlaps(region)) out.push_back(it->id);
+        const Aabb<D>& box = sorted_[it - entries_.begin()];
+        if (box.overlaps(region)) {
+            out.push_back(it->id);
+        } else if (trace) {
+            trace->add(box, TraceKind::kRejected);
+        }
     }
 }
 
@@ -96,7 +102,7 @@ void KeySweep<D, Key>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const 
     if (n == 0) return;
     const std::size_t selected = which.selected == kNoBody ? n : rank_of(which.selected);
     const float dim = selected < n ? 0.35f : 0.8f;
-    if (which.structure) {
+    if (which.flags.structure) {
         // The curve through the min corners in key order, coloured along its length.
         for (std::size_t i = 1; i < n && !draw.full(); ++i) {
             const Vec<D>& a = sorted_[i - 1].lo;
@@ -120,13 +126,9 @@ void KeySweep<D, Key>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const 
     if (which.query) {
         // The boxes in the key range the query's binary search bounded that it then
         // rejected: the cost of a key range that is not a box.
-        const std::uint64_t first = Key::template key<D>(frame_(which.query->lo - max_size_));
-        const std::uint64_t last = Key::template key<D>(frame_(which.query->hi));
-        for (std::size_t i = 0; i < n && !draw.full(); ++i) {
-            if (entries_[i].lo_key < first || entries_[i].lo_key > last) continue;
-            if (!sorted_[i].overlaps(draw.view)) continue;
-            if (!sorted_[i].overlaps(*which.query))
-                draw.box(sorted_[i], rgba(0.5f, 0.5f, 0.5f, 0.6f));
+        for (const auto& r : which.query->regions) {
+            if (draw.full()) break;
+            if (r.box.overlaps(draw.view)) draw.box(r.box, rgba(0.5f, 0.5f, 0.5f, 0.6f));
         }
     }
 }
