@@ -12,7 +12,7 @@ namespace collide {
 // from its cell holding the lower corner of its overlap with the region.
 template <int D>
 void HierarchicalHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                      QueryTrace<D>* trace) const {
+                                QueryTrace<D>* trace) const {
     out.clear();
     ensure_index();
     const auto take = [&](std::uint32_t j) {
@@ -35,7 +35,8 @@ void HierarchicalHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
         for_each_in(lo, hi, [&](const Cell& c) {
             const auto [begin, end] = find(pack(c), m);
             for (std::uint32_t j = begin; j < end; ++j) take(j);
-            if (traced) trace->add(cell_box(c, m), begin < end ? TraceKind::kTaken : TraceKind::kPruned);
+            if (traced)
+                trace->add(cell_box(c, m), begin < end ? TraceKind::kTaken : TraceKind::kPruned);
         });
     }
     if (scanned == 0) return;
@@ -89,9 +90,8 @@ void HierarchicalHash<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) con
                 draw.box(cell_box(c, m), rgba(1.0f, 0.85f, 0.2f, 0.9f));
             });
         }
-        for_each_cell(boxes_[id], own, [&](const Cell& c) {
-            draw.box(cell_box(c, own), rgba(1, 1, 1));
-        });
+        for_each_cell(boxes_[id], own,
+                      [&](const Cell& c) { draw.box(cell_box(c, own), rgba(1, 1, 1)); });
     }
     if (which.query) {
         // The cells the query looked up at each level (green where a body was found there).
@@ -111,7 +111,8 @@ std::string HierarchicalHash<D>::describe(BodyId id) const {
     std::snprintf(text, sizeof text, "Level %d: cells of side %.4g", own,
                   std::ldexp(1.0, base_exponent_ + own));
     std::string s = text;
-    s += dirty_[id] ? "\nIts entries were re-made this frame" : "\nIts entries kept from last frame";
+    s +=
+        dirty_[id] ? "\nIts entries were re-made this frame" : "\nIts entries kept from last frame";
     const auto occupants = [&](const Cell& c, int m) {
         const auto [begin, end] = find(pack(c), m);
         return std::size_t{end - begin};
@@ -142,11 +143,11 @@ std::string HierarchicalHash<D>::describe(BodyId id) const {
 }
 
 // The members defined here; the class itself is instantiated in hierarchical_hash.cpp.
-#define COLLIDE_HIERARCHICAL_HASH_VIEW(D)                                                     \
-    template void HierarchicalHash<D>::query(const Aabb<D>&, std::vector<BodyId>&,            \
-                                             QueryTrace<D>*) const;    \
-    template std::vector<std::string> HierarchicalHash<D>::layers() const;                    \
-    template void HierarchicalHash<D>::draw(DebugDraw<D>&, const Overlays<D>&) const;         \
+#define COLLIDE_HIERARCHICAL_HASH_VIEW(D)                                                          \
+    template void HierarchicalHash<D>::query(const Aabb<D>&, std::vector<BodyId>&, QueryTrace<D>*) \
+        const;                                                                                     \
+    template std::vector<std::string> HierarchicalHash<D>::layers() const;                         \
+    template void HierarchicalHash<D>::draw(DebugDraw<D>&, const Overlays<D>&) const;              \
     template std::string HierarchicalHash<D>::describe(BodyId) const;
 COLLIDE_HIERARCHICAL_HASH_VIEW(2)
 COLLIDE_HIERARCHICAL_HASH_VIEW(3)

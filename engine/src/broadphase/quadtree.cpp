@@ -116,20 +116,6 @@ void RegionTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
 }
 
 template <int D>
-void RegionTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
-    draw_tree(nodes_, items_, draw, which, std::max(1, deepest_), false);
-}
-
-template <int D>
-std::string RegionTree<D>::describe(BodyId id) const {
-    const std::size_t slot = slot_of(items_, id);
-    if (slot >= items_.size()) return {};
-    std::string s = describe_node(nodes_, node_of_slot(nodes_, slot));
-    s += "\nIts row tests " + std::to_string(row_end_[slot] - slot - 1) + " bodies";
-    return s;
-}
-
-template <int D>
 BroadPhaseStats RegionTree<D>::stats() const {
     const std::size_t bytes = (items_.capacity() + scratch_.capacity()) * sizeof(TreeItem<D>) +
                               codes_.capacity() + row_end_.capacity() * sizeof(std::uint32_t) +

@@ -20,6 +20,22 @@
 
 namespace collide {
 
+// visit(cell) for every cell of the range, in row order.
+template <int D, typename Cell, typename Fn>
+void for_each_cell_in(const Cell& lo, const Cell& hi, const Fn& visit) {
+    Cell c = lo;
+    while (true) {
+        visit(c);
+        int k = 0;
+        while (k < D && c[k] == hi[k]) {
+            c[k] = lo[k];
+            ++k;
+        }
+        if (k == D) return;
+        ++c[k];
+    }
+}
+
 template <int D>
 class SpatialHash final : public BroadPhase<D> {
 public:
