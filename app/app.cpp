@@ -189,11 +189,7 @@ OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
     world.fill_instances(view.color_mode, instances_);
 
     OverlayRequest req;
-    req.aabbs = view.overlays.aabbs;
-    req.pairs = view.overlays.pairs;
-    req.structure = view.overlays.structure;
-    req.implicit = view.overlays.implicit;
-    req.hidden_layers = view.overlays.hidden_layers;
+    req.flags = view.overlays;
     req.predicted_impact = world.physics().swept;
     req.selected = demo_.selected();
     req.query = demo_.query();

@@ -12,21 +12,15 @@
 #include <string_view>
 
 #include "collide/core.hpp"
+#include "collide/debug_draw.hpp"
 #include "tooling/input_error.hpp"
 
 namespace collidoscope {
 
 inline constexpr std::size_t kMaxAppBodies = 1'000'000;
 
-struct OverlayFlags {
-    bool aabbs = false;
-    bool pairs = false;
-    bool structure = false;
-    std::uint64_t hidden_layers = 0;  // the structure's layers turned off in the panel
-    // Implicit bodies in contact (and the selected one): sample points inside/outside the
-    // partner, signature cells, contact normals.
-    bool implicit = false;
-};
+// The overlays shown, one struct from the command line to the algorithm's draw().
+using OverlayFlags = collide::OverlayFlags;
 
 struct Options {
     int dim = 2;

@@ -178,15 +178,12 @@ void add_query_hits(const collide::World<D>& world, const OverlayRequest& req,
 
 template <int D>
 void add_structure(const collide::World<D>& world, const OverlayRequest& req,
-                   const collide::Aabb<D>& view, OverlayGeometry& out, OverlayReport& report) {
+                   const collide::QueryTrace<D>& trace, const collide::Aabb<D>& view,
+                   OverlayGeometry& out, OverlayReport& report) {
     std::vector<LineVertex>& lines = out.lines;
     collide::DebugDraw<D> dd;
     dd.view = view;
-    collide::Overlays<D> which;
-    which.structure = req.structure;
-    which.hidden_layers = req.hidden_layers;
-    which.selected = req.selected;
-    if (req.query) which.query = to_aabb<D>(*req.query);
+    const collide::Overlays<D> which{req.flags, req.selected, req.query ? &trace : nullptr};
     world.broad_phase()->draw(dd, which);
     report.structure_primitives = dd.lines.size() + dd.boxes.size() + dd.fills.size();
     report.structure_capped = dd.full();
@@ -331,18 +328,18 @@ void add_implicit_overlays(const collide::World<D>& world, const OverlayRequest&
 
 template <int D>
 OverlayReport build_overlays(const collide::World<D>& world, const OverlayRequest& req,
-                             OverlayGeometry& out) {
+                             const collide::QueryTrace<D>& trace, OverlayGeometry& out) {
     OverlayReport report;
     std::vector<LineVertex>& lines = out.lines;
     const collide::Aabb<D> view = to_aabb<D>(req.view);
     add_box<D>(lines, world.settings().bounds, kWorldOutlineColor);
 
     // A query region asks the algorithm for its query trace even with the structure off.
-    if ((req.structure || req.query) && world.broad_phase()) {
-        add_structure<D>(world, req, view, out, report);
+    if ((req.flags.structure || req.query) && world.broad_phase()) {
+        add_structure<D>(world, req, trace, view, out, report);
     }
-    if (req.aabbs) add_boxes<D>(world, view, req.max_boxes, lines, report);
-    if (req.pairs) add_pairs<D>(world, view, req.max_pairs, lines, report);
+    if (req.flags.aabbs) add_boxes<D>(world, view, req.max_boxes, lines, report);
+    if (req.flags.pairs) add_pairs<D>(world, view, req.max_pairs, lines, report);
     if (req.query) {
         add_query_hits<D>(world, req, view, lines, report);
         // Last, so no other line covers it, and two pixels wide (a second box one pixel
@@ -354,7 +351,7 @@ OverlayReport build_overlays(const collide::World<D>& world, const OverlayReques
         add_box<D>(lines, region, kQueryRegionColor);
     }
 
-    if (req.implicit && world.has_implicit()) add_implicit_overlays<D>(world, req, out);
+    if (req.flags.implicit && world.has_implicit()) add_implicit_overlays<D>(world, req, out);
 
     const auto& bodies = world.bodies();
     if (req.predicted_impact && req.selected < bodies.size()) {
@@ -372,8 +369,8 @@ OverlayReport build_overlays(const collide::World<D>& world, const OverlayReques
 }
 
 template OverlayReport build_overlays<2>(const collide::World<2>&, const OverlayRequest&,
-                                         OverlayGeometry&);
+                                         const collide::QueryTrace<2>&, OverlayGeometry&);
 template OverlayReport build_overlays<3>(const collide::World<3>&, const OverlayRequest&,
-                                         OverlayGeometry&);
+                                         const collide::QueryTrace<3>&, OverlayGeometry&);
 
 }  // namespace collidoscope

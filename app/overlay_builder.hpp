@@ -33,9 +33,10 @@ inline constexpr collide::Color kSignatureColor = 0x905A8CFF;
 inline constexpr collide::Color kNormalColor = 0xFFFFE000;
 inline constexpr std::size_t kMaxImplicitContactsShown = 32;
 
-// Appends the requested overlays for `world` to `out`.
+// Appends the requested overlays for `world` to `out`; `trace` is what the broad phase's
+// query of req.query visited this frame (read only when there is a query region).
 template <int D>
 OverlayReport build_overlays(const collide::World<D>& world, const OverlayRequest& req,
-                             OverlayGeometry& out);
+                             const collide::QueryTrace<D>& trace, OverlayGeometry& out);
 
 }  // namespace collidoscope

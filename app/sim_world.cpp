@@ -99,6 +99,7 @@ public:
             bp->update(world_.boxes(), world_.bodies().is_static, scratch_pairs_);
         }
         world_.set_broad_phase(std::move(bp));
+        query_trace_.clear();  // the old algorithm's; the next frame's query traces the new one
         return true;
     }
     collide::BroadPhaseStats broad_phase_stats() const override {
@@ -111,11 +112,12 @@ public:
     std::vector<std::string> broad_phase_layers() const override {
         return world_.broad_phase()->layers();
     }
-    void query(const Box3& region, std::vector<BodyId>& out) const override {
+    void query(const Box3& region, std::vector<BodyId>& out) override {
         out.clear();
+        query_trace_.clear();
         if (world_.steps() == 0) return;  // nothing is built before the first update
         collide::Aabb<D> box{from3<D>(region.lo), from3<D>(region.hi)};
-        world_.broad_phase()->query(box, out);
+        world_.broad_phase()->query(box, out, &query_trace_);
     }
     std::string describe(BodyId id) const override {
         return id < body_count() ? world_.broad_phase()->describe(id) : std::string();
@@ -151,7 +153,7 @@ public:
     void fill_instances(ColorMode mode, std::vector<Instance>& out) override;
     void fill_shapes(ShapeGeometry& out) const override;
     OverlayReport fill_overlays(const OverlayRequest& req, OverlayGeometry& out) const override {
-        return build_overlays<D>(world_, req, out);
+        return build_overlays<D>(world_, req, query_trace_, out);
     }
 
 private:
@@ -162,6 +164,7 @@ private:
     Race<D> race_;
     collide::Vec<D> gravity_dir_;
     collide::PairList scratch_pairs_;
+    collide::QueryTrace<D> query_trace_;  // what the last query() visited, for the overlay
     std::array<collide::Color, 256> speed_lut_{};
     std::vector<float> speed_sample_;
     std::vector<std::pair<BodyId, collide::Color>> shape_colors_;  // implicit bodies

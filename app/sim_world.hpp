@@ -83,11 +83,7 @@ struct ContinuousFacts {
 };
 
 struct OverlayRequest {
-    bool aabbs = false;
-    bool pairs = false;
-    bool structure = false;
-    bool implicit = false;            // implicit contacts: points, signature cells, normals
-    std::uint64_t hidden_layers = 0;  // bits of BroadPhase::layers() the viewer turned off
+    collide::OverlayFlags flags;      // the viewer's choice, as the command line and panel set it
     bool predicted_impact = false;    // the selected body's next contact (swept steps)
     collide::BodyId selected = collide::kNoBody;
     Box3 view;                        // what the camera sees (for culling and DebugDraw::view)
@@ -98,8 +94,9 @@ struct OverlayRequest {
     std::size_t max_pairs = 200'000;
     std::size_t max_query_hits = 20'000;
 
-    // The viewer's query region (drawn, and passed to the algorithm's draw()), what query()
-    // returned for it, and the world size of a pixel there (it sizes the rings and outline).
+    // The viewer's query region (drawn, with the trace of this frame's query() passed to the
+    // algorithm's draw()), what query() returned for it, and the world size of a pixel there
+    // (it sizes the rings and outline).
     std::optional<Box3> query;
     std::span<const collide::BodyId> query_hits;
     float query_pixel = 0.0f;
@@ -165,8 +162,9 @@ public:
     virtual std::vector<std::string> broad_phase_layers() const = 0;
     virtual std::string broad_phase_status() const = 0;
     // The broad phase's query(): bodies whose boxes overlap `region` as of its last update
-    // (none before the first step). z is ignored in 2D.
-    virtual void query(const Box3& region, std::vector<collide::BodyId>& out) const = 0;
+    // (none before the first step). z is ignored in 2D. It keeps the trace of what the query
+    // visited, which fill_overlays() hands to the algorithm's draw() for the same region.
+    virtual void query(const Box3& region, std::vector<collide::BodyId>& out) = 0;
     // The broad phase's own text about one body; empty if it has nothing to add.
     virtual std::string describe(collide::BodyId id) const = 0;
     virtual std::uint64_t steps() const = 0;

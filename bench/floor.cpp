@@ -24,7 +24,7 @@ void Floor<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8
 }
 
 template <int D>
-void Floor<D>::query(const Aabb<D>&, std::vector<BodyId>& out) const {
+void Floor<D>::query(const Aabb<D>&, std::vector<BodyId>& out, QueryTrace<D>*) const {
     out.clear();
 }
 

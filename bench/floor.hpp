@@ -20,7 +20,8 @@ public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
     // It keeps no boxes, so it finds nothing.
-    void query(const Aabb<D>& region, std::vector<BodyId>& out) const override;
+    void query(const Aabb<D>& region, std::vector<BodyId>& out,
+               QueryTrace<D>* trace = nullptr) const override;
     BroadPhaseStats stats() const override;
 
 private:

@@ -32,7 +32,8 @@ class Box2dTreePeer final : public BroadPhase<2> {
 public:
     void update(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
-    void query(const Aabb<2>& region, std::vector<BodyId>& out) const override;
+    void query(const Aabb<2>& region, std::vector<BodyId>& out,
+               QueryTrace<2>* trace = nullptr) const override;
     BroadPhaseStats stats() const override { return stats_; }
     std::span<Param> params() override { return params_; }
 
@@ -157,7 +158,8 @@ void Box2dTreePeer::update(std::span<const Aabb<2>> boxes, std::span<const std::
                                  sizeof(std::uint64_t);
 }
 
-void Box2dTreePeer::query(const Aabb<2>& region, std::vector<BodyId>& out) const {
+void Box2dTreePeer::query(const Aabb<2>& region, std::vector<BodyId>& out,
+                          QueryTrace<2>*) const {
     out.clear();
     if (!tree_) return;
     struct Collect {

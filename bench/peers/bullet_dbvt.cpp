@@ -57,7 +57,8 @@ public:
 
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
-    void query(const Aabb<D>& region, std::vector<BodyId>& out) const override;
+    void query(const Aabb<D>& region, std::vector<BodyId>& out,
+               QueryTrace<D>* trace = nullptr) const override;
     BroadPhaseStats stats() const override;
     std::span<Param> params() override { return params_; }
 
@@ -170,7 +171,8 @@ BroadPhaseStats BulletDbvtPeer<D>::stats() const {
 }
 
 template <int D>
-void BulletDbvtPeer<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+void BulletDbvtPeer<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                              QueryTrace<D>*) const {
     out.clear();
     if (!world_) return;
     struct Collect : btBroadphaseAabbCallback {

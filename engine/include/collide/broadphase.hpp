@@ -1,30 +1,19 @@
 // The broad-phase contract: from an array of boxes (indexed by body id), report every
 // pair whose boxes overlap, exactly once. Every algorithm implements this interface and
 // is listed in registry.cpp; brute force is the reference all others are tested against.
+// The viewer's hooks (draw, describe, layers, status) live apart in broadphase_view.hpp.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "collide/core.hpp"
-#include "collide/debug_draw.hpp"
+#include "collide/broadphase_view.hpp"
 
 namespace collide {
-
-// Which overlays the viewer wants an algorithm to draw.
-template <int D>
-struct Overlays {
-    bool structure = true;      // cells, nodes, intervals: the algorithm's own structure
-    BodyId selected = kNoBody;  // a body to highlight in the structure, if any
-    // A region the viewer is querying: the algorithm draws what its query() visited.
-    std::optional<Aabb<D>> query;
-    // Bit i set: the viewer hid layer i of the algorithm's layers() (hash levels, say).
-    std::uint64_t hidden_layers = 0;
-};
 
 struct BroadPhaseStats {
     std::uint64_t candidate_tests = 0;  // box-box overlap tests in the last update
@@ -45,26 +34,19 @@ struct Param {
     bool toggle = false;
 };
 
+// What the simulation and the bench need; the viewer's hooks come from the base.
 template <int D>
-class BroadPhase {
+class BroadPhase : public BroadPhaseView<D> {
 public:
-    virtual ~BroadPhase() = default;
     // Report every pair (a < b) whose boxes overlap (closed intervals), exactly once.
     // Pairs of two static bodies are not reported. `out` is cleared first.
     virtual void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                         PairList& out) = 0;
-    // Bodies whose boxes overlap `region`, as of the last update.
-    virtual void query(const Aabb<D>& region, std::vector<BodyId>& out) const = 0;
-    // Draw the structure it built (cells, nodes, regions) for the overlays.
-    virtual void draw(DebugDraw<D>& /*draw*/, const Overlays<D>& /*which*/) const {}
-    // What the structure holds for one body (codes, cells, nodes), as lines of text for the
-    // selection panel; empty if the algorithm has nothing to add.
-    virtual std::string describe(BodyId /*id*/) const { return {}; }
-    // Names of the parts of the overlay the viewer may show or hide one by one (at most
-    // 64; bit i of Overlays::hidden_layers hides layer i); empty if the overlay is one piece.
-    virtual std::vector<std::string> layers() const { return {}; }
-    // One line on the algorithm's state for the panel (auto: which algorithm it chose).
-    virtual std::string status() const { return {}; }
+    // Bodies whose boxes overlap `region`, as of the last update. With a `trace`, it also
+    // appends what it visited there, for draw() to show. Every override
+    // repeats the default.
+    virtual void query(const Aabb<D>& region, std::vector<BodyId>& out,
+                       QueryTrace<D>* trace = nullptr) const = 0;
     virtual BroadPhaseStats stats() const = 0;
     // Tunable parameters the UI shows (name, value, range); empty if none.
     virtual std::span<Param> params() { return {}; }

@@ -23,6 +23,18 @@ inline constexpr Color rgba(float r, float g, float b, float a = 1.0f) {
 // A colour from a perceptual ramp (blue -> green -> yellow -> red), t in [0, 1].
 Color ramp_color(float t, float alpha = 1.0f);
 
+// Which overlays the viewer shows, as Box2D's debug draw carries its flags: set once by the
+// command line and the panel, and passed along by value to the algorithm's draw().
+struct OverlayFlags {
+    bool aabbs = false;
+    bool pairs = false;
+    bool structure = false;           // the algorithm's own cells, nodes, intervals
+    std::uint64_t hidden_layers = 0;  // bit i hides layer i of BroadPhaseView::layers()
+    // Implicit bodies in contact (and the selected one): sample points inside/outside the
+    // partner, signature cells, contact normals.
+    bool implicit = false;
+};
+
 template <int D>
 struct DebugDraw {
     struct Line {

@@ -68,24 +68,10 @@ void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
 }
 
 template <int D>
-void AutoSelect<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+void AutoSelect<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                      QueryTrace<D>* trace) const {
     out.clear();
-    if (algorithm_) algorithm_->query(region, out);
-}
-
-template <int D>
-void AutoSelect<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
-    if (algorithm_) algorithm_->draw(draw, which);
-}
-
-template <int D>
-std::string AutoSelect<D>::describe(BodyId id) const {
-    return algorithm_ ? algorithm_->describe(id) : std::string();
-}
-
-template <int D>
-std::vector<std::string> AutoSelect<D>::layers() const {
-    return algorithm_ ? algorithm_->layers() : std::vector<std::string>{};
+    if (algorithm_) algorithm_->query(region, out, trace);
 }
 
 template <int D>
@@ -96,18 +82,6 @@ BroadPhaseStats AutoSelect<D>::stats() const {
 template <int D>
 std::span<Param> AutoSelect<D>::params() {
     return algorithm_ ? algorithm_->params() : std::span<Param>{};
-}
-
-template <int D>
-std::string AutoSelect<D>::status() const {
-    if (!algorithm_) return "auto: nothing chosen before the first update";
-    char text[200];
-    std::snprintf(text, sizeof text,
-                  "auto chose %.*s (n = %zu, moving %.3g median sizes per update, largest/median "
-                  "size %.3g)%s",
-                  static_cast<int>(current_.size()), current_.data(), n_, motion_, spread_,
-                  wanted_ != current_ ? ", about to switch" : "");
-    return text;
 }
 
 template class AutoSelect<2>;

@@ -23,7 +23,8 @@ void BruteForce<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
 }
 
 template <int D>
-void BruteForce<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+void BruteForce<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                      QueryTrace<D>* /*trace*/) const {
     out.clear();
     for (std::size_t i = 0; i < boxes_.size(); ++i) {
         if (boxes_[i].overlaps(region)) out.push_back(BodyId(i));

@@ -31,7 +31,8 @@ class DynamicAabbTree final : public BroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
-    void query(const Aabb<D>& region, std::vector<BodyId>& out) const override;
+    void query(const Aabb<D>& region, std::vector<BodyId>& out,
+               QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
     BroadPhaseStats stats() const override;

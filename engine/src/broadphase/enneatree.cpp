@@ -140,33 +140,6 @@ void Enneatree<D>::lay_out(std::span<const Aabb<D>> boxes,
 }
 
 template <int D>
-template <typename Fn>
-void Enneatree<D>::walk(const Aabb<D>& bounds, int max_depth, std::vector<Visit>* trace,
-                        const Fn& visit) const {
-    if (nodes_.empty() || nodes_[0].subtree_count == 0) return;
-    // Depth-first: at most (kChildren - 1) pending siblings per level plus one.
-    std::array<std::uint32_t, (kChildren - 1) * (kMaxDepth + 1) + 1> stack;
-    std::size_t top = 0;
-    stack[top++] = 0;
-    while (top > 0) {
-        const std::uint32_t at = stack[--top];
-        const Node& node = nodes_[at];
-        if (trace) trace->push_back({at, Visit::kVisited});
-        visit(at, node);
-        if (node.depth >= max_depth) continue;
-        for (std::uint32_t mask = node.child_mask; mask != 0; mask &= mask - 1) {
-            const std::uint32_t c = node.child[std::countr_zero(mask)];
-            const Node& child = nodes_[c];
-            if (child.subtree_count == 0 || !child.subtree.overlaps(bounds)) {
-                if (trace && child.subtree_count > 0) trace->push_back({c, Visit::kPruned});
-                continue;
-            }
-            stack[top++] = c;
-        }
-    }
-}
-
-template <int D>
 void Enneatree<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                           PairList& out) {
     out.clear();
@@ -251,102 +224,19 @@ void Enneatree<D>::find_pairs(std::uint32_t at, PairList& pairs, std::uint64_t& 
 }
 
 template <int D>
-void Enneatree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+void Enneatree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                      QueryTrace<D>* trace) const {
     out.clear();
-    walk(region, kMaxDepth, nullptr, [&](std::uint32_t, const Node& node) {
+    std::vector<Visit> visits;
+    walk(region, kMaxDepth, trace ? &visits : nullptr, [&](std::uint32_t, const Node& node) {
         if (node.count == 0 || !node.own.overlaps(region)) return;
         for (std::uint32_t i = node.begin; i < node.begin + node.count; ++i) {
             if (sorted_boxes_[i].overlaps(region)) out.push_back(order_[i]);
         }
     });
-}
-
-template <int D>
-std::string Enneatree<D>::path_of(std::uint32_t at) const {
-    // One group per level from the root down: L, C or R per axis (x first).
-    std::vector<std::string> levels;
-    for (std::uint32_t node = at; nodes_[node].parent != kNone; node = nodes_[node].parent) {
-        const Node& parent = nodes_[nodes_[node].parent];
-        const auto slot = static_cast<int>(
-            std::find(parent.child.begin(), parent.child.end(), node) - parent.child.begin());
-        std::string group;
-        for (int k = 0, s = slot; k < D; ++k, s /= 3) group += "LCR"[s % 3];
-        levels.push_back(group);
-    }
-    std::string text;
-    for (std::size_t i = levels.size(); i-- > 0;) {
-        text += levels[i];
-        if (i > 0) text += (levels.size() - i) % 8 == 0 ? "\n  " : " ";
-    }
-    return text.empty() ? "(root)" : text;
-}
-
-template <int D>
-std::string Enneatree<D>::describe(BodyId id) const {
-    if (id >= node_of_.size()) return {};
-    const std::uint32_t at = node_of_[id];
-    const Node& node = nodes_[at];
-    std::size_t visited = 0, pruned = 0, tested = 0;
-    std::vector<Visit> trace;
-    walk(boxes_[id], node.depth, &trace, [&](std::uint32_t other_at, const Node& other) {
-        if (other.count > 0 && other_at != at && other.own.overlaps(boxes_[id])) tested += other.count;
-    });
-    for (const Visit& v : trace) (v.kind == Visit::kPruned ? pruned : visited)++;
-    const Aabb<D> r = region(node);
-    std::ostringstream s;
-    s << "enneatree node " << at << ", depth " << node.depth << " (size gives "
-      << int{target_depth_[id]} << ")\nregion lo";
-    for (int k = 0; k < D; ++k) s << " " << r.lo[k];
-    s << ", side " << side_at(node.depth) << "\npath (x" << (D == 3 ? "yz" : "y")
-      << " per level): " << path_of(at) << "\n"
-      << node.count << " bodies in its node, " << node.subtree_count << " in its subtree\n"
-      << "its walk: " << visited << " nodes visited, " << pruned << " pruned, " << tested
-      << " bodies of other nodes tested";
-    return s.str();
-}
-
-template <int D>
-void Enneatree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
-    if (nodes_.empty()) return;
-    const float depth_scale = 1.0f / static_cast<float>(std::max(deepest_, 1));
-    // Highlights first, so the budget never cuts them; drawn doubled (a second outline a
-    // little inside) so they stand out from the structure.
-    const auto highlight = [&](std::uint32_t at, Color color) {
-        const Aabb<D> r = region(nodes_[at]);
-        const Vec<D> inset(side_at(nodes_[at].depth) * 0.015f);
-        draw.box(r, color);
-        draw.box({r.lo + inset, r.hi - inset}, color);
-    };
-    const Color visited = rgba(0.3f, 0.85f, 1.0f, 1.0f);
-    const Color pruned = rgba(0.9f, 0.3f, 0.5f, 0.8f);
-    const auto highlight_walk = [&](const Aabb<D>& bounds, int max_depth, Color seen) {
-        std::vector<Visit> trace;
-        walk(bounds, max_depth, &trace, [](std::uint32_t, const Node&) {});
-        for (const Visit& v : trace) highlight(v.node, v.kind == Visit::kPruned ? pruned : seen);
-    };
-    if (which.selected < node_of_.size()) {
-        const std::uint32_t home = node_of_[which.selected];
-        highlight_walk(boxes_[which.selected], nodes_[home].depth, visited);
-        for (std::uint32_t up = nodes_[home].parent; up != kNone; up = nodes_[up].parent)
-            highlight(up, rgba(1.0f, 0.6f, 0.1f, 1.0f));
-        highlight(home, rgba(1.0f, 1.0f, 1.0f, 1.0f));
-        draw.label(nodes_[home].lo, "depth " + std::to_string(nodes_[home].depth), rgba(1, 1, 1));
-    }
-    if (which.query) highlight_walk(*which.query, kMaxDepth, rgba(1.0f, 0.9f, 0.2f, 1.0f));
-    if (!which.structure) return;
-    // Shallow nodes first: when the budget runs out, the coarse picture is what remains.
-    std::vector<std::uint32_t> by_depth(nodes_.size());
-    std::vector<std::uint32_t> starts(kMaxDepth + 2, 0);
-    for (const Node& node : nodes_) ++starts[node.depth + 1];
-    for (int d = 0; d <= kMaxDepth; ++d) starts[d + 1] += starts[d];
-    for (std::uint32_t i = 0; i < nodes_.size(); ++i) by_depth[starts[nodes_[i].depth]++] = i;
-    for (std::uint32_t i : by_depth) {
-        const Node& node = nodes_[i];
-        if (node.subtree_count == 0) continue;
-        const Aabb<D> r = region(node);
-        if (!r.overlaps(draw.view)) continue;
-        if (draw.full()) break;
-        draw.box(r, ramp_color(static_cast<float>(node.depth) * depth_scale, 0.55f));
+    for (const Visit& v : visits) {
+        trace->add(Enneatree::region(nodes_[v.node]),
+                   v.kind == Visit::kPruned ? TraceKind::kPruned : TraceKind::kDescended);
     }
 }
 

@@ -28,7 +28,8 @@ class Enneatree final : public BroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
-    void query(const Aabb<D>& region, std::vector<BodyId>& out) const override;
+    void query(const Aabb<D>& region, std::vector<BodyId>& out,
+               QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
     BroadPhaseStats stats() const override;
@@ -103,5 +104,33 @@ private:
     std::size_t empty_nodes_ = 0;
     int deepest_ = 0;
 };
+
+// Defined here because the pairs, the query and the viewer (enneatree_view.cpp) all walk.
+template <int D>
+template <typename Fn>
+void Enneatree<D>::walk(const Aabb<D>& bounds, int max_depth, std::vector<Visit>* trace,
+                        const Fn& visit) const {
+    if (nodes_.empty() || nodes_[0].subtree_count == 0) return;
+    // Depth-first: at most (kChildren - 1) pending siblings per level plus one.
+    std::array<std::uint32_t, (kChildren - 1) * (kMaxDepth + 1) + 1> stack;
+    std::size_t top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const std::uint32_t at = stack[--top];
+        const Node& node = nodes_[at];
+        if (trace) trace->push_back({at, Visit::kVisited});
+        visit(at, node);
+        if (node.depth >= max_depth) continue;
+        for (std::uint32_t mask = node.child_mask; mask != 0; mask &= mask - 1) {
+            const std::uint32_t c = node.child[std::countr_zero(mask)];
+            const Node& child = nodes_[c];
+            if (child.subtree_count == 0 || !child.subtree.overlaps(bounds)) {
+                if (trace && child.subtree_count > 0) trace->push_back({c, Visit::kPruned});
+                continue;
+            }
+            stack[top++] = c;
+        }
+    }
+}
 
 }  // namespace collide

@@ -36,7 +36,8 @@ public:
 
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
-    void query(const Aabb<D>& region, std::vector<BodyId>& out) const override;
+    void query(const Aabb<D>& region, std::vector<BodyId>& out,
+               QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
     std::vector<std::string> layers() const override;
@@ -44,6 +45,8 @@ public:
     std::span<Param> params() override { return params_; }
 
 private:
+    // Traced region queries record a level's cells only up to this many.
+    static constexpr double kMaxTracedCells = 4096.0;
     // Bits per axis of a cell coordinate; a cell's key is its Morton code.
     static constexpr int kBits = D == 2 ? 31 : 21;  // 2D keys keep a spare bit per axis
     static constexpr std::uint64_t kMaxCoord = (std::uint64_t{1} << kBits) - 1;

@@ -11,7 +11,8 @@ namespace collide {
 // cells than the level has, the level's entries scanned. Either way a body is taken only
 // from its cell holding the lower corner of its overlap with the region.
 template <int D>
-void HierarchicalHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+void HierarchicalHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                                QueryTrace<D>* trace) const {
     out.clear();
     ensure_index();
     const auto take = [&](std::uint32_t j) {
@@ -29,9 +30,13 @@ void HierarchicalHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out)
             scanned |= std::uint64_t{1} << m;
             continue;
         }
+        // A traced query records the cells it looked up, on levels where they are few.
+        const bool traced = trace && cells <= kMaxTracedCells;
         for_each_in(lo, hi, [&](const Cell& c) {
             const auto [begin, end] = find(pack(c), m);
             for (std::uint32_t j = begin; j < end; ++j) take(j);
+            if (traced)
+                trace->add(cell_box(c, m), begin < end ? TraceKind::kTaken : TraceKind::kPruned);
         });
     }
     if (scanned == 0) return;
@@ -56,7 +61,7 @@ template <int D>
 void HierarchicalHash<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     ensure_index();
     const bool selecting = which.selected < boxes_.size();
-    if (which.structure) {
+    if (which.flags.structure) {
         // Each occupied cell once (the first entry of its run), coloured by level.
         const float span = std::max(1, active_.empty() ? 1 : active_.back() - active_.front());
         std::array<int, kMaxLevels> layer_of{};
@@ -67,7 +72,7 @@ void HierarchicalHash<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) con
             const Entry& e = entries_[i];
             if (i > 0 && entries_[i - 1].same_cell(e)) continue;
             const int layer = layer_of[e.level];
-            if (layer < 64 && (which.hidden_layers >> layer) & 1u) continue;
+            if (layer < 64 && (which.flags.hidden_layers >> layer) & 1u) continue;
             const Aabb<D> box = cell_box(unpack(e.key()), e.level);
             if (!box.overlaps(draw.view)) continue;
             const float t = float(e.level - active_.front()) / span;
@@ -85,23 +90,14 @@ void HierarchicalHash<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) con
                 draw.box(cell_box(c, m), rgba(1.0f, 0.85f, 0.2f, 0.9f));
             });
         }
-        for_each_cell(boxes_[id], own, [&](const Cell& c) {
-            draw.box(cell_box(c, own), rgba(1, 1, 1));
-        });
+        for_each_cell(boxes_[id], own,
+                      [&](const Cell& c) { draw.box(cell_box(c, own), rgba(1, 1, 1)); });
     }
     if (which.query) {
         // The cells the query looked up at each level (green where a body was found there).
-        for (int m : active_) {
-            const Cell lo = cell_of(which.query->lo, m);
-            const Cell hi = cell_of(which.query->hi, m);
-            double cells = 1.0;
-            for (int k = 0; k < D; ++k) cells *= double(hi[k] - lo[k] + 1);
-            if (cells > std::min(4096.0, double(levels_[m].cells))) continue;  // scanned
-            for_each_in(lo, hi, [&](const Cell& c) {
-                const auto [begin, end] = find(pack(c), m);
-                draw.box(cell_box(c, m), begin < end ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
-                                                     : rgba(0.6f, 0.6f, 0.6f, 0.4f));
-            });
+        for (const auto& r : which.query->regions) {
+            draw.box(r.box, r.kind == TraceKind::kTaken ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
+                                                        : rgba(0.6f, 0.6f, 0.6f, 0.4f));
         }
     }
 }
@@ -115,7 +111,8 @@ std::string HierarchicalHash<D>::describe(BodyId id) const {
     std::snprintf(text, sizeof text, "Level %d: cells of side %.4g", own,
                   std::ldexp(1.0, base_exponent_ + own));
     std::string s = text;
-    s += dirty_[id] ? "\nIts entries were re-made this frame" : "\nIts entries kept from last frame";
+    s +=
+        dirty_[id] ? "\nIts entries were re-made this frame" : "\nIts entries kept from last frame";
     const auto occupants = [&](const Cell& c, int m) {
         const auto [begin, end] = find(pack(c), m);
         return std::size_t{end - begin};
@@ -146,10 +143,11 @@ std::string HierarchicalHash<D>::describe(BodyId id) const {
 }
 
 // The members defined here; the class itself is instantiated in hierarchical_hash.cpp.
-#define COLLIDE_HIERARCHICAL_HASH_VIEW(D)                                                     \
-    template void HierarchicalHash<D>::query(const Aabb<D>&, std::vector<BodyId>&) const;     \
-    template std::vector<std::string> HierarchicalHash<D>::layers() const;                    \
-    template void HierarchicalHash<D>::draw(DebugDraw<D>&, const Overlays<D>&) const;         \
+#define COLLIDE_HIERARCHICAL_HASH_VIEW(D)                                                          \
+    template void HierarchicalHash<D>::query(const Aabb<D>&, std::vector<BodyId>&, QueryTrace<D>*) \
+        const;                                                                                     \
+    template std::vector<std::string> HierarchicalHash<D>::layers() const;                         \
+    template void HierarchicalHash<D>::draw(DebugDraw<D>&, const Overlays<D>&) const;              \
     template std::string HierarchicalHash<D>::describe(BodyId) const;
 COLLIDE_HIERARCHICAL_HASH_VIEW(2)
 COLLIDE_HIERARCHICAL_HASH_VIEW(3)

@@ -105,29 +105,6 @@ void LooseTree<D>::build(std::span<const Aabb<D>> boxes, std::span<const std::ui
     while (!open_.empty()) close(n);
 }
 
-// Body s at depth d tests the bodies of deeper nodes and, at depth d, the later slots: a
-// shallower body is the one that tests it. Nodes whose subtree bounds miss its box are
-// skipped whole. Exact pruning rests on the fitted bounds, not on the loose boxes.
-template <int D>
-template <typename Fn>
-void LooseTree<D>::for_each_candidate(std::size_t s, const Fn& test) const {
-    const TreeItem<D>& a = items_[s];
-    const std::uint32_t n = static_cast<std::uint32_t>(nodes_.size());
-    for (std::uint32_t i = 0; i < n;) {
-        const TreeNode<D>& m = nodes_[i];
-        if (!m.bounds.overlaps(a.box)) {
-            i = m.skip;
-            continue;
-        }
-        if (m.depth >= a.level) {
-            std::uint32_t j = m.begin;
-            if (m.depth == a.level) j = std::max(j, static_cast<std::uint32_t>(s) + 1);
-            for (; j < m.own_end; ++j) test(j);
-        }
-        ++i;
-    }
-}
-
 template <int D>
 void LooseTree<D>::sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs,
                               std::uint64_t& tests) const {
@@ -244,29 +221,9 @@ void LooseTree<D>::update(std::span<const Aabb<D>> boxes,
 }
 
 template <int D>
-void LooseTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
-    tree_query(nodes_, items_, region, out);
-}
-
-template <int D>
-void LooseTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
-    draw_tree(nodes_, items_, draw, which, std::max(1, deepest_), true);
-}
-
-template <int D>
-std::string LooseTree<D>::describe(BodyId id) const {
-    const std::size_t slot = slot_of(items_, id);
-    if (slot >= items_.size()) return {};
-    const std::uint32_t node = node_of_slot(nodes_, slot);
-    std::string s = describe_node(nodes_, node);
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "\nLoose box: side %.4g (its depth follows its size)",
-                  4.0 * nodes_[node].half);
-    s += buf;
-    std::size_t tested = 0;
-    for_each_candidate(slot, [&](std::uint32_t) { ++tested; });
-    s += "\nIts descent tests " + std::to_string(tested) + " bodies";
-    return s;
+void LooseTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                      QueryTrace<D>* trace) const {
+    tree_query(nodes_, items_, region, out, trace);
 }
 
 template <int D>

@@ -25,7 +25,8 @@ class LooseTree final : public BroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
-    void query(const Aabb<D>& region, std::vector<BodyId>& out) const override;
+    void query(const Aabb<D>& region, std::vector<BodyId>& out,
+               QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
     BroadPhaseStats stats() const override;
@@ -76,5 +77,29 @@ private:
                                      {"dual descent", 1, 0, 1, true},
                                      {"persistent order", 1, 0, 1, true}}};
 };
+
+// Defined here because both the sweep and the selection text (loose_tree_view.cpp) use it.
+// Body s at depth d tests the bodies of deeper nodes and, at depth d, the later slots: a
+// shallower body is the one that tests it. Nodes whose subtree bounds miss its box are
+// skipped whole. Exact pruning rests on the fitted bounds, not on the loose boxes.
+template <int D>
+template <typename Fn>
+void LooseTree<D>::for_each_candidate(std::size_t s, const Fn& test) const {
+    const TreeItem<D>& a = items_[s];
+    const std::uint32_t n = static_cast<std::uint32_t>(nodes_.size());
+    for (std::uint32_t i = 0; i < n;) {
+        const TreeNode<D>& m = nodes_[i];
+        if (!m.bounds.overlaps(a.box)) {
+            i = m.skip;
+            continue;
+        }
+        if (m.depth >= a.level) {
+            std::uint32_t j = m.begin;
+            if (m.depth == a.level) j = std::max(j, static_cast<std::uint32_t>(s) + 1);
+            for (; j < m.own_end; ++j) test(j);
+        }
+        ++i;
+    }
+}
 
 }  // namespace collide

@@ -232,8 +232,8 @@ void MortonCells<D>::sweep(PairList& out) {
 // locating each cell's entries by binary search inside its parent's range; a cell with no
 // entries is pruned, a cell inside the region takes all its entries at once.
 template <int D>
-void MortonCells<D>::query_cells(const Aabb<D>& region, std::vector<BodyId>& out,
-                                 std::vector<Visit>* trace) const {
+void MortonCells<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                           QueryTrace<D>* trace) const {
     out.clear();
     if (boxes_.empty()) return;
     const morton::Coords<D> qlo = frame_(region.lo);
@@ -255,11 +255,12 @@ void MortonCells<D>::query_cells(const Aabb<D>& region, std::vector<BodyId>& out
         const std::size_t first = first_from(v, lo, hi, start);
         const std::size_t end =
             last == ~std::uint64_t{0} ? hi : first_from(v, first, hi, last + 1);
-        using Kind = typename Visit::Kind;
-        const Kind kind = first == end ? Visit::kEmpty : inside ? Visit::kInside : Visit::kDescended;
-        if (trace) trace->push_back({start, level, kind});
-        if (kind == Visit::kEmpty) return;
-        if (kind == Visit::kInside) {
+        const TraceKind kind = first == end ? TraceKind::kPruned
+                               : inside     ? TraceKind::kTaken
+                                            : TraceKind::kDescended;
+        if (trace) trace->add(cell_box(start, level), kind);
+        if (kind == TraceKind::kPruned) return;
+        if (kind == TraceKind::kTaken) {
             for (std::size_t i = first; i < end; ++i) found.push_back(v[i].id);
             return;
         }
@@ -291,11 +292,6 @@ void MortonCells<D>::query_cells(const Aabb<D>& region, std::vector<BodyId>& out
 }
 
 template <int D>
-void MortonCells<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
-    query_cells(region, out, nullptr);
-}
-
-template <int D>
 Aabb<D> MortonCells<D>::cell_box(std::uint64_t start, int level) const {
     const morton::Coords<D> c = morton::decode<D>(start);
     const double side = std::ldexp(1.0, level);
@@ -305,107 +301,6 @@ Aabb<D> MortonCells<D>::cell_box(std::uint64_t start, int level) const {
         box.hi[k] = frame_.world(c[k] + side, k);
     }
     return box;
-}
-
-template <int D>
-template <typename Fn>
-void MortonCells<D>::for_each_cell_of(BodyId id, const Fn& visit) const {
-    if (id >= boxes_.size()) return;
-    const bool in_static = split_static() && is_static_[id];
-    const std::vector<Entry>& own = in_static ? static_cells_ : moving_;
-    for (std::size_t i = 0; i < own.size(); ++i) {
-        if (own[i].id == id) visit(own[i], i, in_static);
-    }
-}
-
-// The entries the sweep tested from entry `i` of its array: the later ones of its own array
-// (moving only) and those of the other array that follow it in the merged order (on equal
-// cells a moving entry comes first), while they start inside its cell.
-template <int D>
-template <typename Fn>
-void MortonCells<D>::for_each_visited(const Entry& e, std::size_t i, bool in_static,
-                                      const Fn& visit) const {
-    const auto scan = [&](const std::vector<Entry>& in, std::size_t j) {
-        for (; j < in.size() && in[j].start <= e.last(); ++j) visit(in[j]);
-    };
-    if (in_static) {
-        scan(moving_, std::upper_bound(moving_.begin(), moving_.end(), e) - moving_.begin());
-    } else {
-        scan(moving_, i + 1);
-        scan(static_cells_,
-             std::lower_bound(static_cells_.begin(), static_cells_.end(), e) -
-                 static_cells_.begin());
-    }
-}
-
-template <int D>
-void MortonCells<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
-    const bool selecting = which.selected < boxes_.size();
-    if (which.structure) {
-        // Every cell, coloured by level; then the Z-order curve through the cell centres
-        // in sorted order, coloured along its length.
-        int top = 0;
-        for (const Signature& s : signatures_) top = std::max(top, s.level);
-        const float levels = std::max(1, top - min_level_);
-        const float alpha = selecting ? 0.3f : 0.6f;
-        for (const std::vector<Entry>* v : {&moving_, &static_cells_}) {
-            for (const Entry& e : *v) {
-                if (draw.full()) break;
-                const Aabb<D> box = cell_box(e.start, e.level);
-                if (!box.overlaps(draw.view)) continue;
-                draw.box(box, ramp_color(float(e.level - min_level_) / levels, alpha));
-            }
-        }
-        const std::size_t n = moving_.size();
-        for (std::size_t i = 1; i < n && !draw.full(); ++i) {
-            const Vec<D> a = cell_box(moving_[i - 1].start, moving_[i - 1].level).center();
-            const Vec<D> b = cell_box(moving_[i].start, moving_[i].level).center();
-            if (!draw.view.contains(a) && !draw.view.contains(b)) continue;
-            draw.line(a, b, ramp_color(float(i) / float(n), selecting ? 0.4f : 0.9f));
-        }
-    }
-    if (selecting) {
-        // The selected body's cells in white, and every entry their sweep visited.
-        for_each_cell_of(which.selected, [&](const Entry& e, std::size_t i, bool in_static) {
-            for_each_visited(e, i, in_static, [&](const Entry& f) {
-                draw.box(cell_box(f.start, f.level), rgba(1.0f, 0.3f, 1.0f, 0.9f));
-            });
-            draw.box(cell_box(e.start, e.level), rgba(1, 1, 1));
-        });
-    }
-    if (which.query) {
-        // The cells the query's descent looked at: green taken whole, cyan descended
-        // into, grey pruned because no entry starts inside.
-        std::vector<BodyId> hits;
-        std::vector<Visit> visits;
-        query_cells(*which.query, hits, &visits);
-        for (const Visit& v : visits) {
-            const Color c = v.kind == Visit::kInside      ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
-                            : v.kind == Visit::kDescended ? rgba(0.2f, 0.9f, 1.0f, 0.7f)
-                                                          : rgba(0.6f, 0.6f, 0.6f, 0.5f);
-            draw.box(cell_box(v.start, v.level), c);
-        }
-    }
-}
-
-template <int D>
-std::string MortonCells<D>::describe(BodyId id) const {
-    if (id >= boxes_.size()) return {};
-    const int level = signatures_[id].level;
-    char side[64];
-    std::snprintf(side, sizeof side, "%.4g", std::ldexp(1.0, level) / frame_.scale);
-    std::string s = "Level " + std::to_string(level) + ": cells of side " + side;
-    s += dirty_[id] ? "\nIts cells changed this frame" : "\nIts cells kept from last frame";
-    std::size_t visited = 0;
-    std::string codes;
-    for_each_cell_of(id, [&](const Entry& e, std::size_t i, bool in_static) {
-        codes += "\n" + morton::format_code<D>(e.start, level);
-        for_each_visited(e, i, in_static, [&](const Entry&) { ++visited; });
-    });
-    s += "\nCell codes (" + std::string(D == 2 ? "yx" : "zyx") + " per level, top down):" + codes;
-    s += "\nIts sweep visited " + std::to_string(visited) + " entries";
-    s += "\n" + std::to_string(refreshed_) + " bodies changed cells this frame";
-    return s;
 }
 
 template <int D>

@@ -23,7 +23,8 @@ class MortonCells final : public BroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
-    void query(const Aabb<D>& region, std::vector<BodyId>& out) const override;
+    void query(const Aabb<D>& region, std::vector<BodyId>& out,
+               QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
     BroadPhaseStats stats() const override;
@@ -48,12 +49,6 @@ private:
         int level = -1;
         friend bool operator==(const Signature&, const Signature&) = default;
     };
-    // A cell the region query looked at, for the overlay.
-    struct Visit {
-        std::uint64_t start;
-        int level;
-        enum Kind : std::uint8_t { kEmpty, kInside, kDescended } kind;
-    };
 
     bool persistent() const { return params_[0].value != 0.0f; }
     bool split_static() const { return params_[1].value != 0.0f; }
@@ -69,8 +64,6 @@ private:
     template <bool Canonical, bool SkipStaticPairs>
     void sweep_rows(std::size_t m0, std::size_t m1, PairList& pairs, std::uint64_t& tests) const;
     bool owns_pair(const Entry& inner, const Aabb<D>& a, const Aabb<D>& b) const;
-    void query_cells(const Aabb<D>& region, std::vector<BodyId>& out,
-                     std::vector<Visit>* trace) const;
     Aabb<D> cell_box(std::uint64_t start, int level) const;
     // visit(entry, index, in_static) for each cell of body `id`.
     template <typename Fn>

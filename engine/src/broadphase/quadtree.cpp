@@ -110,22 +110,9 @@ void RegionTree<D>::update(std::span<const Aabb<D>> boxes,
 }
 
 template <int D>
-void RegionTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
-    tree_query(nodes_, items_, region, out);
-}
-
-template <int D>
-void RegionTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
-    draw_tree(nodes_, items_, draw, which, std::max(1, deepest_), false);
-}
-
-template <int D>
-std::string RegionTree<D>::describe(BodyId id) const {
-    const std::size_t slot = slot_of(items_, id);
-    if (slot >= items_.size()) return {};
-    std::string s = describe_node(nodes_, node_of_slot(nodes_, slot));
-    s += "\nIts row tests " + std::to_string(row_end_[slot] - slot - 1) + " bodies";
-    return s;
+void RegionTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                      QueryTrace<D>* trace) const {
+    tree_query(nodes_, items_, region, out, trace);
 }
 
 template <int D>

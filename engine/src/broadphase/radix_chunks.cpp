@@ -368,7 +368,8 @@ void RadixChunks<D>::for_each_chunk(const Aabb<D>& box, const Fn& visit) const {
 // A body is reported from the one chunk and piece that own q = max(its lo, region.lo), a
 // point of its overlap with the region, so no duplicates need removing.
 template <int D>
-void RadixChunks<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+void RadixChunks<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                      QueryTrace<D>* /*trace*/) const {
     out.clear();
     for_each_chunk(region, [&](std::uint32_t ci) {
         const Cell& chunk = cells_[D][ci];
@@ -399,10 +400,10 @@ Aabb<D> RadixChunks<D>::cell_box(const Cell& c) const {
 template <int D>
 void RadixChunks<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     if (cells_[D].empty()) return;
-    const auto shown = [&](int layer) { return !((which.hidden_layers >> layer) & 1u); };
+    const auto shown = [&](int layer) { return !((which.flags.hidden_layers >> layer) & 1u); };
     const bool selecting = which.selected < boxes_.size();
     const float alpha = selecting ? 0.35f : 0.8f;
-    if (which.structure && shown(0)) {
+    if (which.flags.structure && shown(0)) {
         // Slab boundaries on axis 0, across the whole world.
         for (const Cell& slab : cells_[1]) {
             if (draw.full()) break;
@@ -417,7 +418,7 @@ void RadixChunks<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
             }
         }
     }
-    if (which.structure && shown(1)) {
+    if (which.flags.structure && shown(1)) {
         // The cuts inside each slab: in 2D a segment across the slab, in 3D each chunk.
         for (const Cell& chunk : cells_[D]) {
             if (draw.full()) break;

@@ -14,7 +14,8 @@ class SortAndSweep final : public BroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
-    void query(const Aabb<D>& region, std::vector<BodyId>& out) const override;
+    void query(const Aabb<D>& region, std::vector<BodyId>& out,
+               QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     BroadPhaseStats stats() const override;
 

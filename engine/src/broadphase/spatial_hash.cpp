@@ -23,22 +23,6 @@ constexpr float kHysteresis = 1.5f;
 // (they only share the border cells).
 constexpr float kCoordLimit = 1.0e9f;
 
-// visit(cell) for every cell of the range, in row order.
-template <int D, typename Cell, typename Fn>
-void for_each_cell_in(const Cell& lo, const Cell& hi, const Fn& visit) {
-    Cell c = lo;
-    while (true) {
-        visit(c);
-        int k = 0;
-        while (k < D && c[k] == hi[k]) {
-            c[k] = lo[k];
-            ++k;
-        }
-        if (k == D) return;
-        ++c[k];
-    }
-}
-
 template <int D>
 bool contains(const Aabb<D>& outer, const Aabb<D>& inner) {
     for (int k = 0; k < D; ++k) {
@@ -327,10 +311,18 @@ std::pair<std::size_t, std::size_t> SpatialHash<D>::find_cell(const Cell& c) con
 
 // A body is taken from one cell only: the lowest cell it shares with the region.
 template <int D>
-void SpatialHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+void SpatialHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                      QueryTrace<D>* trace) const {
     out.clear();
     if (boxes_.empty()) return;
     const Range q = range_of(region);
+    if (trace && cells_of(q) <= kMaxTracedCells) {
+        // The region's cells, occupied or empty (whether looked up or met in the walk below).
+        for_each_cell_in<D>(q.lo, q.hi, [&](const Cell& c) {
+            const auto [first, end] = find_cell(c);
+            trace->add(cell_box(c), first < end ? TraceKind::kTaken : TraceKind::kPruned);
+        });
+    }
     const auto take = [&](const Entry& e) {
         const Range& r = ranges_[e.id];
         for (int k = 0; k < D; ++k) {
@@ -364,91 +356,6 @@ Aabb<D> SpatialHash<D>::cell_box(const Cell& c) const {
         box.hi[k] = float(double(c[k] + 1.0) * cell_);
     }
     return box;
-}
-
-template <int D>
-template <typename Fn>
-void SpatialHash<D>::for_each_cell_of(BodyId id, const Fn& visit) const {
-    if (id >= boxes_.size() || oversize(ranges_[id])) return;
-    for_each_cell_in<D>(ranges_[id].lo, ranges_[id].hi, [&](const Cell& c) {
-        const auto [first, end] = find_cell(c);
-        visit(c, first, end);
-    });
-}
-
-template <int D>
-void SpatialHash<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
-    const bool selecting = which.selected < boxes_.size();
-    if (which.structure && !(which.hidden_layers & 1u)) {
-        // Occupied cells in view as a heat map of their entry counts, with thin outlines.
-        std::size_t top = 1;
-        for (std::size_t i = 0, j = 0; i < entries_.size(); i = j) {
-            for (j = i + 1; j < entries_.size() && entries_[j].same_cell(entries_[i]); ++j) {}
-            if (cell_box(entries_[i].cell).overlaps(draw.view)) top = std::max(top, j - i);
-        }
-        for (std::size_t i = 0, j = 0; i < entries_.size() && !draw.full(); i = j) {
-            for (j = i + 1; j < entries_.size() && entries_[j].same_cell(entries_[i]); ++j) {}
-            const Aabb<D> box = cell_box(entries_[i].cell);
-            if (!box.overlaps(draw.view)) continue;
-            draw.fill(box, ramp_color(float(j - i) / float(top), 0.35f));
-            draw.box(box, rgba(0.8f, 0.8f, 0.9f, selecting ? 0.15f : 0.3f));
-        }
-    }
-    if (which.structure && !(which.hidden_layers & 2u)) {
-        for (BodyId i = 0; i < fat_.size() && !draw.full(); ++i) {
-            if (fat_[i].overlaps(draw.view)) draw.box(fat_[i], rgba(0.3f, 0.9f, 1.0f, 0.5f));
-        }
-    }
-    if (selecting) {
-        for_each_cell_of(which.selected, [&](const Cell& c, std::size_t, std::size_t) {
-            draw.fill(cell_box(c), rgba(1, 1, 1, 0.35f));
-            draw.box(cell_box(c), rgba(1, 1, 1));
-        });
-        draw.box(fat_[which.selected], rgba(1, 1, 1));
-    }
-    if (which.query) {
-        // The cells the query looks up: green where occupied, grey where empty.
-        const Range q = range_of(*which.query);
-        if (cells_of(q) <= 20000) {
-            for_each_cell_in<D>(q.lo, q.hi, [&](const Cell& c) {
-                const auto [first, end] = find_cell(c);
-                draw.box(cell_box(c), first < end ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
-                                                  : rgba(0.6f, 0.6f, 0.6f, 0.5f));
-            });
-        }
-    }
-}
-
-template <int D>
-std::string SpatialHash<D>::describe(BodyId id) const {
-    if (id >= boxes_.size()) return {};
-    const Range& r = ranges_[id];
-    char line[160];
-    std::string s;
-    std::snprintf(line, sizeof line, "Cell side %.4g, %zu cells", double(cell_), cells_of(r));
-    s += line;
-    s += "\nCells from (";
-    for (int k = 0; k < D; ++k) s += (k ? ", " : "") + std::to_string(r.lo[k]);
-    s += ") to (";
-    for (int k = 0; k < D; ++k) s += (k ? ", " : "") + std::to_string(r.hi[k]);
-    s += ")";
-    std::snprintf(line, sizeof line, "\nFat box (%.4g, %.4g) - (%.4g, %.4g)%s",
-                  double(fat_[id].lo[0]), double(fat_[id].lo[1]), double(fat_[id].hi[0]),
-                  double(fat_[id].hi[1]), D == 3 ? " (x, y)" : "");
-    s += line;
-    if (oversize(r)) {
-        s += "\nOversize: no entries, tested against every body";
-    } else {
-        std::size_t sharing = 0;
-        for_each_cell_of(id, [&](const Cell&, std::size_t first, std::size_t end) {
-            sharing += end - first - 1;
-        });
-        s += "\n" + std::to_string(sharing) + " other entries share its cells";
-    }
-    s += dirty_[id] ? "\nRe-bucketed this frame" : "\nKept its cells this frame";
-    s += "\n" + std::to_string(reinserted_) + " bodies re-bucketed this frame" +
-         (rebuilt_ ? " (full rebuild)" : "");
-    return s;
 }
 
 template <int D>

@@ -20,12 +20,29 @@
 
 namespace collide {
 
+// visit(cell) for every cell of the range, in row order.
+template <int D, typename Cell, typename Fn>
+void for_each_cell_in(const Cell& lo, const Cell& hi, const Fn& visit) {
+    Cell c = lo;
+    while (true) {
+        visit(c);
+        int k = 0;
+        while (k < D && c[k] == hi[k]) {
+            c[k] = lo[k];
+            ++k;
+        }
+        if (k == D) return;
+        ++c[k];
+    }
+}
+
 template <int D>
 class SpatialHash final : public BroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
-    void query(const Aabb<D>& region, std::vector<BodyId>& out) const override;
+    void query(const Aabb<D>& region, std::vector<BodyId>& out,
+               QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
     std::vector<std::string> layers() const override { return {"cells", "fat boxes"}; }
@@ -76,6 +93,8 @@ private:
     float auto_base(std::span<const Aabb<D>> boxes);
     Aabb<D> fatten(const Aabb<D>& box, bool is_static) const;
     std::int32_t coord(float x) const;
+    // Traced region queries record their cells only up to this many (a drawable number).
+    static constexpr std::size_t kMaxTracedCells = 20000;
     Range range_of(const Aabb<D>& box) const;
     bool oversize(const Range& r) const;
     std::uint32_t bucket_of(const Cell& c) const;

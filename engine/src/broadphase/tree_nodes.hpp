@@ -67,21 +67,16 @@ void fit_bounds(std::vector<TreeNode<D>>& nodes, const std::vector<TreeItem<D>>&
     n.bounds = b;
 }
 
-struct TreeVisit {
-    std::uint32_t node;
-    bool entered;  // false: pruned, its subtree skipped
-};
-
 // Bodies overlapping `region`: descends through the nodes whose fitted bounds overlap it.
 template <int D>
 void tree_query(const std::vector<TreeNode<D>>& nodes, const std::vector<TreeItem<D>>& items,
                 const Aabb<D>& region, std::vector<BodyId>& out,
-                std::vector<TreeVisit>* trace = nullptr) {
+                QueryTrace<D>* trace = nullptr) {
     out.clear();
     for (std::uint32_t i = 0; i < nodes.size();) {
         const TreeNode<D>& n = nodes[i];
         const bool enter = n.bounds.overlaps(region);
-        if (trace) trace->push_back({i, enter});
+        if (trace) trace->add(n.region(), enter ? TraceKind::kDescended : TraceKind::kPruned);
         if (!enter) {
             i = n.skip;
             continue;
@@ -112,88 +107,6 @@ std::uint32_t node_of_slot(const std::vector<TreeNode<D>>& nodes, std::size_t sl
         i = c;
     }
     return i;
-}
-
-// Overlays: node regions coloured by depth, culled to the view; the count of bodies held at
-// each node as a label for the nodes (big enough on screen) that hold the most; the selected
-// body's node (with its loose box when `loose`) and ancestors; the region query's visits.
-template <int D>
-void draw_tree(const std::vector<TreeNode<D>>& nodes, const std::vector<TreeItem<D>>& items,
-               DebugDraw<D>& draw, const Overlays<D>& which, int max_depth, bool loose) {
-    if (nodes.empty()) return;
-    const std::size_t slot = which.selected == kNoBody ? items.size() : slot_of(items, which.selected);
-    const bool selecting = slot < items.size();
-    if (which.structure) {
-        // Labels only on nodes at least 1/40 of the visible part of the root, the 50 fullest.
-        constexpr std::size_t kMaxLabels = 50;
-        Aabb<D> seen = nodes[0].region();
-        seen.lo = glm::max(seen.lo, draw.view.lo);
-        seen.hi = glm::min(seen.hi, draw.view.hi);
-        float seen_side = 0.0f;
-        for (int k = 0; k < D; ++k) seen_side = std::max(seen_side, seen.hi[k] - seen.lo[k]);
-        std::vector<std::uint32_t> labelled;
-        const float depths = static_cast<float>(std::max(1, max_depth));
-        for (std::uint32_t i = 0; i < nodes.size();) {
-            const TreeNode<D>& n = nodes[i];
-            const Aabb<D> r = n.region();
-            if (!r.overlaps(draw.view) || draw.full()) {
-                i = n.skip;
-                continue;
-            }
-            draw.box(r, ramp_color(n.depth / depths, selecting ? 0.3f : 0.6f));
-            if (n.own() > 0 && 2.0f * n.half >= seen_side / 40.0f) labelled.push_back(i);
-            ++i;
-        }
-        const auto fuller = [&](std::uint32_t a, std::uint32_t b) {
-            return nodes[a].own() > nodes[b].own();
-        };
-        if (labelled.size() > kMaxLabels) {
-            std::nth_element(labelled.begin(), labelled.begin() + kMaxLabels, labelled.end(),
-                             fuller);
-            labelled.resize(kMaxLabels);
-        }
-        for (std::uint32_t i : labelled) {
-            draw.label(nodes[i].center, std::to_string(nodes[i].own()), rgba(1, 1, 1));
-        }
-    }
-    if (selecting) {
-        const std::uint32_t own = node_of_slot(nodes, slot);
-        for (std::uint32_t i = nodes[own].parent; i != 0; i = nodes[i].parent) {
-            draw.box(nodes[i].region(), rgba(1.0f, 0.6f, 0.2f, 0.9f));
-        }
-        if (own != 0) draw.box(nodes[0].region(), rgba(1.0f, 0.6f, 0.2f, 0.9f));
-        if (loose) draw.box(nodes[own].region(2.0f), rgba(1.0f, 0.3f, 1.0f, 0.9f));
-        draw.box(nodes[own].region(), rgba(1, 1, 1));
-    }
-    if (which.query) {
-        // Entered nodes in cyan, pruned ones (subtree skipped) in grey.
-        std::vector<BodyId> hits;
-        std::vector<TreeVisit> visits;
-        tree_query(nodes, items, *which.query, hits, &visits);
-        for (const TreeVisit& v : visits) {
-            draw.box(nodes[v.node].region(), v.entered ? rgba(0.2f, 0.9f, 1.0f, 0.8f)
-                                                       : rgba(0.6f, 0.6f, 0.6f, 0.5f));
-        }
-    }
-}
-
-// The selection text both trees start with: the node, who shares it, who sits above it.
-template <int D>
-std::string describe_node(const std::vector<TreeNode<D>>& nodes, std::uint32_t node) {
-    const TreeNode<D>& n = nodes[node];
-    std::size_t above = 0;
-    for (std::uint32_t i = node; i != 0;) {
-        i = nodes[i].parent;
-        above += nodes[i].own();
-    }
-    std::ostringstream s;
-    s << std::setprecision(4) << "Node at depth " << n.depth << ", region centre (";
-    for (int k = 0; k < D; ++k) s << (k ? ", " : "") << n.center[k];
-    s << "), side " << 2.0 * n.half << "\n"
-      << n.own() - 1 << " other bodies share the node\n"
-      << above << " bodies are held at its ancestors\n"
-      << n.end - n.own_end << " bodies lie in its subregions";
-    return s.str();
 }
 
 }  // namespace collide

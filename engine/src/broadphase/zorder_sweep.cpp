@@ -62,7 +62,8 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
 }
 
 template <int D, typename Key>
-void KeySweep<D, Key>::query(const Aabb<D>& region, std::vector<BodyId>& out) const {
+void KeySweep<D, Key>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                      QueryTrace<D>* trace) const {
     out.clear();
     // A box overlapping the region has its min corner in [region.lo - max size, region.hi],
     // so its key lies between the keys of those two corners.
@@ -71,86 +72,13 @@ void KeySweep<D, Key>::query(const Aabb<D>& region, std::vector<BodyId>& out) co
     auto it = std::lower_bound(entries_.begin(), entries_.end(), first,
                                [](const Entry& e, std::uint64_t k) { return e.lo_key < k; });
     for (; it != entries_.end() && it->lo_key <= last; ++it) {
-        if (sorted_[it - entries_.begin()].overlaps(region)) out.push_back(it->id);
-    }
-}
-
-template <int D, typename Key>
-std::size_t KeySweep<D, Key>::rank_of(BodyId id) const {
-    for (std::size_t i = 0; i < entries_.size(); ++i) {
-        if (entries_[i].id == id) return i;
-    }
-    return entries_.size();
-}
-
-template <int D, typename Key>
-std::size_t KeySweep<D, Key>::scan_end(std::size_t rank) const {
-    std::size_t j = rank + 1;
-    while (j < entries_.size() && entries_[j].lo_key <= entries_[rank].hi_key) ++j;
-    return j;
-}
-
-template <int D, typename Key>
-void KeySweep<D, Key>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
-    const std::size_t n = entries_.size();
-    if (n == 0) return;
-    const std::size_t selected = which.selected == kNoBody ? n : rank_of(which.selected);
-    const float dim = selected < n ? 0.35f : 0.8f;
-    if (which.structure) {
-        // The curve through the min corners in key order, coloured along its length.
-        for (std::size_t i = 1; i < n && !draw.full(); ++i) {
-            const Vec<D>& a = sorted_[i - 1].lo;
-            const Vec<D>& b = sorted_[i].lo;
-            if (!draw.view.contains(a) && !draw.view.contains(b)) continue;
-            draw.line(a, b, ramp_color(float(i) / float(n), dim));
+        const Aabb<D>& box = sorted_[it - entries_.begin()];
+        if (box.overlaps(region)) {
+            out.push_back(it->id);
+        } else if (trace) {
+            trace->add(box, TraceKind::kRejected);
         }
     }
-    if (selected < n) {
-        // The selected box, and every box its scan visited: overlapping ones in magenta.
-        const std::size_t end = scan_end(selected);
-        for (std::size_t j = selected + 1; j < end; ++j) {
-            const bool hit = sorted_[selected].overlaps(sorted_[j]);
-            draw.box(sorted_[j], hit ? rgba(1.0f, 0.3f, 1.0f) : rgba(0.3f, 0.9f, 1.0f, 0.8f));
-        }
-        for (std::size_t j = selected + 1; j < end; ++j) {
-            draw.line(sorted_[j - 1].lo, sorted_[j].lo, rgba(1, 1, 1));
-        }
-        draw.box(sorted_[selected], rgba(1, 1, 1));
-    }
-    if (which.query) {
-        // The boxes in the key range the query's binary search bounded that it then
-        // rejected: the cost of a key range that is not a box.
-        const std::uint64_t first = Key::template key<D>(frame_(which.query->lo - max_size_));
-        const std::uint64_t last = Key::template key<D>(frame_(which.query->hi));
-        for (std::size_t i = 0; i < n && !draw.full(); ++i) {
-            if (entries_[i].lo_key < first || entries_[i].lo_key > last) continue;
-            if (!sorted_[i].overlaps(draw.view)) continue;
-            if (!sorted_[i].overlaps(*which.query))
-                draw.box(sorted_[i], rgba(0.5f, 0.5f, 0.5f, 0.6f));
-        }
-    }
-}
-
-template <int D, typename Key>
-std::string KeySweep<D, Key>::describe(BodyId id) const {
-    const std::size_t rank = rank_of(id);
-    if (rank >= entries_.size()) return {};
-    const Entry& e = entries_[rank];
-    const std::size_t end = scan_end(rank);
-    std::size_t hits = 0;
-    for (std::size_t j = rank + 1; j < end; ++j) hits += sorted_[rank].overlaps(sorted_[j]);
-    std::string s = "Rank " + std::to_string(rank) + " of " + std::to_string(entries_.size());
-    if constexpr (std::is_same_v<Key, MortonKey>) {
-        const std::string groups = D == 2 ? "yx" : "zyx";
-        s += "\nMin corner code (" + groups + " per level):\n" + morton::format_code<D>(e.lo_key);
-        s += "\nMax corner code:\n" + morton::format_code<D>(e.hi_key);
-    } else {
-        s += "\nSquared norm, min corner: " + std::to_string(e.lo_key);
-        s += "\nSquared norm, max corner: " + std::to_string(e.hi_key);
-    }
-    s += "\nScan visited " + std::to_string(end - rank - 1) + " boxes, " +
-         std::to_string(hits) + " overlap";
-    return s;
 }
 
 template <int D, typename Key>

@@ -1,0 +1,115 @@
+// The dynamic AABB tree as the viewer sees it: nodes by depth and the leaves' fat boxes, the
+// selected body's ancestors, the query's trace; the text on one body.
+#include "broadphase/dynamic_aabb_tree.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstdio>
+
+namespace collide {
+namespace {
+
+template <int D>
+std::string format_box(const Aabb<D>& b) {
+    std::string s;
+    char buf[48];
+    for (const Vec<D>* v : {&b.lo, &b.hi}) {
+        s += v == &b.lo ? "(" : " .. (";
+        for (int k = 0; k < D; ++k) {
+            std::snprintf(buf, sizeof buf, k == 0 ? "%.4g" : ", %.4g", double((*v)[k]));
+            s += buf;
+        }
+        s += ")";
+    }
+    return s;
+}
+
+}  // namespace
+
+template <int D>
+int DynamicAabbTree<D>::leaf_depth(std::uint32_t proxy) const {
+    const AabbTree<D>& tree = tree_of(proxy);
+    int depth = 0;
+    for (std::int32_t i = tree.node(leaf_[proxy]).parent; i != AabbTree<D>::kNull;
+         i = tree.node(i).parent) {
+        ++depth;
+    }
+    return depth;
+}
+
+template <int D>
+void DynamicAabbTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
+    const bool selecting = which.selected < proxy_of_.size();
+    const float alpha = selecting ? 0.3f : 0.7f;
+    if (which.flags.structure) {
+        // Internal nodes by depth on the ramp, leaves' fat boxes in orange (grey when
+        // static); a subtree outside the view is skipped whole.
+        std::vector<std::pair<std::int32_t, int>> stack;
+        for (const AabbTree<D>* tree : {&moving_tree_, &static_tree_}) {
+            if (tree->root() == AabbTree<D>::kNull) continue;
+            const float height = float(std::max(1, tree->height()));
+            const Color leaf_color = tree == &static_tree_ ? rgba(0.6f, 0.6f, 0.6f, alpha)
+                                                           : rgba(1.0f, 0.55f, 0.2f, alpha);
+            stack.assign(1, {tree->root(), 0});
+            while (!stack.empty() && !draw.full()) {
+                const auto [i, depth] = stack.back();
+                stack.pop_back();
+                const auto& n = tree->node(i);
+                if (!n.box.overlaps(draw.view)) continue;
+                if (n.leaf()) {
+                    draw.box(n.box, leaf_color);
+                    continue;
+                }
+                draw.box(n.box, ramp_color(float(depth) / height, alpha));
+                stack.push_back({n.child[1], depth + 1});
+                stack.push_back({n.child[0], depth + 1});
+            }
+        }
+    }
+    if (selecting) {
+        // The selected body's fat box in white, its ancestors up to the root in magenta.
+        const std::uint32_t p = proxy_of_[which.selected];
+        const AabbTree<D>& tree = tree_of(p);
+        for (std::int32_t i = tree.node(leaf_[p]).parent; i != AabbTree<D>::kNull;
+             i = tree.node(i).parent) {
+            draw.box(tree.node(i).box, rgba(1.0f, 0.3f, 1.0f, 0.9f));
+        }
+        draw.box(fat_[p], rgba(1, 1, 1));
+    }
+    if (which.query) {
+        // The nodes the query's descent tested: green entered, grey rejected.
+        for (const auto& r : which.query->regions) {
+            draw.box(r.box, r.kind == TraceKind::kDescended ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
+                                                            : rgba(0.6f, 0.6f, 0.6f, 0.5f));
+        }
+    }
+}
+
+template <int D>
+std::string DynamicAabbTree<D>::describe(BodyId id) const {
+    if (id >= proxy_of_.size()) return {};
+    const std::uint32_t p = proxy_of_[id];
+    const AabbTree<D>& tree = tree_of(p);
+    std::size_t pairs = 0;
+    for (const PairList& list : fat_lists_) {
+        for (const Pair& pr : list) pairs += (pr.a == p) | (pr.b == p);
+    }
+    std::string s = "Proxy " + std::to_string(p) + ", leaf node " + std::to_string(leaf_[p]) +
+                    (static_[p] ? " of the static tree" : " of the moving tree");
+    s += "\nDepth " + std::to_string(leaf_depth(p)) + " of height " + std::to_string(tree.height());
+    s += "\nFat box " + format_box(fat_[p]);
+    s += "\n" + std::to_string(pairs) + " fat pairs";
+    s += moved_[p] ? "\nRe-inserted this frame" : "\nKept its leaf this frame";
+    s += "\n" + std::to_string(move_buffer_.size()) + " bodies re-inserted this frame";
+    if (rebuilt_) s += " (tree rebuilt top-down)";
+    return s;
+}
+
+// The members defined here; the class itself is instantiated in dynamic_aabb_tree.cpp.
+template void DynamicAabbTree<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
+template std::string DynamicAabbTree<2>::describe(BodyId) const;
+template void DynamicAabbTree<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
+template std::string DynamicAabbTree<3>::describe(BodyId) const;
+
+}  // namespace collide

@@ -1,0 +1,112 @@
+// The enneatree as the viewer sees it: node regions by depth, the selected body's node, ancestors
+// and walk, the query's trace; the text on one body.
+#include "broadphase/enneatree.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cmath>
+#include <sstream>
+
+namespace collide {
+
+template <int D>
+std::string Enneatree<D>::path_of(std::uint32_t at) const {
+    // One group per level from the root down: L, C or R per axis (x first).
+    std::vector<std::string> levels;
+    for (std::uint32_t node = at; nodes_[node].parent != kNone; node = nodes_[node].parent) {
+        const Node& parent = nodes_[nodes_[node].parent];
+        const auto slot = static_cast<int>(
+            std::find(parent.child.begin(), parent.child.end(), node) - parent.child.begin());
+        std::string group;
+        for (int k = 0, s = slot; k < D; ++k, s /= 3) group += "LCR"[s % 3];
+        levels.push_back(group);
+    }
+    std::string text;
+    for (std::size_t i = levels.size(); i-- > 0;) {
+        text += levels[i];
+        if (i > 0) text += (levels.size() - i) % 8 == 0 ? "\n  " : " ";
+    }
+    return text.empty() ? "(root)" : text;
+}
+
+template <int D>
+std::string Enneatree<D>::describe(BodyId id) const {
+    if (id >= node_of_.size()) return {};
+    const std::uint32_t at = node_of_[id];
+    const Node& node = nodes_[at];
+    std::size_t visited = 0, pruned = 0, tested = 0;
+    std::vector<Visit> trace;
+    walk(boxes_[id], node.depth, &trace, [&](std::uint32_t other_at, const Node& other) {
+        if (other.count > 0 && other_at != at && other.own.overlaps(boxes_[id]))
+            tested += other.count;
+    });
+    for (const Visit& v : trace) (v.kind == Visit::kPruned ? pruned : visited)++;
+    const Aabb<D> r = region(node);
+    std::ostringstream s;
+    s << "enneatree node " << at << ", depth " << node.depth << " (size gives "
+      << int{target_depth_[id]} << ")\nregion lo";
+    for (int k = 0; k < D; ++k) s << " " << r.lo[k];
+    s << ", side " << side_at(node.depth) << "\npath (x" << (D == 3 ? "yz" : "y")
+      << " per level): " << path_of(at) << "\n"
+      << node.count << " bodies in its node, " << node.subtree_count << " in its subtree\n"
+      << "its walk: " << visited << " nodes visited, " << pruned << " pruned, " << tested
+      << " bodies of other nodes tested";
+    return s.str();
+}
+
+template <int D>
+void Enneatree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
+    if (nodes_.empty()) return;
+    const float depth_scale = 1.0f / static_cast<float>(std::max(deepest_, 1));
+    // Highlights first, so the budget never cuts them; drawn doubled (a second outline a
+    // little inside) so they stand out from the structure.
+    const auto outline = [&](const Aabb<D>& r, Color color) {
+        const Vec<D> inset((r.hi[0] - r.lo[0]) * 0.015f);
+        draw.box(r, color);
+        draw.box({r.lo + inset, r.hi - inset}, color);
+    };
+    const auto highlight = [&](std::uint32_t at, Color color) {
+        outline(region(nodes_[at]), color);
+    };
+    const Color visited = rgba(0.3f, 0.85f, 1.0f, 1.0f);
+    const Color pruned = rgba(0.9f, 0.3f, 0.5f, 0.8f);
+    if (which.selected < node_of_.size()) {
+        const std::uint32_t home = node_of_[which.selected];
+        std::vector<Visit> trace;
+        walk(boxes_[which.selected], nodes_[home].depth, &trace, [](std::uint32_t, const Node&) {});
+        for (const Visit& v : trace) highlight(v.node, v.kind == Visit::kPruned ? pruned : visited);
+        for (std::uint32_t up = nodes_[home].parent; up != kNone; up = nodes_[up].parent)
+            highlight(up, rgba(1.0f, 0.6f, 0.1f, 1.0f));
+        highlight(home, rgba(1.0f, 1.0f, 1.0f, 1.0f));
+        draw.label(nodes_[home].lo, "depth " + std::to_string(nodes_[home].depth), rgba(1, 1, 1));
+    }
+    if (which.query) {
+        for (const auto& r : which.query->regions) {
+            outline(r.box, r.kind == TraceKind::kPruned ? pruned : rgba(1.0f, 0.9f, 0.2f, 1.0f));
+        }
+    }
+    if (!which.flags.structure) return;
+    // Shallow nodes first: when the budget runs out, the coarse picture is what remains.
+    std::vector<std::uint32_t> by_depth(nodes_.size());
+    std::vector<std::uint32_t> starts(kMaxDepth + 2, 0);
+    for (const Node& node : nodes_) ++starts[node.depth + 1];
+    for (int d = 0; d <= kMaxDepth; ++d) starts[d + 1] += starts[d];
+    for (std::uint32_t i = 0; i < nodes_.size(); ++i) by_depth[starts[nodes_[i].depth]++] = i;
+    for (std::uint32_t i : by_depth) {
+        const Node& node = nodes_[i];
+        if (node.subtree_count == 0) continue;
+        const Aabb<D> r = region(node);
+        if (!r.overlaps(draw.view)) continue;
+        if (draw.full()) break;
+        draw.box(r, ramp_color(static_cast<float>(node.depth) * depth_scale, 0.55f));
+    }
+}
+
+// The members defined here; the class itself is instantiated in enneatree.cpp.
+template std::string Enneatree<2>::describe(BodyId) const;
+template void Enneatree<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
+template std::string Enneatree<3>::describe(BodyId) const;
+template void Enneatree<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
+
+}  // namespace collide

@@ -1,0 +1,115 @@
+// Morton cells as the viewer sees them: every cell by level and the Z-order curve, the selected
+// body's cells and the entries its sweep visited, the query's trace; the text on one body.
+#include "broadphase/morton_cells.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cstdio>
+
+namespace collide {
+
+template <int D>
+template <typename Fn>
+void MortonCells<D>::for_each_cell_of(BodyId id, const Fn& visit) const {
+    if (id >= boxes_.size()) return;
+    const bool in_static = split_static() && is_static_[id];
+    const std::vector<Entry>& own = in_static ? static_cells_ : moving_;
+    for (std::size_t i = 0; i < own.size(); ++i) {
+        if (own[i].id == id) visit(own[i], i, in_static);
+    }
+}
+
+// The entries the sweep tested from entry `i` of its array: the later ones of its own array
+// (moving only) and those of the other array that follow it in the merged order (on equal
+// cells a moving entry comes first), while they start inside its cell.
+template <int D>
+template <typename Fn>
+void MortonCells<D>::for_each_visited(const Entry& e, std::size_t i, bool in_static,
+                                      const Fn& visit) const {
+    const auto scan = [&](const std::vector<Entry>& in, std::size_t j) {
+        for (; j < in.size() && in[j].start <= e.last(); ++j) visit(in[j]);
+    };
+    if (in_static) {
+        scan(moving_, std::upper_bound(moving_.begin(), moving_.end(), e) - moving_.begin());
+    } else {
+        scan(moving_, i + 1);
+        scan(static_cells_, std::lower_bound(static_cells_.begin(), static_cells_.end(), e) -
+                                static_cells_.begin());
+    }
+}
+
+template <int D>
+void MortonCells<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
+    const bool selecting = which.selected < boxes_.size();
+    if (which.flags.structure) {
+        // Every cell, coloured by level; then the Z-order curve through the cell centres
+        // in sorted order, coloured along its length.
+        int top = 0;
+        for (const Signature& s : signatures_) top = std::max(top, s.level);
+        const float levels = std::max(1, top - min_level_);
+        const float alpha = selecting ? 0.3f : 0.6f;
+        for (const std::vector<Entry>* v : {&moving_, &static_cells_}) {
+            for (const Entry& e : *v) {
+                if (draw.full()) break;
+                const Aabb<D> box = cell_box(e.start, e.level);
+                if (!box.overlaps(draw.view)) continue;
+                draw.box(box, ramp_color(float(e.level - min_level_) / levels, alpha));
+            }
+        }
+        const std::size_t n = moving_.size();
+        for (std::size_t i = 1; i < n && !draw.full(); ++i) {
+            const Vec<D> a = cell_box(moving_[i - 1].start, moving_[i - 1].level).center();
+            const Vec<D> b = cell_box(moving_[i].start, moving_[i].level).center();
+            if (!draw.view.contains(a) && !draw.view.contains(b)) continue;
+            draw.line(a, b, ramp_color(float(i) / float(n), selecting ? 0.4f : 0.9f));
+        }
+    }
+    if (selecting) {
+        // The selected body's cells in white, and every entry their sweep visited.
+        for_each_cell_of(which.selected, [&](const Entry& e, std::size_t i, bool in_static) {
+            for_each_visited(e, i, in_static, [&](const Entry& f) {
+                draw.box(cell_box(f.start, f.level), rgba(1.0f, 0.3f, 1.0f, 0.9f));
+            });
+            draw.box(cell_box(e.start, e.level), rgba(1, 1, 1));
+        });
+    }
+    if (which.query) {
+        // The cells the query's descent looked at: green taken whole, cyan descended
+        // into, grey pruned because no entry starts inside.
+        for (const auto& r : which.query->regions) {
+            const Color c = r.kind == TraceKind::kTaken       ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
+                            : r.kind == TraceKind::kDescended ? rgba(0.2f, 0.9f, 1.0f, 0.7f)
+                                                              : rgba(0.6f, 0.6f, 0.6f, 0.5f);
+            draw.box(r.box, c);
+        }
+    }
+}
+
+template <int D>
+std::string MortonCells<D>::describe(BodyId id) const {
+    if (id >= boxes_.size()) return {};
+    const int level = signatures_[id].level;
+    char side[64];
+    std::snprintf(side, sizeof side, "%.4g", std::ldexp(1.0, level) / frame_.scale);
+    std::string s = "Level " + std::to_string(level) + ": cells of side " + side;
+    s += dirty_[id] ? "\nIts cells changed this frame" : "\nIts cells kept from last frame";
+    std::size_t visited = 0;
+    std::string codes;
+    for_each_cell_of(id, [&](const Entry& e, std::size_t i, bool in_static) {
+        codes += "\n" + morton::format_code<D>(e.start, level);
+        for_each_visited(e, i, in_static, [&](const Entry&) { ++visited; });
+    });
+    s += "\nCell codes (" + std::string(D == 2 ? "yx" : "zyx") + " per level, top down):" + codes;
+    s += "\nIts sweep visited " + std::to_string(visited) + " entries";
+    s += "\n" + std::to_string(refreshed_) + " bodies changed cells this frame";
+    return s;
+}
+
+// The members defined here; the class itself is instantiated in morton_cells.cpp.
+template void MortonCells<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
+template std::string MortonCells<2>::describe(BodyId) const;
+template void MortonCells<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
+template std::string MortonCells<3>::describe(BodyId) const;
+
+}  // namespace collide

@@ -1,0 +1,91 @@
+// The sorted grid as the viewer sees it: each level's occupied cells (one layer per level), the
+// selected body's runs; the text on one body.
+#include "broadphase/sorted_grid.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+namespace collide {
+
+template <int D>
+std::vector<std::string> SortedGrid<D>::layers() const {
+    std::vector<std::string> names;
+    for (std::size_t k = 0; k < levels_.size(); ++k) {
+        if (levels_[k].bodies == 0) continue;
+        char text[96];
+        std::snprintf(text, sizeof text, "level %zu: cell %.3g, %u bodies", k, levels_[k].cell,
+                      levels_[k].bodies);
+        names.emplace_back(text);
+    }
+    return names;
+}
+
+template <int D>
+void SortedGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
+    if (!which.flags.structure || ids_.empty()) return;
+    // Occupied cells in view, each level in its own colour, filled by how full they are.
+    int layer = -1;
+    const int used = static_cast<int>(
+        std::count_if(levels_.begin(), levels_.end(), [](const Level& l) { return l.bodies > 0; }));
+    for (const Level& level : levels_) {
+        if (level.bodies == 0) continue;
+        ++layer;
+        if ((which.flags.hidden_layers >> layer) & 1) continue;
+        const float t = used > 1 ? static_cast<float>(layer) / static_cast<float>(used - 1) : 0.0f;
+        for (std::size_t c = level.first_cell; c < level.first_cell + level.cells; ++c) {
+            const std::uint32_t count = start_[c + 1] - start_[c];
+            if (count == 0 || draw.full()) continue;
+            const Aabb<D> box = cell_box(level, cell_of(level, entry_box(start_[c]).lo));
+            if (!box.overlaps(draw.view)) continue;
+            draw.box(box, ramp_color(t, 0.7f));
+            // Coarse cells can be as big as the world: filled, they would veil everything.
+            if (box.largest_side() < 0.25f * draw.view.largest_side())
+                draw.fill(box, ramp_color(t, std::min(0.08f * static_cast<float>(count), 0.45f)));
+        }
+    }
+    if (which.selected >= level_of_.size()) return;
+    const auto it = std::find(ids_.begin(), ids_.end(), which.selected);
+    if (it == ids_.end()) return;
+    const Level& level = levels_[level_of_[which.selected]];
+    const Aabb<D> own =
+        cell_box(level, cell_of(level, entry_box(std::size_t(it - ids_.begin())).lo));
+    draw.box(own, rgba(1, 1, 1));
+    // The cells its partners' lower corners can be in (own cell and neighbours).
+    Aabb<D> reach = own;
+    reach.lo -= Vec<D>(level.cell);
+    reach.hi += Vec<D>(level.cell);
+    draw.box(reach, rgba(0.3f, 0.9f, 1.0f));
+}
+
+template <int D>
+std::string SortedGrid<D>::describe(BodyId id) const {
+    const auto it = std::find(ids_.begin(), ids_.end(), id);
+    if (it == ids_.end()) return {};
+    const std::size_t e = static_cast<std::size_t>(it - ids_.begin());
+    const int k = level_of_[id];
+    const Level& level = levels_[k];
+    const Cell c = cell_of(level, entry_box(e).lo);
+    const std::size_t g = cell_index(level, c);
+    std::string s = "Level " + std::to_string(k) + " of " +
+                    std::to_string(std::count_if(levels_.begin(), levels_.end(),
+                                                 [](const Level& l) { return l.bodies > 0; })) +
+                    " in use, cell side " + std::to_string(level.cell);
+    s += "\nCell (" + std::to_string(c[0]);
+    for (int a = 1; a < D; ++a) s += ", " + std::to_string(c[a]);
+    s += "), sorted entries " + std::to_string(start_[g]) + ".." + std::to_string(start_[g + 1]);
+    s += "\n" + std::to_string(start_[g + 1] - start_[g] - 1) + " other bodies share its cell";
+    if (k > 0) s += "\nScans the cells of " + std::to_string(k) + " finer level(s) it reaches";
+    return s;
+}
+
+// The members defined here; the class itself is instantiated in sorted_grid.cpp.
+template std::vector<std::string> SortedGrid<2>::layers() const;
+template void SortedGrid<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
+template std::string SortedGrid<2>::describe(BodyId) const;
+template std::vector<std::string> SortedGrid<3>::layers() const;
+template void SortedGrid<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
+template std::string SortedGrid<3>::describe(BodyId) const;
+
+}  // namespace collide

@@ -1,0 +1,102 @@
+// The spatial hash as the viewer sees it: occupied cells and fat boxes (two layers), the selected
+// body's cells, the query's trace; the text on one body.
+#include "broadphase/spatial_hash.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <cmath>
+#include <cstdio>
+
+namespace collide {
+
+template <int D>
+template <typename Fn>
+void SpatialHash<D>::for_each_cell_of(BodyId id, const Fn& visit) const {
+    if (id >= boxes_.size() || oversize(ranges_[id])) return;
+    for_each_cell_in<D>(ranges_[id].lo, ranges_[id].hi, [&](const Cell& c) {
+        const auto [first, end] = find_cell(c);
+        visit(c, first, end);
+    });
+}
+
+template <int D>
+void SpatialHash<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
+    const bool selecting = which.selected < boxes_.size();
+    if (which.flags.structure && !(which.flags.hidden_layers & 1u)) {
+        // Occupied cells in view as a heat map of their entry counts, with thin outlines.
+        std::size_t top = 1;
+        for (std::size_t i = 0, j = 0; i < entries_.size(); i = j) {
+            for (j = i + 1; j < entries_.size() && entries_[j].same_cell(entries_[i]); ++j) {
+            }
+            if (cell_box(entries_[i].cell).overlaps(draw.view)) top = std::max(top, j - i);
+        }
+        for (std::size_t i = 0, j = 0; i < entries_.size() && !draw.full(); i = j) {
+            for (j = i + 1; j < entries_.size() && entries_[j].same_cell(entries_[i]); ++j) {
+            }
+            const Aabb<D> box = cell_box(entries_[i].cell);
+            if (!box.overlaps(draw.view)) continue;
+            draw.fill(box, ramp_color(float(j - i) / float(top), 0.35f));
+            draw.box(box, rgba(0.8f, 0.8f, 0.9f, selecting ? 0.15f : 0.3f));
+        }
+    }
+    if (which.flags.structure && !(which.flags.hidden_layers & 2u)) {
+        for (BodyId i = 0; i < fat_.size() && !draw.full(); ++i) {
+            if (fat_[i].overlaps(draw.view)) draw.box(fat_[i], rgba(0.3f, 0.9f, 1.0f, 0.5f));
+        }
+    }
+    if (selecting) {
+        for_each_cell_of(which.selected, [&](const Cell& c, std::size_t, std::size_t) {
+            draw.fill(cell_box(c), rgba(1, 1, 1, 0.35f));
+            draw.box(cell_box(c), rgba(1, 1, 1));
+        });
+        draw.box(fat_[which.selected], rgba(1, 1, 1));
+    }
+    if (which.query) {
+        // The cells the query looks up: green where occupied, grey where empty.
+        for (const auto& r : which.query->regions) {
+            draw.box(r.box, r.kind == TraceKind::kTaken ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
+                                                        : rgba(0.6f, 0.6f, 0.6f, 0.5f));
+        }
+    }
+}
+
+template <int D>
+std::string SpatialHash<D>::describe(BodyId id) const {
+    if (id >= boxes_.size()) return {};
+    const Range& r = ranges_[id];
+    char line[160];
+    std::string s;
+    std::snprintf(line, sizeof line, "Cell side %.4g, %zu cells", double(cell_), cells_of(r));
+    s += line;
+    s += "\nCells from (";
+    for (int k = 0; k < D; ++k) s += (k ? ", " : "") + std::to_string(r.lo[k]);
+    s += ") to (";
+    for (int k = 0; k < D; ++k) s += (k ? ", " : "") + std::to_string(r.hi[k]);
+    s += ")";
+    std::snprintf(line, sizeof line, "\nFat box (%.4g, %.4g) - (%.4g, %.4g)%s",
+                  double(fat_[id].lo[0]), double(fat_[id].lo[1]), double(fat_[id].hi[0]),
+                  double(fat_[id].hi[1]), D == 3 ? " (x, y)" : "");
+    s += line;
+    if (oversize(r)) {
+        s += "\nOversize: no entries, tested against every body";
+    } else {
+        std::size_t sharing = 0;
+        for_each_cell_of(id, [&](const Cell&, std::size_t first, std::size_t end) {
+            sharing += end - first - 1;
+        });
+        s += "\n" + std::to_string(sharing) + " other entries share its cells";
+    }
+    s += dirty_[id] ? "\nRe-bucketed this frame" : "\nKept its cells this frame";
+    s += "\n" + std::to_string(reinserted_) + " bodies re-bucketed this frame" +
+         (rebuilt_ ? " (full rebuild)" : "");
+    return s;
+}
+
+// The members defined here; the class itself is instantiated in spatial_hash.cpp.
+template void SpatialHash<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
+template std::string SpatialHash<2>::describe(BodyId) const;
+template void SpatialHash<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
+template std::string SpatialHash<3>::describe(BodyId) const;
+
+}  // namespace collide

@@ -1,0 +1,95 @@
+// Z-order (and norm) sweep as the viewer sees it: the curve through the min corners in key order,
+// the selected box's scan, the boxes the query's key range rejected; the text on one body.
+#include "broadphase/zorder_sweep.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <type_traits>
+
+namespace collide {
+
+template <int D, typename Key>
+std::size_t KeySweep<D, Key>::rank_of(BodyId id) const {
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+        if (entries_[i].id == id) return i;
+    }
+    return entries_.size();
+}
+
+template <int D, typename Key>
+std::size_t KeySweep<D, Key>::scan_end(std::size_t rank) const {
+    std::size_t j = rank + 1;
+    while (j < entries_.size() && entries_[j].lo_key <= entries_[rank].hi_key) ++j;
+    return j;
+}
+
+template <int D, typename Key>
+void KeySweep<D, Key>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
+    const std::size_t n = entries_.size();
+    if (n == 0) return;
+    const std::size_t selected = which.selected == kNoBody ? n : rank_of(which.selected);
+    const float dim = selected < n ? 0.35f : 0.8f;
+    if (which.flags.structure) {
+        // The curve through the min corners in key order, coloured along its length.
+        for (std::size_t i = 1; i < n && !draw.full(); ++i) {
+            const Vec<D>& a = sorted_[i - 1].lo;
+            const Vec<D>& b = sorted_[i].lo;
+            if (!draw.view.contains(a) && !draw.view.contains(b)) continue;
+            draw.line(a, b, ramp_color(float(i) / float(n), dim));
+        }
+    }
+    if (selected < n) {
+        // The selected box, and every box its scan visited: overlapping ones in magenta.
+        const std::size_t end = scan_end(selected);
+        for (std::size_t j = selected + 1; j < end; ++j) {
+            const bool hit = sorted_[selected].overlaps(sorted_[j]);
+            draw.box(sorted_[j], hit ? rgba(1.0f, 0.3f, 1.0f) : rgba(0.3f, 0.9f, 1.0f, 0.8f));
+        }
+        for (std::size_t j = selected + 1; j < end; ++j) {
+            draw.line(sorted_[j - 1].lo, sorted_[j].lo, rgba(1, 1, 1));
+        }
+        draw.box(sorted_[selected], rgba(1, 1, 1));
+    }
+    if (which.query) {
+        // The boxes in the key range the query's binary search bounded that it then
+        // rejected: the cost of a key range that is not a box.
+        for (const auto& r : which.query->regions) {
+            if (draw.full()) break;
+            if (r.box.overlaps(draw.view)) draw.box(r.box, rgba(0.5f, 0.5f, 0.5f, 0.6f));
+        }
+    }
+}
+
+template <int D, typename Key>
+std::string KeySweep<D, Key>::describe(BodyId id) const {
+    const std::size_t rank = rank_of(id);
+    if (rank >= entries_.size()) return {};
+    const Entry& e = entries_[rank];
+    const std::size_t end = scan_end(rank);
+    std::size_t hits = 0;
+    for (std::size_t j = rank + 1; j < end; ++j) hits += sorted_[rank].overlaps(sorted_[j]);
+    std::string s = "Rank " + std::to_string(rank) + " of " + std::to_string(entries_.size());
+    if constexpr (std::is_same_v<Key, MortonKey>) {
+        const std::string groups = D == 2 ? "yx" : "zyx";
+        s += "\nMin corner code (" + groups + " per level):\n" + morton::format_code<D>(e.lo_key);
+        s += "\nMax corner code:\n" + morton::format_code<D>(e.hi_key);
+    } else {
+        s += "\nSquared norm, min corner: " + std::to_string(e.lo_key);
+        s += "\nSquared norm, max corner: " + std::to_string(e.hi_key);
+    }
+    s += "\nScan visited " + std::to_string(end - rank - 1) + " boxes, " + std::to_string(hits) +
+         " overlap";
+    return s;
+}
+
+// The members defined here; the class itself is instantiated in zorder_sweep.cpp.
+template void KeySweep<2, MortonKey>::draw(DebugDraw<2>&, const Overlays<2>&) const;
+template std::string KeySweep<2, MortonKey>::describe(BodyId) const;
+template void KeySweep<2, NormKey>::draw(DebugDraw<2>&, const Overlays<2>&) const;
+template std::string KeySweep<2, NormKey>::describe(BodyId) const;
+template void KeySweep<3, MortonKey>::draw(DebugDraw<3>&, const Overlays<3>&) const;
+template std::string KeySweep<3, MortonKey>::describe(BodyId) const;
+template void KeySweep<3, NormKey>::draw(DebugDraw<3>&, const Overlays<3>&) const;
+template std::string KeySweep<3, NormKey>::describe(BodyId) const;
+
+}  // namespace collide
