@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "screenshot.hpp"
-#include "tooling/scenes.hpp"
+#include "tooling/input_error.hpp"
 
 namespace collidoscope {
 namespace {
@@ -40,7 +40,7 @@ int run_app(const Options& options) {
     std::unique_ptr<Demo> demo;
     try {
         demo = std::make_unique<Demo>(options);
-    } catch (const std::exception& e) {
+    } catch (const collide::InputError& e) {
         std::fprintf(stderr, "collidoscope: %s\nTry 'collidoscope --help' for usage.\n", e.what());
         return 2;
     }
@@ -194,43 +194,36 @@ OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
     req.selected = demo_.selected();
     req.query = demo_.query();
     req.query_hits = query_hits_;
+    const Camera& cam = camera();
+    req.view = cam.visible(world.bounds(), screen);
+    req.ring_right = cam.right();
+    req.ring_up = cam.up();
+    if (req.query) {
+        // One size for all, taken at the region's centre.
+        req.query_pixel = cam.pixel_size_at(req.query->center(), screen);
+    }
+    if (req.selected != collide::kNoBody) {
+        req.min_ring_radius = kRingPx * cam.pixel_size_at(world.position(req.selected), screen);
+    }
     overlays_.clear();
-    OverlayReport report;
-    // GL works in framebuffer pixels, the cameras in window points; they differ on HiDPI.
-    const float pixels_per_point = static_cast<float>(framebuffer.y) / std::max(screen.y, 1.0f);
+    const OverlayReport report = world.fill_overlays(req, overlays_);
+    world.fill_shapes(shapes_);
+    const glm::mat4 view_proj = cam.view_proj(screen);
+    // The bodies are drawn differently (flat discs, lit impostors), the overlays the same.
     if (demo_.dim() == 2) {
-        const glm::mat4 view_proj = camera_2d_.view_proj(screen);
-        req.view = camera_2d_.visible(world.bounds(), screen);
-        req.min_ring_radius = kRingPx * camera_2d_.world_per_pixel();
-        req.query_pixel = camera_2d_.world_per_pixel();
-        report = world.fill_overlays(req, overlays_);
+        // GL works in framebuffer pixels, the cameras in window points; they differ on HiDPI.
+        const float pixels_per_point =
+            static_cast<float>(framebuffer.y) / std::max(screen.y, 1.0f);
         renderer_.draw_triangles(overlays_.triangles, view_proj, false);  // under the bodies
         renderer_.draw_circles(instances_, view_proj,
                                camera_2d_.world_per_pixel() / pixels_per_point);
-        world.fill_shapes(shapes_);
         renderer_.draw_lines(shapes_.lines, view_proj, false);
         renderer_.draw_lines(overlays_.lines, view_proj, false);
     } else {
-        const glm::mat4 view_matrix = camera_3d_.view();
-        const glm::mat4 proj = camera_3d_.proj(screen);
-        req.view = camera_3d_.visible(world.bounds(), screen);
-        req.ring_right = camera_3d_.right();
-        req.ring_up = camera_3d_.up();
-        if (req.query) {
-            // One size for all, taken at the region's centre.
-            const glm::vec3 centre = (req.query->lo + req.query->hi) * 0.5f;
-            req.query_pixel = camera_3d_.pixel_size_at(centre, screen);
-        }
-        if (req.selected != collide::kNoBody) {
-            req.min_ring_radius =
-                kRingPx * camera_3d_.pixel_size_at(world.position(req.selected), screen);
-        }
-        renderer_.draw_spheres(instances_, view_matrix, proj);
-        world.fill_shapes(shapes_);
-        renderer_.draw_mesh(shapes_.triangles, proj * view_matrix);
-        report = world.fill_overlays(req, overlays_);
-        renderer_.draw_triangles(overlays_.triangles, proj * view_matrix, !view.overlays_on_top);
-        renderer_.draw_lines(overlays_.lines, proj * view_matrix, !view.overlays_on_top);
+        renderer_.draw_spheres(instances_, camera_3d_.view(), camera_3d_.proj(screen));
+        renderer_.draw_mesh(shapes_.triangles, view_proj);
+        renderer_.draw_triangles(overlays_.triangles, view_proj, !view.overlays_on_top);
+        renderer_.draw_lines(overlays_.lines, view_proj, !view.overlays_on_top);
     }
     return report;
 }

@@ -7,7 +7,7 @@
 
 #include <glm/glm.hpp>
 
-#include "sim_world.hpp"
+#include "geometry.hpp"
 
 namespace collidoscope {
 

@@ -183,11 +183,7 @@ void validate_scene(const RawArgs& raw, Options& opt) {
 
 void validate_broadphase(const RawArgs& raw, Options& opt) {
     if (!raw.broadphase) {
-        opt.broadphase = default_broadphase(opt.dim);
-        if (opt.broadphase.empty()) {
-            throw InputError("no broad phase in the registry supports " + std::to_string(opt.dim) +
-                             "D");
-        }
+        opt.broadphase = std::string(collide::kDefaultBroadPhase);
         return;
     }
     const collide::BroadPhaseEntry* entry = collide::find_broadphase(*raw.broadphase);
@@ -304,16 +300,6 @@ collide::Aabb<3> parse_query(std::string_view text, int dim) {
 }
 
 }  // namespace
-
-std::string default_broadphase(int dim) {
-    std::string fallback;
-    for (const collide::BroadPhaseEntry& e : collide::broadphases()) {
-        if (!e.supports(dim)) continue;
-        if (e.name != collide::kReferenceBroadPhase) return std::string(e.name);
-        if (fallback.empty()) fallback = std::string(e.name);
-    }
-    return fallback;
-}
 
 CliResult parse_cli(std::span<const std::string_view> args) {
     // --help wins over everything else on the line, even over mistakes.

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "tooling/scenes.hpp"
+#include "tooling/scene_names.hpp"
 
 namespace collidoscope {
 
@@ -69,7 +69,7 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
     // Keep the algorithm across dimensions when it exists in both.
     std::string algorithm = broad_phase_;
     const collide::BroadPhaseEntry* entry = collide::find_broadphase(algorithm);
-    if (!entry || !entry->supports(dim)) algorithm = default_broadphase(dim);
+    if (!entry || !entry->supports(dim)) algorithm = std::string(collide::kDefaultBroadPhase);
     const Physics physics = world_ ? world_->physics() : Physics{};
     std::unique_ptr<SimWorld> world;
     try {

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "launch_options.hpp"
 #include "collide/registry.hpp"
 #include "sim_world.hpp"
-#include "tooling/scenes.hpp"
+#include "tooling/scene_names.hpp"
 
 namespace collidoscope {
 
@@ -32,7 +32,7 @@ struct ViewOptions {
 
 class Demo {
 public:
-    // Builds the starting world; throws collide::InputError or std::invalid_argument.
+    // Builds the starting world; throws collide::InputError.
     explicit Demo(const Options& options);
 
     SimWorld& world() { return *world_; }

@@ -8,30 +8,13 @@
 #include <vector>
 
 #include "collide/world.hpp"
-#include "sim_world.hpp"
+#include "overlay_request.hpp"
+#include "palette.hpp"
 
 namespace collidoscope {
 
-// Colours of the app's own overlays (0xAARRGGBB).
-inline constexpr collide::Color kWorldOutlineColor = 0xFFB4B9C3;
-inline constexpr collide::Color kBoxColor = 0x9080C8FF;
-inline constexpr collide::Color kPairColor = 0xC8FFFFFF;
-inline constexpr collide::Color kContactColor = 0xFFFF40FF;
-inline constexpr collide::Color kSelectionColor = 0xFFFFFFFF;
-inline constexpr collide::Color kSelectionShadowColor = 0xC0000000;
-// Full-intensity red, which the bodies' colour ramp never reaches, so these stand out; both
-// differ from the greens, cyans and greys the algorithms trace their queries in.
-inline constexpr collide::Color kQueryRegionColor = 0xFFFF9900;
-inline constexpr collide::Color kQueryHitColor = 0xFFFFEB00;
-// The selected body's predicted impact (swept steps): a light orange, apart from the above.
-inline constexpr collide::Color kImpactColor = 0xFFFFB060;
-inline constexpr float kImpactHorizonSeconds = 2.0f;
-// Implicit contacts: surface points inside / outside the partner, signature cells, normals.
-inline constexpr collide::Color kInsideColor = 0xFFFF2828;
-inline constexpr collide::Color kOutsideColor = 0xFF30D040;
-inline constexpr collide::Color kSignatureColor = 0x905A8CFF;
-inline constexpr collide::Color kNormalColor = 0xFFFFE000;
 inline constexpr std::size_t kMaxImplicitContactsShown = 32;
+inline constexpr float kImpactHorizonSeconds = 2.0f;
 
 // Appends the requested overlays for `world` to `out`; `trace` is what the broad phase's
 // query of req.query visited this frame (read only when there is a query region).

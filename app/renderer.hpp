@@ -10,7 +10,7 @@
 #include <glm/glm.hpp>
 
 #include "gl_objects.hpp"
-#include "sim_world.hpp"
+#include "geometry.hpp"
 
 namespace collidoscope {
 

@@ -9,7 +9,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
-#include "cli.hpp"
+#include "launch_options.hpp"
 #include "collide/registry.hpp"
 #include "collide/tunnelling_check.hpp"
 #include "dim_cast.hpp"
@@ -22,7 +22,6 @@ namespace {
 using collide::BodyId;
 using collide::kNoBody;
 
-constexpr collide::Color kStaticColor = 0xFF8C8C8C;
 
 // A stable, well-mixed hash so neighbouring ids get unrelated hues.
 std::uint32_t mix_bits(std::uint32_t x) {
@@ -56,7 +55,7 @@ template <int D>
 std::unique_ptr<collide::BroadPhase<D>> available_broadphase(std::string_view name) {
     auto bp = collide::make_broadphase<D>(name);
     if (!bp) {
-        throw std::invalid_argument("broad phase '" + std::string(name) +
+        throw collide::InputError("broad phase '" + std::string(name) +
                                     "' is not available in " + std::to_string(D) + "D");
     }
     return bp;
@@ -343,7 +342,7 @@ std::unique_ptr<SimWorld> make_world(std::string_view scene, std::size_t count, 
                                      std::string_view broadphase) {
     collide::Scene<D> built = collide::make_scene<D>(scene, count, seed);
     if (built.bodies.size() > kMaxAppBodies) {  // only a CSV file can have more
-        throw std::invalid_argument(
+        throw collide::InputError(
             std::string(scene) + " has " + std::to_string(built.bodies.size()) +
             " bodies; the app shows at most " + std::to_string(kMaxAppBodies));
     }
@@ -356,7 +355,7 @@ std::unique_ptr<SimWorld> make_sim_world(int dim, std::string_view scene, std::s
                                          std::uint64_t seed, std::string_view broadphase) {
     if (dim == 2) return make_world<2>(scene, count, seed, broadphase);
     if (dim == 3) return make_world<3>(scene, count, seed, broadphase);
-    throw std::invalid_argument("dimension " + std::to_string(dim) + " is neither 2 nor 3");
+    throw collide::InputError("dimension " + std::to_string(dim) + " is neither 2 nor 3");
 }
 
 }  // namespace collidoscope

@@ -2,6 +2,7 @@
 // switch between circles and spheres live and the renderer and UI never see the template
 // parameter. Positions cross this boundary as glm::vec3 (z = 0 in 2D). It also turns the
 // world into what the renderer draws: one instance per body and one batch of coloured lines.
+// The vertex types are in geometry.hpp, the overlay request in overlay_request.hpp.
 #pragma once
 
 #include <cstddef>
@@ -15,56 +16,14 @@
 
 #include <glm/glm.hpp>
 
-#include "race.hpp"
 #include "collide/broadphase.hpp"
-#include "collide/debug_draw.hpp"
 #include "collide/world.hpp"
+#include "geometry.hpp"
+#include "overlay_request.hpp"
+#include "palette.hpp"
+#include "race.hpp"
 
 namespace collidoscope {
-
-// One body as the GPU sees it (20 bytes). `color` is 0xAARRGGBB, read as BGRA bytes.
-struct Instance {
-    glm::vec3 centre;
-    float radius;
-    collide::Color color;
-};
-
-// One end of an overlay line.
-struct LineVertex {
-    glm::vec3 pos;
-    collide::Color color;
-};
-
-struct Label {
-    glm::vec3 at;
-    std::string text;
-    collide::Color color;
-};
-
-// Everything the overlays draw this frame: line pairs, translucent triangles (heat maps;
-// drawn under the bodies in 2D) and text labels.
-struct OverlayGeometry {
-    std::vector<LineVertex> lines;
-    std::vector<LineVertex> triangles;
-    std::vector<Label> labels;
-    void clear() {
-        lines.clear();
-        triangles.clear();
-        labels.clear();
-    }
-};
-
-// Implicit bodies as drawn: their polygonized surfaces at their poses, in their colours
-// (2D: outline segments; 3D: lit, opaque triangles).
-struct ShapeGeometry {
-    std::vector<LineVertex> lines;
-    std::vector<LineVertex> triangles;
-};
-
-// World boxes cross the app's boundaries as the engine's 3D box (z = 0 in 2D).
-using Box3 = collide::Aabb<3>;
-
-enum class ColorMode { kSpeed, kId };
 
 // The live-tunable part of the world's settings.
 struct Physics {
@@ -80,41 +39,6 @@ struct ContinuousFacts {
     std::size_t impacts = 0;  // pairs met at a time of impact in the last step
     std::uint64_t tunnelled_last = 0;
     std::uint64_t tunnelled_total = 0;
-};
-
-struct OverlayRequest {
-    collide::OverlayFlags flags;      // the viewer's choice, as the command line and panel set it
-    bool predicted_impact = false;    // the selected body's next contact (swept steps)
-    collide::BodyId selected = collide::kNoBody;
-    Box3 view;                        // what the camera sees (for culling and DebugDraw::view)
-    glm::vec3 ring_right{1, 0, 0};    // the screen's axes in world space, to draw the
-    glm::vec3 ring_up{0, 1, 0};       // selection ring facing the viewer
-    float min_ring_radius = 0.0f;     // world units; keeps the ring visible on tiny bodies
-    std::size_t max_boxes = 100'000;  // caps so a million-body overlay stays drawable
-    std::size_t max_pairs = 200'000;
-    std::size_t max_query_hits = 20'000;
-
-    // The viewer's query region (drawn, with the trace of this frame's query() passed to the
-    // algorithm's draw()), what query() returned for it, and the world size of a pixel there
-    // (it sizes the rings and outline).
-    std::optional<Box3> query;
-    std::span<const collide::BodyId> query_hits;
-    float query_pixel = 0.0f;
-};
-
-// What the overlays actually drew, so the UI can say when a cap kicked in.
-struct OverlayReport {
-    std::size_t boxes_drawn = 0;
-    std::size_t boxes_in_view = 0;
-    std::size_t boxes_total = 0;
-    std::size_t pairs_drawn = 0;
-    std::size_t pairs_in_view = 0;
-    std::size_t pairs_total = 0;
-    std::size_t structure_primitives = 0;
-    bool structure_capped = false;
-    std::size_t query_hits_drawn = 0;
-    std::size_t query_hits_in_view = 0;
-    std::size_t query_hits_total = 0;
 };
 
 struct BodyInfo {
@@ -194,7 +118,7 @@ public:
 };
 
 // Builds scene `scene` in dimension `dim` with broad phase `broadphase`. Throws
-// collide::InputError for a bad scene and std::invalid_argument for a bad algorithm.
+// collide::InputError for a bad scene or an algorithm not available in `dim`.
 std::unique_ptr<SimWorld> make_sim_world(int dim, std::string_view scene, std::size_t count,
                                          std::uint64_t seed, std::string_view broadphase);
 

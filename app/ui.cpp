@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "overlay_builder.hpp"
+#include "palette.hpp"
 
 namespace collidoscope {
 namespace {

@@ -1,0 +1,58 @@
+// What the renderer and the cameras work with: GPU vertex and instance layouts, the overlay
+// geometry of one frame, and world boxes. Colours are 0xAARRGGBB (the engine's
+// collide::Color); nothing here depends on the simulation.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "collide/core.hpp"
+
+namespace collidoscope {
+
+// World boxes cross the app's boundaries as the engine's 3D box (z = 0 in 2D).
+using Box3 = collide::Aabb<3>;
+
+// One body as the GPU sees it (20 bytes); the GPU reads `color` as BGRA bytes.
+struct Instance {
+    glm::vec3 centre;
+    float radius;
+    std::uint32_t color;  // 0xAARRGGBB
+};
+
+// One end of an overlay line.
+struct LineVertex {
+    glm::vec3 pos;
+    std::uint32_t color;  // 0xAARRGGBB
+};
+
+struct Label {
+    glm::vec3 at;
+    std::string text;
+    std::uint32_t color;  // 0xAARRGGBB
+};
+
+// Everything the overlays draw this frame: line pairs, translucent triangles (heat maps;
+// drawn under the bodies in 2D) and text labels.
+struct OverlayGeometry {
+    std::vector<LineVertex> lines;
+    std::vector<LineVertex> triangles;
+    std::vector<Label> labels;
+    void clear() {
+        lines.clear();
+        triangles.clear();
+        labels.clear();
+    }
+};
+
+// Implicit bodies as drawn: their polygonized surfaces at their poses, in their colours
+// (2D: outline segments; 3D: lit, opaque triangles).
+struct ShapeGeometry {
+    std::vector<LineVertex> lines;
+    std::vector<LineVertex> triangles;
+};
+
+}  // namespace collidoscope

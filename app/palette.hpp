@@ -1,0 +1,33 @@
+// The app's colours in one place (0xAARRGGBB, the engine's collide::Color layout): its own
+// overlays, the query, the selection, static bodies, and how bodies are coloured. The
+// algorithms' structure colours are the engine's (collide/debug_draw.hpp).
+#pragma once
+
+#include <cstdint>
+
+namespace collidoscope {
+
+// Bodies are coloured by speed (a ramp) or by id (a hash); static bodies grey.
+enum class ColorMode { kSpeed, kId };
+inline constexpr std::uint32_t kStaticColor = 0xFF8C8C8C;
+
+// Colours of the app's own overlays (0xAARRGGBB).
+inline constexpr std::uint32_t kWorldOutlineColor = 0xFFB4B9C3;
+inline constexpr std::uint32_t kBoxColor = 0x9080C8FF;
+inline constexpr std::uint32_t kPairColor = 0xC8FFFFFF;
+inline constexpr std::uint32_t kContactColor = 0xFFFF40FF;
+inline constexpr std::uint32_t kSelectionColor = 0xFFFFFFFF;
+inline constexpr std::uint32_t kSelectionShadowColor = 0xC0000000;
+// Full-intensity red, which the bodies' colour ramp never reaches, so these stand out; both
+// differ from the greens, cyans and greys the algorithms trace their queries in.
+inline constexpr std::uint32_t kQueryRegionColor = 0xFFFF9900;
+inline constexpr std::uint32_t kQueryHitColor = 0xFFFFEB00;
+// The selected body's predicted impact (swept steps): a light orange, apart from the above.
+inline constexpr std::uint32_t kImpactColor = 0xFFFFB060;
+// Implicit contacts: surface points inside / outside the partner, signature cells, normals.
+inline constexpr std::uint32_t kInsideColor = 0xFFFF2828;
+inline constexpr std::uint32_t kOutsideColor = 0xFF30D040;
+inline constexpr std::uint32_t kSignatureColor = 0x905A8CFF;
+inline constexpr std::uint32_t kNormalColor = 0xFFFFE000;
+
+}  // namespace collidoscope
