@@ -268,11 +268,7 @@ void RadixChunks<D>::update(std::span<const Aabb<D>> boxes,
     const auto rows = [&](std::size_t c0, std::size_t c1, PairList& p, std::uint64_t& t) {
         sweep_chunks(c0, c1, p, t);
     };
-    if (parallel()) {
-        sweep_.run(cells_[D].size(), 64, rows, out);
-    } else {
-        sweep_.run_serial(cells_[D].size(), rows, out);
-    }
+    sweep_.run(parallel(), cells_[D].size(), 64, rows, out);
 }
 
 template <int D>
