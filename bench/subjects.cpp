@@ -41,16 +41,12 @@ std::span<const BroadPhaseEntry> references() {
 
 const BroadPhaseEntry* find_subject(std::string_view name) {
     if (const BroadPhaseEntry* e = find_broadphase(name)) return e;
-    for (const BroadPhaseEntry& e : kReferences) {
-        if (e.name == name) return &e;
-    }
-    return nullptr;
+    return find_entry(kReferences, name);
 }
 
 template <int D>
 std::unique_ptr<BroadPhase<D>> make_subject(std::string_view name) {
-    const BroadPhaseEntry* e = find_subject(name);
-    return e != nullptr ? e->make<D>() : nullptr;
+    return make_from<D>(find_subject(name));
 }
 
 template std::unique_ptr<BroadPhase<2>> make_subject<2>(std::string_view);

@@ -52,6 +52,13 @@ Vec<D> random_velocity(Rng& rng, float lo, float hi) {
     return rng.direction<D>() * rng.uniform(lo, hi);
 }
 
+// A body of radius r anywhere in the world, moving in a random direction at a speed in
+// [lo, hi).
+template <int D>
+void add_anywhere(Bodies<D>& bodies, Rng& rng, float side, float r, float lo, float hi) {
+    bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, lo, hi), r);
+}
+
 // Bodies of the given radii (total measure `total`) spread uniformly over a world sized
 // for the scene fraction, moving in random directions.
 template <int D>
@@ -59,8 +66,7 @@ Scene<D> scatter(const std::vector<float>& radii, double total, Rng& rng) {
     const float side = world_side<D>(total, kFraction<D>);
     Scene<D> scene{settings_for<D>(side), {}};
     scene.bodies.reserve(radii.size());
-    for (float r : radii)
-        scene.bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, 1.0f, 3.0f), r);
+    for (float r : radii) add_anywhere<D>(scene.bodies, rng, side, r, 1.0f, 3.0f);
     return scene;
 }
 
@@ -130,8 +136,7 @@ Scene<D> centerline_scene(std::size_t n, Rng& rng) {
         scene.bodies.add(p, random_velocity<D>(rng, 0.1f, 0.5f), r);
     }
     for (std::size_t i = 0; i < free; ++i) {
-        const float r = rng.uniform(0.5f, 1.0f);
-        scene.bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, 1.0f, 3.0f), r);
+        add_anywhere<D>(scene.bodies, rng, side, rng.uniform(0.5f, 1.0f), 1.0f, 3.0f);
     }
     return scene;
 }
@@ -206,8 +211,7 @@ Scene<D> meanmax_scene(std::size_t n, Rng& rng) {
     Scene<D> scene{settings_for<D>(side), {}};
     scene.bodies.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
-        const float r = rng.uniform(0.8f, 1.4f);
-        scene.bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, 4.0f, 12.0f), r);
+        add_anywhere<D>(scene.bodies, rng, side, rng.uniform(0.8f, 1.4f), 4.0f, 12.0f);
     }
     return scene;
 }
@@ -223,11 +227,9 @@ Scene<D> bullets_scene(std::size_t n, Rng& rng) {
     scene.bodies.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
         if (i < bullets) {
-            const float r = 0.15f;
-            scene.bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, 120.0f, 180.0f), r);
+            add_anywhere<D>(scene.bodies, rng, side, 0.15f, 120.0f, 180.0f);
         } else {
-            const float r = rng.uniform(2.0f, 4.0f);
-            scene.bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, 0.2f, 0.6f), r);
+            add_anywhere<D>(scene.bodies, rng, side, rng.uniform(2.0f, 4.0f), 0.2f, 0.6f);
         }
     }
     return scene;

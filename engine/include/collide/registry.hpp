@@ -60,6 +60,15 @@ std::unique_ptr<BroadPhase<D>> make_instance() {
 
 std::span<const BroadPhaseEntry> broadphases();
 
+// The entry called `name` in `table`, or nullptr (the bench looks up its own rows too).
+const BroadPhaseEntry* find_entry(std::span<const BroadPhaseEntry> table, std::string_view name);
+
+// A new instance of `entry` for dimension D; nullptr if there is no entry or none in D.
+template <int D>
+std::unique_ptr<BroadPhase<D>> make_from(const BroadPhaseEntry* entry) {
+    return entry != nullptr ? entry->make<D>() : nullptr;
+}
+
 // The entry called `name`, or nullptr.
 const BroadPhaseEntry* find_broadphase(std::string_view name);
 

@@ -1,5 +1,5 @@
 // Helpers shared by the sweeping broad phases: an insertion sort for nearly sorted input,
-// and a parallel driver that sweeps rows in fixed chunks.
+// a parallel driver that sweeps rows in fixed chunks, the stats of a sorted sweep.
 #pragma once
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 
 #include <tbb/parallel_for.h>
 
+#include "collide/broadphase.hpp"
 #include "collide/core.hpp"
 
 namespace collide {
@@ -72,6 +73,17 @@ public:
         sweep_rows(0, rows, out, tests_[0]);
     }
 
+    // run() when `parallel`, else run_serial(): the algorithms' "parallel" switch.
+    template <typename SweepRows>
+    void run(bool parallel, std::size_t rows, std::size_t rows_per_chunk,
+             const SweepRows& sweep_rows, PairList& out) {
+        if (parallel) {
+            run(rows, rows_per_chunk, sweep_rows, out);
+        } else {
+            run_serial(rows, sweep_rows, out);
+        }
+    }
+
     std::uint64_t tests() const {
         return std::accumulate(tests_.begin(), tests_.end(), std::uint64_t{0});
     }
@@ -85,5 +97,20 @@ private:
     std::vector<PairList> pairs_;
     std::vector<std::uint64_t> tests_;
 };
+
+// The stats of the sweeps over boxes kept in a sorted order (sort-and-sweep, the key
+// sweeps): the sorted entries, the boxes and static flags copied in that order, the chunks.
+template <int D, typename Entry>
+BroadPhaseStats sorted_sweep_stats(const std::vector<Entry>& entries,
+                                   const std::vector<Aabb<D>>& sorted,
+                                   const std::vector<std::uint8_t>& is_static,
+                                   const ChunkedSweep& chunks) {
+    return {.candidate_tests = chunks.tests(),
+            .structure_bytes = entries.capacity() * sizeof(Entry) +
+                               sorted.capacity() * sizeof(Aabb<D>) + is_static.capacity() +
+                               chunks.bytes(),
+            .nodes = entries.size(),
+            .depth = 0};
+}
 
 }  // namespace collide

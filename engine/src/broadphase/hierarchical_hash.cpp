@@ -176,11 +176,8 @@ void HierarchicalHash<D>::rebuild() {
 // with the kept ones, one sequential pass plus O(k log k) for k changed bodies.
 template <int D>
 void HierarchicalHash<D>::refresh() {
-    fresh_.clear();
-    for (BodyId i = 0; i < boxes_.size(); ++i) {
-        if (dirty_[i]) append_entries(i, fresh_);
-    }
-    patch_sorted(entries_, fresh_, dirty_, merged_);
+    patch_dirty(entries_, fresh_, dirty_, merged_,
+                [&](BodyId i, std::vector<Entry>& to) { append_entries(i, to); });
 }
 
 // Groups of 8 consecutive keys (a 64-byte line of slots) go to a hashed line of the table,
@@ -408,16 +405,11 @@ void HierarchicalHash<D>::update(std::span<const Aabb<D>> boxes,
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
-    const std::array<float, 4> values = {params_[0].value, params_[1].value, params_[2].value,
-                                         params_[3].value};
-    const bool statics_changed = !std::equal(is_static.begin(), is_static.end(),
-                                             is_static_.begin(), is_static_.end());
+    const bool changed = settings_changed(params_, built_with_, is_static, is_static_);
     boxes_.assign(boxes.begin(), boxes.end());
     is_static_.assign(is_static.begin(), is_static.end());
     const bool moved = refit_frame();
-    const bool full = moved || !persistent() || n != signatures_.size() || statics_changed ||
-                      values != built_with_;
-    built_with_ = values;
+    const bool full = moved || !persistent() || n != signatures_.size() || changed;
     signatures_.resize(n);
     dirty_.assign(n, 0);
     reinserted_ = 0;
@@ -440,10 +432,44 @@ void HierarchicalHash<D>::update(std::span<const Aabb<D>> boxes,
     const auto rows = [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
         walking ? sweep_rows<true>(b, e, p, t) : sweep_rows<false>(b, e, p, t);
     };
-    if (parallel()) {
-        sweep_.run(entries_.size(), 16384, rows, out);
-    } else {
-        sweep_.run_serial(entries_.size(), rows, out);
+    sweep_.run(parallel(), entries_.size(), 16384, rows, out);
+}
+
+// Per level: the region's cells looked up in the table, or, when the region covers more
+// cells than the level has, the level's entries scanned. Either way a body is taken only
+// from its cell holding the lower corner of its overlap with the region.
+template <int D>
+void HierarchicalHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                                QueryTrace<D>* trace) const {
+    out.clear();
+    ensure_index();
+    const auto take = [&](std::uint32_t j) {
+        const Entry& e = entries_[j];
+        const Aabb<D>& box = entry_boxes_[j];
+        if (box.overlaps(region) && owns(e.key(), e.level, box, region)) out.push_back(e.id);
+    };
+    std::uint64_t scanned = 0;  // levels whose entries are scanned, one pass for all
+    for (int m : active_) {
+        const Cell lo = cell_of(region.lo, m);
+        const Cell hi = cell_of(region.hi, m);
+        double cells = 1.0;
+        for (int k = 0; k < D; ++k) cells *= double(hi[k] - lo[k] + 1);
+        if (cells > double(levels_[m].cells)) {
+            scanned |= std::uint64_t{1} << m;
+            continue;
+        }
+        // A traced query records the cells it looked up, on levels where they are few.
+        const bool traced = trace && cells <= kMaxTracedCells;
+        for_each_in(lo, hi, [&](const Cell& c) {
+            const auto [begin, end] = find(pack(c), m);
+            for (std::uint32_t j = begin; j < end; ++j) take(j);
+            if (traced)
+                trace->add(cell_box(c, m), begin < end ? TraceKind::kTaken : TraceKind::kPruned);
+        });
+    }
+    if (scanned == 0) return;
+    for (std::uint32_t j = 0; j < entries_.size(); ++j) {
+        if ((scanned >> entries_[j].level) & 1u) take(j);
     }
 }
 

@@ -1,49 +1,11 @@
-// The hierarchical hash's region query, overlays and selection text, all read from the
-// sorted entries and the per-level hash tables that update() built.
+// The hierarchical hash as the viewer sees it: its levels as overlay layers, the occupied cells
+// coloured by level, the cells the selected body and the query looked up; the text on one body.
 #include <cmath>
 #include <cstdio>
 
 #include "broadphase/hierarchical_hash.hpp"
 
 namespace collide {
-
-// Per level: the region's cells looked up in the table, or, when the region covers more
-// cells than the level has, the level's entries scanned. Either way a body is taken only
-// from its cell holding the lower corner of its overlap with the region.
-template <int D>
-void HierarchicalHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                                QueryTrace<D>* trace) const {
-    out.clear();
-    ensure_index();
-    const auto take = [&](std::uint32_t j) {
-        const Entry& e = entries_[j];
-        const Aabb<D>& box = entry_boxes_[j];
-        if (box.overlaps(region) && owns(e.key(), e.level, box, region)) out.push_back(e.id);
-    };
-    std::uint64_t scanned = 0;  // levels whose entries are scanned, one pass for all
-    for (int m : active_) {
-        const Cell lo = cell_of(region.lo, m);
-        const Cell hi = cell_of(region.hi, m);
-        double cells = 1.0;
-        for (int k = 0; k < D; ++k) cells *= double(hi[k] - lo[k] + 1);
-        if (cells > double(levels_[m].cells)) {
-            scanned |= std::uint64_t{1} << m;
-            continue;
-        }
-        // A traced query records the cells it looked up, on levels where they are few.
-        const bool traced = trace && cells <= kMaxTracedCells;
-        for_each_in(lo, hi, [&](const Cell& c) {
-            const auto [begin, end] = find(pack(c), m);
-            for (std::uint32_t j = begin; j < end; ++j) take(j);
-            if (traced)
-                trace->add(cell_box(c, m), begin < end ? TraceKind::kTaken : TraceKind::kPruned);
-        });
-    }
-    if (scanned == 0) return;
-    for (std::uint32_t j = 0; j < entries_.size(); ++j) {
-        if ((scanned >> entries_[j].level) & 1u) take(j);
-    }
-}
 
 template <int D>
 std::vector<std::string> HierarchicalHash<D>::layers() const {
@@ -143,11 +105,9 @@ std::string HierarchicalHash<D>::describe(BodyId id) const {
 }
 
 // The members defined here; the class itself is instantiated in hierarchical_hash.cpp.
-#define COLLIDE_HIERARCHICAL_HASH_VIEW(D)                                                          \
-    template void HierarchicalHash<D>::query(const Aabb<D>&, std::vector<BodyId>&, QueryTrace<D>*) \
-        const;                                                                                     \
-    template std::vector<std::string> HierarchicalHash<D>::layers() const;                         \
-    template void HierarchicalHash<D>::draw(DebugDraw<D>&, const Overlays<D>&) const;              \
+#define COLLIDE_HIERARCHICAL_HASH_VIEW(D)                                             \
+    template std::vector<std::string> HierarchicalHash<D>::layers() const;            \
+    template void HierarchicalHash<D>::draw(DebugDraw<D>&, const Overlays<D>&) const; \
     template std::string HierarchicalHash<D>::describe(BodyId) const;
 COLLIDE_HIERARCHICAL_HASH_VIEW(2)
 COLLIDE_HIERARCHICAL_HASH_VIEW(3)

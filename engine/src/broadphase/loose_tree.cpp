@@ -110,21 +110,8 @@ void LooseTree<D>::sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs,
                               std::uint64_t& tests) const {
     for (std::size_t s = r0; s < r1; ++s) {
         const TreeItem<D>& a = items_[s];
-        for_each_candidate(s, [&](std::uint32_t j) {
-            const TreeItem<D>& b = items_[j];
-            if (a.is_static && b.is_static) return;
-            ++tests;
-            if (a.box.overlaps(b.box)) pairs.push_back(make_pair(a.id, b.id));
-        });
+        for_each_candidate(s, [&](std::uint32_t j) { test_pair(a, items_[j], pairs, tests); });
     }
-}
-
-template <int D>
-void LooseTree<D>::test(const TreeItem<D>& a, const TreeItem<D>& b, PairList& out,
-                        std::uint64_t& tests) const {
-    if (a.is_static && b.is_static) return;
-    ++tests;
-    if (a.box.overlaps(b.box)) out.push_back(make_pair(a.id, b.id));
 }
 
 // The own bodies of node a against every body in the subtree of node b.
@@ -143,7 +130,7 @@ void LooseTree<D>::own_vs_subtree(std::uint32_t a, std::uint32_t b, PairList& ou
             for (std::uint32_t s = na.begin; s < na.own_end; ++s) {
                 const TreeItem<D>& x = items_[s];
                 if (!x.box.overlaps(m.own_bounds)) continue;
-                for (std::uint32_t t = m.begin; t < m.own_end; ++t) test(x, items_[t], out, tests);
+                for (std::uint32_t t = m.begin; t < m.own_end; ++t) test_pair(x, items_[t], out, tests);
             }
         }
         ++i;
@@ -169,7 +156,7 @@ template <int D>
 void LooseTree<D>::self_pairs(std::uint32_t node, PairList& out, std::uint64_t& tests) const {
     const TreeNode<D>& n = nodes_[node];
     for (std::uint32_t s = n.begin; s < n.own_end; ++s) {
-        for (std::uint32_t t = s + 1; t < n.own_end; ++t) test(items_[s], items_[t], out, tests);
+        for (std::uint32_t t = s + 1; t < n.own_end; ++t) test_pair(items_[s], items_[t], out, tests);
     }
     const std::uint32_t end = n.skip;
     for (std::uint32_t c = node + 1; c < end; c = nodes_[c].skip) {
@@ -213,10 +200,8 @@ void LooseTree<D>::update(std::span<const Aabb<D>> boxes,
                 if (rows > 0) self_pairs(0, p, t);
             },
             out);
-    } else if (parallel()) {
-        chunks_.run(n, 2048, sweep, out);
     } else {
-        chunks_.run_serial(n, sweep, out);
+        chunks_.run(parallel(), n, 2048, sweep, out);
     }
 }
 

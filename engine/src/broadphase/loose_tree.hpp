@@ -57,8 +57,6 @@ private:
     void for_each_candidate(std::size_t s, const Fn& test) const;
     void sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs, std::uint64_t& tests) const;
     // The dual descent: node against node, pruned by fitted bounds on both sides.
-    void test(const TreeItem<D>& a, const TreeItem<D>& b, PairList& out,
-              std::uint64_t& tests) const;
     void own_vs_subtree(std::uint32_t a, std::uint32_t b, PairList& out,
                         std::uint64_t& tests) const;
     void cross_trees(std::uint32_t a, std::uint32_t b, PairList& out, std::uint64_t& tests) const;

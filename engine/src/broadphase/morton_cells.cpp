@@ -118,13 +118,8 @@ void MortonCells<D>::update(std::span<const Aabb<D>> boxes,
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
-    std::array<float, 4> values;
-    for (std::size_t p = 0; p < params_.size(); ++p) values[p] = params_[p].value;
-    const bool statics_changed = !std::equal(is_static.begin(), is_static.end(),
-                                             is_static_.begin(), is_static_.end());
-    const bool full = frame_.refit(boxes) || !persistent() || n != signatures_.size() ||
-                      statics_changed || values != built_with_;
-    built_with_ = values;
+    const bool changed = settings_changed(params_, built_with_, is_static, is_static_);
+    const bool full = frame_.refit(boxes) || !persistent() || n != signatures_.size() || changed;
     boxes_.assign(boxes.begin(), boxes.end());
     is_static_.assign(is_static.begin(), is_static.end());
     signatures_.resize(n);

@@ -74,10 +74,7 @@ void RegionTree<D>::sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs,
         const TreeItem<D>& a = items_[s];
         const std::uint32_t end = row_end_[s];
         for (std::uint32_t t = static_cast<std::uint32_t>(s) + 1; t < end; ++t) {
-            const TreeItem<D>& b = items_[t];
-            if (a.is_static && b.is_static) continue;
-            ++tests;
-            if (a.box.overlaps(b.box)) pairs.push_back(make_pair(a.id, b.id));
+            test_pair(a, items_[t], pairs, tests);
         }
     }
 }
@@ -102,11 +99,7 @@ void RegionTree<D>::update(std::span<const Aabb<D>> boxes,
     const auto sweep = [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
         sweep_rows(b, e, p, t);
     };
-    if (parallel()) {
-        chunks_.run(n, 2048, sweep, out);
-    } else {
-        chunks_.run_serial(n, sweep, out);
-    }
+    chunks_.run(parallel(), n, 2048, sweep, out);
 }
 
 template <int D>

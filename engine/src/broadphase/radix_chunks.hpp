@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "broadphase/chunked_sweep.hpp"
+#include "broadphase/radix_sort.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {
@@ -39,9 +40,7 @@ public:
                QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
-    std::vector<std::string> layers() const override {
-        return {"slab boundaries", "chunk cuts", "selected chunk"};
-    }
+    std::vector<std::string> layers() const override;
     BroadPhaseStats stats() const override;
     std::span<Param> params() override { return params_; }
 
@@ -50,6 +49,10 @@ private:
     static constexpr std::uint8_t kSplit = 1u << 5;   // one of several pieces of its body
     static constexpr std::uint8_t kStatic = 1u << 6;  // its body is static
     static constexpr std::uint8_t kLastAll = (1u << D) - 1;
+    // Region bounds are float keys; these two lie beyond every float's key (NaN patterns),
+    // so a region bounded by them is open on that side.
+    static constexpr std::uint32_t kKeyMin = 0;
+    static constexpr std::uint32_t kKeyMax = 0xffffffffu;
 
     struct Entity {
         Aabb<D> box;  // the piece (the whole box if not split)
@@ -103,5 +106,32 @@ private:
                                      {"parallel sweep", 1, 0, 1, true},
                                      {"min cut gap", 1, 0, 8}}};
 };
+
+// Defined here because query() (radix_chunks.cpp) and the viewer hooks
+// (radix_chunks_view.cpp) both walk the chunks.
+template <int D>
+template <typename Fn>
+void RadixChunks<D>::for_each_chunk(const Aabb<D>& box, const Fn& visit) const {
+    if (cells_[0].empty()) return;
+    std::array<std::uint32_t, D> klo, khi;
+    for (int k = 0; k < D; ++k) {
+        klo[k] = radix::float_key(box.lo[k]);
+        khi[k] = radix::float_key(box.hi[k]);
+    }
+    const auto descend = [&](auto& self, int level, std::uint32_t index) -> void {
+        const Cell& c = cells_[level][index];
+        for (int k = 0; k < D; ++k) {
+            if (klo[k] >= c.hi[k] || khi[k] < c.lo[k]) return;
+        }
+        if (level == D) {
+            visit(index);
+            return;
+        }
+        for (std::uint32_t j = c.child_first; j < c.child_first + c.child_count; ++j) {
+            self(self, level + 1, j);
+        }
+    };
+    descend(descend, 0, 0);
+}
 
 }  // namespace collide

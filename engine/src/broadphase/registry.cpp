@@ -95,17 +95,20 @@ std::span<const BroadPhaseEntry> broadphases() {
     return kBroadPhases;
 }
 
-const BroadPhaseEntry* find_broadphase(std::string_view name) {
-    for (const BroadPhaseEntry& e : kBroadPhases) {
+const BroadPhaseEntry* find_entry(std::span<const BroadPhaseEntry> table, std::string_view name) {
+    for (const BroadPhaseEntry& e : table) {
         if (e.name == name) return &e;
     }
     return nullptr;
 }
 
+const BroadPhaseEntry* find_broadphase(std::string_view name) {
+    return find_entry(kBroadPhases, name);
+}
+
 template <int D>
 std::unique_ptr<BroadPhase<D>> make_broadphase(std::string_view name) {
-    const BroadPhaseEntry* e = find_broadphase(name);
-    return e != nullptr ? e->make<D>() : nullptr;
+    return make_from<D>(find_broadphase(name));
 }
 
 template std::unique_ptr<BroadPhase<2>> make_broadphase<2>(std::string_view);

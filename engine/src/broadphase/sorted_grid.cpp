@@ -267,13 +267,8 @@ void SortedGrid<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
     const std::size_t coarse = start_[levels_[1].first_cell];
     const auto across = [this, coarse](std::size_t b, std::size_t e, PairList& p,
                                        std::uint64_t& t) { pairs_across(coarse + b, coarse + e, p, t); };
-    if (parallel()) {
-        within_.run(n, kEntriesPerChunk, within, out);
-        across_.run(n - coarse, kEntriesPerChunk / 8, across, out);
-    } else {
-        within_.run_serial(n, within, out);
-        across_.run_serial(n - coarse, across, out);
-    }
+    within_.run(parallel(), n, kEntriesPerChunk, within, out);
+    across_.run(parallel(), n - coarse, kEntriesPerChunk / 8, across, out);
 }
 
 template <int D>

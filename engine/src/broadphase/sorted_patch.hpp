@@ -1,10 +1,16 @@
 // The persistent sorted arrays (morton-cells' cells, spatial-hash's and hierarchical-hash's
 // entries) are patched, not rebuilt: the bodies whose entries changed are marked dirty, their
-// new entries are sorted alone, and one merge keeps everyone else's entries in place.
+// new entries are sorted alone, and one merge keeps everyone else's entries in place. Also
+// here: what tells these structures that they must be rebuilt whole.
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <span>
 #include <vector>
+
+#include "collide/broadphase.hpp"
 
 namespace collide {
 
@@ -26,6 +32,35 @@ void patch_sorted(std::vector<Entry>& entries, std::vector<Entry>& fresh, const 
     }
     scratch.insert(scratch.end(), next, fresh.end());
     std::swap(entries, scratch);
+}
+
+// Re-makes the entries of the dirty bodies (append(id, fresh) for each, in id order) and
+// patches them into `entries`.
+template <typename Entry, typename Append>
+void patch_dirty(std::vector<Entry>& entries, std::vector<Entry>& fresh,
+                 const std::vector<std::uint8_t>& dirty, std::vector<Entry>& scratch,
+                 const Append& append) {
+    fresh.clear();
+    for (BodyId i = 0; i < dirty.size(); ++i) {
+        if (dirty[i]) append(i, fresh);
+    }
+    patch_sorted(entries, fresh, dirty, scratch);
+}
+
+// Whether what a persistent structure was built with, besides the boxes, changed since the
+// last update: a parameter's value or a body's static flag. Records the parameters' values
+// in `built_with`; the caller keeps the static flags.
+template <std::size_t N>
+bool settings_changed(const std::array<Param, N>& params, std::array<float, N>& built_with,
+                      std::span<const std::uint8_t> is_static,
+                      std::span<const std::uint8_t> was_static) {
+    std::array<float, N> values;
+    for (std::size_t p = 0; p < N; ++p) values[p] = params[p].value;
+    const bool changed = values != built_with ||
+                         !std::equal(is_static.begin(), is_static.end(), was_static.begin(),
+                                     was_static.end());
+    built_with = values;
+    return changed;
 }
 
 }  // namespace collide

@@ -131,11 +131,8 @@ void SpatialHash<D>::rebuild() {
 // streaming pass, O(E + k log k) for k moved bodies.
 template <int D>
 void SpatialHash<D>::patch() {
-    fresh_.clear();
-    for (BodyId i = 0; i < boxes_.size(); ++i) {
-        if (dirty_[i]) append_entries(i, fresh_);
-    }
-    patch_sorted(entries_, fresh_, dirty_, merged_);
+    patch_dirty(entries_, fresh_, dirty_, merged_,
+                [&](BodyId i, std::vector<Entry>& to) { append_entries(i, to); });
 }
 
 template <int D>
@@ -158,12 +155,8 @@ void SpatialHash<D>::update(std::span<const Aabb<D>> boxes,
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
-    std::array<float, 6> values;
-    for (std::size_t p = 0; p < params_.size(); ++p) values[p] = params_[p].value;
-    const bool statics_changed = !std::equal(is_static.begin(), is_static.end(),
-                                             is_static_.begin(), is_static_.end());
-    bool full = !persistent() || n != fat_.size() || statics_changed || values != built_with_;
-    built_with_ = values;
+    const bool changed = settings_changed(params_, built_with_, is_static, is_static_);
+    bool full = !persistent() || n != fat_.size() || changed;
 
     if (auto_cell() || base_ == 0.0f) {
         const float target = auto_base(boxes);
@@ -291,11 +284,7 @@ void SpatialHash<D>::find_pairs(PairList& out) {
     const auto rows = [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
         sweep_cells(b, e, p, t);
     };
-    if (parallel()) {
-        chunks_.run(entries_.size(), 8192, rows, out);
-    } else {
-        chunks_.run_serial(entries_.size(), rows, out);
-    }
+    chunks_.run(parallel(), entries_.size(), 8192, rows, out);
     oversize_pairs(out);
 }
 

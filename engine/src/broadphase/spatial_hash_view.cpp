@@ -21,6 +21,11 @@ void SpatialHash<D>::for_each_cell_of(BodyId id, const Fn& visit) const {
 }
 
 template <int D>
+std::vector<std::string> SpatialHash<D>::layers() const {
+    return {"cells", "fat boxes"};
+}
+
+template <int D>
 void SpatialHash<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     const bool selecting = which.selected < boxes_.size();
     if (which.flags.structure && !(which.flags.hidden_layers & 1u)) {
@@ -94,8 +99,10 @@ std::string SpatialHash<D>::describe(BodyId id) const {
 }
 
 // The members defined here; the class itself is instantiated in spatial_hash.cpp.
+template std::vector<std::string> SpatialHash<2>::layers() const;
 template void SpatialHash<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string SpatialHash<2>::describe(BodyId) const;
+template std::vector<std::string> SpatialHash<3>::layers() const;
 template void SpatialHash<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
 template std::string SpatialHash<3>::describe(BodyId) const;
 

@@ -43,6 +43,14 @@ struct TreeNode {
     std::uint32_t own() const { return own_end - begin; }
 };
 
+// The pair test both trees' sweeps make: static pairs skipped, every other test counted.
+template <int D>
+void test_pair(const TreeItem<D>& a, const TreeItem<D>& b, PairList& out, std::uint64_t& tests) {
+    if (a.is_static && b.is_static) return;
+    ++tests;
+    if (a.box.overlaps(b.box)) out.push_back(make_pair(a.id, b.id));
+}
+
 // The square/cube around all boxes: centred on their bounds, side their largest extent.
 template <int D>
 void root_square(std::span<const Aabb<D>> boxes, Vec<D>& center, float& half) {

@@ -83,12 +83,7 @@ void KeySweep<D, Key>::query(const Aabb<D>& region, std::vector<BodyId>& out,
 
 template <int D, typename Key>
 BroadPhaseStats KeySweep<D, Key>::stats() const {
-    return {.candidate_tests = chunks_.tests(),
-            .structure_bytes = entries_.capacity() * sizeof(Entry) +
-                               sorted_.capacity() * sizeof(Aabb<D>) + static_.capacity() +
-                               chunks_.bytes(),
-            .nodes = entries_.size(),
-            .depth = 0};
+    return sorted_sweep_stats(entries_, sorted_, static_, chunks_);
 }
 
 template class KeySweep<2, MortonKey>;

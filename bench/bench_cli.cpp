@@ -1,0 +1,274 @@
+#include "bench_cli.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "collide/registry.hpp"
+#include "subjects.hpp"
+#include "tooling/cli_support.hpp"
+#include "tooling/parse.hpp"
+#include "tooling/scenes.hpp"
+
+namespace collide::bench {
+
+namespace {
+
+template <typename T>
+T number(const std::string& flag, std::string_view text, T min, T max) {
+    const auto v = parse_number<T>(text);
+    if (!v || *v < min || *v > max) {
+        std::ostringstream msg;
+        msg << flag << ": '" << text << "' must be a number from " << min << " to " << max;
+        throw InputError(msg.str());
+    }
+    return *v;
+}
+
+// The command line's grammar and its help text, in one place: each flag with its
+// description and what its value sets. CLI11 runs the setters once the whole line is
+// read, in the order below; they throw InputError naming the bad value.
+void define_flags(CLI::App& app, Options& o) {
+    configure_cli(app, 28);  // --help and stray arguments: see parse
+    using Setter = std::function<void(const std::string&)>;
+    const auto value = [&](const std::string& flag, const char* type, const char* help,
+                           Setter set) {
+        return app.add_option_function<std::string>(flag, std::move(set), help)->type_name(type);
+    };
+    const auto bounded = [&]<typename T>(const std::string& flag, T& to, T min, T max,
+                                         const char* type, const char* help) {
+        value(flag, type, help,
+              [&to, flag, min, max](const std::string& v) { to = number<T>(flag, v, min, max); });
+    };
+    const auto choice = [&](const std::string& flag, std::vector<std::string> choices,
+                            const char* help, Setter set) {
+        std::string type, names;
+        for (std::size_t i = 0; i < choices.size(); ++i) {
+            type += (i ? "|" : "") + choices[i];
+            names += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+        }
+        value(flag, "", help, [=](const std::string& v) {
+            if (std::find(choices.begin(), choices.end(), v) == choices.end())
+                throw InputError(flag + ": '" + v + "' must be " + names);
+            set(v);
+        })->type_name(type);
+    };
+    const auto toggle = [&](const char* flag, bool& to, const char* help) {
+        app.add_flag(flag, to, help)->disable_flag_override();
+    };
+    choice("--dim", {"2", "3"}, "dimension (default 2)",
+           [&](const std::string& v) { o.run.dim = v == "3" ? 3 : 2; });
+    app.add_option("--scene", o.run.scene, "scene (default uniform); --list shows them")
+        ->type_name("NAME|csv:PATH");
+    value("--n", "N[,N...]", "body counts (default 10000)", [&](const std::string& v) {
+        o.counts.clear();
+        for (auto part : split(v, ','))
+            o.counts.push_back(number<std::size_t>("--n", part, 0, kMaxBodies));
+    });
+    value("--broadphase", "all|A[,B]",
+          "algorithms (default all; brute force joins 'all' only up to n=10000);\n"
+          "also the references: floor (run first; x_floor divides by its\n"
+          "median) and the peers this build has (--list)",
+          [&](const std::string& v) {
+              o.algorithms.clear();
+              if (v == "all") return;
+              for (auto part : split(v, ',')) o.algorithms.emplace_back(part);
+          });
+    bounded("--frames", o.run.frames, 1, 1000000, "F", "timed frames (default 30)");
+    bounded("--warmup", o.run.warmup, 0, 1000000, "W", "untimed frames first (default 3)");
+    bounded("--speed", o.run.speed, 0.0f, 1000.0f, "S",
+            "displacement per frame / median radius (default 0.05)");
+    choice("--mode", {"broad", "step"}, "time the broad phase alone (default) or whole world steps",
+           [&](const std::string& v) { o.run.mode = v == "step" ? Mode::kStep : Mode::kBroad; });
+    toggle("--swept", o.run.swept, "step mode: swept boxes and time-of-impact contacts");
+    toggle("--tunnelling", o.run.count_tunnelling,
+           "step mode: count pairs that pass through each other (always\n"
+           "on for the bullets scene; timed apart from the step)");
+    bounded("--threads", o.run.threads, 1, 1024, "T", "oneTBB threads (default 1)");
+    bounded("--seed", o.run.seed, std::uint64_t{0}, UINT64_MAX, "S", "scene seed (default 1)");
+    bounded("--budget", o.run.budget_s, 0.001, 1e6, "SECONDS",
+            "time cap per algorithm and n (default 60)");
+    app.add_option_function<std::vector<std::string>>(
+           "--param",
+           [&](const std::vector<std::string>& settings) {
+               for (const std::string& v : settings) {
+                   const auto eq = v.find('=');
+                   if (eq == std::string::npos || eq == 0)
+                       throw InputError("--param: '" + v + "' must be NAME=VALUE");
+                   const std::string name = v.substr(0, eq);
+                   o.run.params.push_back(
+                       {name, number<float>("--param " + name, v.substr(eq + 1), -1e9f, 1e9f)});
+               }
+           },
+           "set an algorithm's tunable (repeatable; '-' for spaces in\n"
+           "NAME), e.g. --param persistent-cells=0; names in --list")
+        ->type_name("NAME=VALUE")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false);
+    bounded("--static", o.run.static_fraction, 0.0f, 1.0f, "F",
+            "make this share of the bodies static (default 0)");
+    choice("--order", {"scene", "morton"},
+           "body ids as the scene gives them (default), or renumbered in\n"
+           "the Morton order of the centres (neighbours near in memory)",
+           [&](const std::string& v) { o.run.morton_order = v == "morton"; });
+    toggle("--check", o.run.check, "compare every frame's pairs with the reference");
+    choice("--format", {"table", "csv", "json"}, "output format (default table)",
+           [&](const std::string& v) { o.format = v; });
+    value("--out", "FILE", "write the results to FILE instead of stdout",
+          [&](const std::string& v) {
+              o.out = v;
+              // Fail now rather than after minutes of measuring.
+              std::error_code ec;
+              if (o.out.empty() || std::filesystem::is_directory(o.out, ec))
+                  throw InputError("--out: '" + o.out + "' is not a file name");
+              const auto dir = std::filesystem::absolute(o.out, ec).parent_path();
+              if (ec || !std::filesystem::is_directory(dir, ec))
+                  throw InputError("--out: folder '" + dir.string() + "' does not exist");
+          });
+    toggle("--list", o.list, "list algorithms and scenes");
+    app.add_flag("-h,--help")->description("show this text")->disable_flag_override();
+}
+
+// Every --param must name a tunable of at least one algorithm to be run, with a value in
+// its range for each algorithm that has it.
+template <int D>
+void check_params_in(const Options& o) {
+    for (const ParamSetting& s : o.run.params) {
+        bool known = false;
+        for (const auto table : {broadphases(), references()}) {
+            for (const BroadPhaseEntry& e : table) {
+                if (!o.algorithms.empty() && std::find(o.algorithms.begin(), o.algorithms.end(),
+                                                       e.name) == o.algorithms.end())
+                    continue;
+                auto bp = make_subject<D>(e.name);
+                if (!bp) continue;
+                for (const Param& p : bp->params()) {
+                    if (!param_matches(p.name, s.name)) continue;
+                    known = true;
+                    if (!(s.value >= p.min && s.value <= p.max)) {
+                        std::ostringstream msg;
+                        msg << "--param " << s.name << ": " << s.value << " is outside "
+                            << e.name << "'s range " << p.min << " to " << p.max;
+                        throw InputError(msg.str());
+                    }
+                }
+            }
+        }
+        if (!known)
+            throw InputError("--param: no algorithm to run has a parameter '" + s.name +
+                             "' (see --list)");
+    }
+}
+
+void check_params(const Options& o) {
+    if (o.run.dim == 2) {
+        check_params_in<2>(o);
+    } else {
+        check_params_in<3>(o);
+    }
+}
+
+void list_entry(const BroadPhaseEntry& e) {
+    std::cout << "  " << std::left << std::setw(20) << e.name << (e.in_2d ? "2D " : "   ")
+              << (e.in_3d ? "3D " : "   ") << e.description << "\n";
+    const auto print_params = [](auto bp) {
+        for (const Param& p : bp->params()) {
+            std::string name = p.name;
+            std::replace(name.begin(), name.end(), ' ', '-');
+            std::cout << "  " << std::setw(20) << "" << "--param " << name << "=" << p.value
+                      << (p.toggle ? "  (0 or 1)" : "") << "\n";
+        }
+    };
+    e.in_2d ? print_params(e.make_2d()) : print_params(e.make_3d());
+}
+
+}  // namespace
+
+std::string help_text() {
+    Options o;
+    CLI::App app("", "collidoscope-bench");
+    define_flags(app, o);
+    return app.help();
+}
+
+void print_list() {
+    std::cout << "algorithms:\n";
+    for (const auto& e : broadphases()) list_entry(e);
+    std::cout << "references (bench only; peers are built when their packages are found):\n";
+    for (const auto& e : references()) list_entry(e);
+    std::cout << "scenes:\n";
+    for (const auto& s : scene_list())
+        std::cout << "  " << std::left << std::setw(20) << s.name << s.description << "\n";
+    std::cout << "  " << std::left << std::setw(20) << "csv:PATH"
+              << "bodies from a CSV file\n";
+}
+
+Options parse_command_line(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        if (argv[i] == std::string_view("--help") || argv[i] == std::string_view("-h")) {
+            o.action = Action::kHelp;
+            return o;
+        }
+    }
+    CLI::App app("", "collidoscope-bench");
+    define_flags(app, o);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ArgumentMismatch& e) {
+        // "--frames: 1 required F missing", or "check was given a disallowed flag override".
+        const std::string what = e.what();
+        if (what.ends_with("flag override"))
+            throw InputError("--" + what.substr(0, what.find(' ')) + " takes no value");
+        throw InputError(what.substr(0, what.find(':')) + " needs a value");
+    } catch (const CLI::ParseError& e) {
+        throw InputError(e.what());
+    }
+    if (const std::vector<std::string> extra = app.remaining(); !extra.empty())
+        throw InputError("unknown option '" + extra.front() + "'");
+    if (o.list) {
+        o.action = Action::kList;
+        return o;
+    }
+    for (const std::string& a : o.algorithms) {
+        const BroadPhaseEntry* e = find_subject(a);
+        if (e == nullptr && a.starts_with("peer:"))
+            throw InputError("--broadphase: '" + a +
+                             "' is not a peer this build has (peers are built when CMake finds "
+                             "their packages: scripts/install-deps, then reconfigure; see --list)");
+        if (e == nullptr)
+            throw InputError("--broadphase: unknown algorithm '" + a + "' (see --list)");
+        if (!e->supports(o.run.dim))
+            throw InputError("--broadphase: '" + a + "' has no " + std::to_string(o.run.dim) +
+                             "D version");
+        if (a == kFloor && o.run.check)
+            throw InputError(
+                "--check: floor reports no pairs, so there is nothing to check; run it "
+                "without --check (with --broadphase all, --check runs floor unchecked)");
+    }
+    check_params(o);
+    if (o.run.mode != Mode::kStep && (o.run.swept || o.run.count_tunnelling))
+        throw InputError(std::string(o.run.swept ? "--swept" : "--tunnelling") +
+                         " needs --mode step");
+    // Build the scene once (at n <= 2) so a bad name or file fails before any work. A CSV
+    // scene has its own size, which replaces --n.
+    try {
+        const std::size_t probe = std::min<std::size_t>(o.counts.front(), 2);
+        const std::size_t bodies =
+            o.run.dim == 2 ? make_scene<2>(o.run.scene, probe, o.run.seed).bodies.size()
+                           : make_scene<3>(o.run.scene, probe, o.run.seed).bodies.size();
+        if (is_csv_scene(o.run.scene)) o.counts = {bodies};
+    } catch (const InputError& e) {
+        throw InputError(std::string("--scene: ") + e.what());
+    }
+    return o;
+}
+
+}  // namespace collide::bench
