@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "collide/registry.hpp"
+#include "tooling/cli_support.hpp"
 #include "tooling/parse.hpp"
 #include "tooling/scene_names.hpp"
 
@@ -33,11 +34,7 @@ struct RawArgs {
 // The command line's grammar and its help text, in one place: each flag with its
 // description, grouped as --help shows them.
 void define_flags(CLI::App& app, RawArgs& raw) {
-    app.set_help_flag();  // ours below: --help wins over mistakes (see parse_cli)
-    app.allow_extras();   // reported by parse_cli in our words
-    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-    app.get_formatter()->column_width(25);
-    app.get_formatter()->label("OPTIONS", "options");
+    collide::configure_cli(app, 25);  // --help and stray arguments: see parse_cli
     const auto value = [&](const char* group, const char* flag, std::optional<std::string>& to,
                            const char* type, const char* help) {
         app.add_option(flag, to, help)->type_name(type)->group(group);

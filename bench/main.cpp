@@ -20,6 +20,7 @@
 #include "bench_runner.hpp"
 #include "collide/registry.hpp"
 #include "subjects.hpp"
+#include "tooling/input_error.hpp"
 
 namespace {
 
