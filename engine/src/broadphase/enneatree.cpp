@@ -15,28 +15,41 @@ constexpr std::size_t kNodesPerChunk = 256;
 
 }  // namespace
 
-template <int D>
-bool Enneatree<D>::fits(const Aabb<D>& box, const Node& node) const {
-    const float side = side_at(node.depth);
+template <int D, bool kAlternating>
+bool Enneatree<D, kAlternating>::fits(const Aabb<D>& box, const Node& node) const {
+    const Aabb<D> r = region(node);
     for (int k = 0; k < D; ++k) {
-        if (!(box.lo[k] >= node.lo[k]) || !(box.hi[k] <= node.lo[k] + side)) return false;
+        if (!(box.lo[k] >= r.lo[k]) || !(box.hi[k] <= r.hi[k])) return false;
     }
     return true;
 }
 
-// The deepest depth whose nodes are at least twice the box's largest extent: one of the
-// three overlapping children of every shallower node then always holds the box.
-template <int D>
-int Enneatree<D>::depth_for(const Aabb<D>& box) const {
-    const float s = box.largest_side();
-    if (!(s > 0.0f)) return max_depth();  // points (and NaN, which fits nowhere below the root)
-    const float ratio = root_side_ / s;
+// How often the root side can be halved while staying at least twice `extent`: an interval
+// that long then always fits one of the three overlapping halves of each coarser interval.
+// Points (and NaN, which fits nowhere below the root) get the deepest.
+template <int D, bool kAlternating>
+int Enneatree<D, kAlternating>::halvings_for(float extent) const {
+    if (!(extent > 0.0f)) return max_depth();
+    const float ratio = root_side_ / extent;
     if (!(ratio >= 2.0f)) return 0;
     return std::clamp(std::ilogb(ratio) - 1, 0, max_depth());
 }
 
-template <int D>
-void Enneatree<D>::reset() {
+// The deepest depth a child of every shallower node still holds the box at. Flat: the
+// halvings its largest extent allows. Alternating: the split of axis k at depth j * D + k
+// is the (j + 1)-th halving of that axis, so the first split its extent there does not
+// allow is at h_k * D + k; the box stops at the earliest such depth over the axes.
+template <int D, bool kAlternating>
+int Enneatree<D, kAlternating>::depth_for(const Aabb<D>& box) const {
+    if constexpr (!kAlternating) return halvings_for(box.largest_side());
+    int depth = max_levels();
+    for (int k = 0; k < D; ++k)
+        depth = std::min(depth, halvings_for(box.hi[k] - box.lo[k]) * D + k);
+    return depth;
+}
+
+template <int D, bool kAlternating>
+void Enneatree<D, kAlternating>::reset() {
     nodes_.clear();
     Node root;
     root.lo = frame_.origin;
@@ -44,27 +57,28 @@ void Enneatree<D>::reset() {
     nodes_.push_back(root);
 }
 
-// Descends from the root to `depth`, choosing on each axis the child interval that holds
-// the box (the centre one first), creating nodes on the way. Float rounding at an edge can
-// leave no child holding the box; the body then stays at the node it reached, which still
-// holds it, so every pair is still found.
-template <int D>
-std::uint32_t Enneatree<D>::place(const Aabb<D>& box, int depth) {
+// Descends from the root to `depth`, choosing, on each axis the node splits, the child
+// interval that holds the box (the centre one first), creating nodes on the way. Float
+// rounding at an edge can leave no child holding the box; the body then stays at the node
+// it reached, which still holds it, so every pair is still found.
+template <int D, bool kAlternating>
+std::uint32_t Enneatree<D, kAlternating>::place(const Aabb<D>& box, int depth) {
     static constexpr std::array<int, 3> kCentreFirst = {1, 0, 2};
     static constexpr std::array<int, 3> kLeftFirst = {0, 1, 2};
     const std::array<int, 3>& order = centre_first() ? kCentreFirst : kLeftFirst;
     std::uint32_t at = 0;
     while (nodes_[at].depth < depth) {
         const Node& node = nodes_[at];
-        const float quarter = side_at(node.depth) * 0.25f;
-        const float half = 2.0f * quarter;
-        Vec<D> child_lo;
+        const Vec<D> quarter = sides_at(node.depth) * 0.25f;
+        Vec<D> child_lo = node.lo;
         int slot = 0;
-        for (int k = 0, stride = 1; k < D; ++k, stride *= 3) {
+        const int first = kAlternating ? split_axis(node.depth) : 0;
+        const int last = kAlternating ? first + 1 : D;
+        for (int k = first, stride = 1; k < last; ++k, stride *= 3) {
             int chosen = -1;
             for (int j : order) {
-                const float lo = node.lo[k] + static_cast<float>(j) * quarter;
-                if (box.lo[k] >= lo && box.hi[k] <= lo + half) {
+                const float lo = node.lo[k] + static_cast<float>(j) * quarter[k];
+                if (box.lo[k] >= lo && box.hi[k] <= lo + 2.0f * quarter[k]) {
                     chosen = j;
                     child_lo[k] = lo;
                     break;
@@ -91,9 +105,9 @@ std::uint32_t Enneatree<D>::place(const Aabb<D>& box, int depth) {
 
 // Groups the bodies by node (a counting sort) and recomputes every node's bounds bottom-up;
 // children always have larger indices than their parents, so one reverse pass does it.
-template <int D>
-void Enneatree<D>::lay_out(std::span<const Aabb<D>> boxes,
-                           std::span<const std::uint8_t> is_static) {
+template <int D, bool kAlternating>
+void Enneatree<D, kAlternating>::lay_out(std::span<const Aabb<D>> boxes,
+                                         std::span<const std::uint8_t> is_static) {
     for (Node& node : nodes_) {
         node.count = node.subtree_count = 0;
         node.all_static = true;
@@ -139,9 +153,9 @@ void Enneatree<D>::lay_out(std::span<const Aabb<D>> boxes,
     std::reverse(occupied_.begin(), occupied_.end());
 }
 
-template <int D>
-void Enneatree<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                          PairList& out) {
+template <int D, bool kAlternating>
+void Enneatree<D, kAlternating>::update(std::span<const Aabb<D>> boxes,
+                                        std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
@@ -194,8 +208,9 @@ void Enneatree<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::u
 
 // The pairs of node `at`'s bodies with each other and with the bodies of every shallower
 // node (and every equal-depth node of lower index) whose bounds meet theirs.
-template <int D>
-void Enneatree<D>::find_pairs(std::uint32_t at, PairList& pairs, std::uint64_t& tests) const {
+template <int D, bool kAlternating>
+void Enneatree<D, kAlternating>::find_pairs(std::uint32_t at, PairList& pairs,
+                                            std::uint64_t& tests) const {
     const Node& home = nodes_[at];
     const std::uint32_t b0 = home.begin, b1 = home.begin + home.count;
     for (std::uint32_t i = b0; i < b1; ++i) {
@@ -223,12 +238,12 @@ void Enneatree<D>::find_pairs(std::uint32_t at, PairList& pairs, std::uint64_t& 
     });
 }
 
-template <int D>
-void Enneatree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                      QueryTrace<D>* trace) const {
+template <int D, bool kAlternating>
+void Enneatree<D, kAlternating>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                                       QueryTrace<D>* trace) const {
     out.clear();
     std::vector<Visit> visits;
-    walk(region, kMaxDepth, trace ? &visits : nullptr, [&](std::uint32_t, const Node& node) {
+    walk(region, kMaxLevels, trace ? &visits : nullptr, [&](std::uint32_t, const Node& node) {
         if (node.count == 0 || !node.own.overlaps(region)) return;
         for (std::uint32_t i = node.begin; i < node.begin + node.count; ++i) {
             if (sorted_boxes_[i].overlaps(region)) out.push_back(order_[i]);
@@ -240,8 +255,8 @@ void Enneatree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
     }
 }
 
-template <int D>
-BroadPhaseStats Enneatree<D>::stats() const {
+template <int D, bool kAlternating>
+BroadPhaseStats Enneatree<D, kAlternating>::stats() const {
     const std::size_t bytes =
         nodes_.capacity() * sizeof(Node) + node_of_.capacity() * 4 + target_depth_.capacity() +
         order_.capacity() * sizeof(BodyId) + sorted_boxes_.capacity() * sizeof(Aabb<D>) +
@@ -253,7 +268,9 @@ BroadPhaseStats Enneatree<D>::stats() const {
             .depth = deepest_};
 }
 
-template class Enneatree<2>;
-template class Enneatree<3>;
+template class Enneatree<2, false>;
+template class Enneatree<3, false>;
+template class Enneatree<2, true>;
+template class Enneatree<3, true>;
 
 }  // namespace collide

@@ -5,12 +5,19 @@
 // they do in a quadtree on its centre lines. When several children fit, the centre one
 // wins, which keeps a body that hovers near a boundary from flipping between deep nodes.
 //
+// Alternating form (kAlternating, the row `enneatree-alt`): the tree as the seed's author
+// built it, "alternate cutting horizontally and vertically". A node at depth d splits only
+// axis d mod D into the same three halves, so it has 3 children, and D consecutive levels
+// cover what one flat node does. A body goes as deep as every split on the way still fits
+// it: with h_k the halvings its extent on axis k allows, that is min over k of h_k * D + k.
+//
 // Pairs: a node's bodies are tested against each other, then the node "walks up and back
 // down": a descent from the root, never deeper than the node, pruned by the bounds of what
 // each subtree holds, testing the bodies of every shallower node it reaches (and of equal
-// depth nodes with a lower index), so each pair is found once, from its deeper body.
+// depth nodes with a lower index), so each pair is found once, from its deeper body. This
+// holds wherever a body is placed, so both forms share it unchanged.
 //
-// Layout: flat nodes with all 3^D child slots. Bodies stay in their node while they still
+// Layout: nodes with all their child slots inline. Bodies stay in their node while they still
 // fit and their size class is unchanged (persistent placement, a toggle), and are laid
 // out by node each update with a counting sort so a node's bodies and boxes are contiguous.
 #pragma once
@@ -23,7 +30,7 @@
 
 namespace collide {
 
-template <int D>
+template <int D, bool kAlternating = false>
 class Enneatree final : public BroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
@@ -35,14 +42,15 @@ public:
     BroadPhaseStats stats() const override;
     std::span<Param> params() override { return params_; }
 
-    static constexpr int kChildren = D == 2 ? 9 : 27;
-    static constexpr int kMaxDepth = 16;
+    static constexpr int kChildren = kAlternating ? 3 : D == 2 ? 9 : 27;
+    static constexpr int kMaxDepth = 16;  // halvings per axis
+    static constexpr int kMaxLevels = kAlternating ? D * kMaxDepth : kMaxDepth;
 
 private:
     static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
     struct Node {
-        Vec<D> lo;  // the region's lower corner; its side is side_at(depth)
+        Vec<D> lo;  // the region's lower corner; its sides are sides_at(depth)
         std::uint32_t parent = kNone;
         int depth = 0;
         std::uint32_t child_mask = 0;  // bit c: child[c] exists
@@ -63,12 +71,24 @@ private:
     bool persistent() const { return params_[0].value != 0.0f; }
     bool centre_first() const { return params_[1].value != 0.0f; }
     int max_depth() const { return static_cast<int>(params_[2].value); }
+    int max_levels() const { return kAlternating ? D * max_depth() : max_depth(); }
 
-    float side_at(int depth) const { return root_side_ * std::ldexp(1.0f, -depth); }
-    Aabb<D> region(const Node& node) const {
-        return {node.lo, node.lo + Vec<D>(side_at(node.depth))};
+    // The axis a node at `depth` splits (alternating form); the flat form splits them all.
+    static int split_axis(int depth) { return depth % D; }
+    // The node side on each axis at `depth`: halved once per level, or in the alternating
+    // form once per level that split that axis.
+    Vec<D> sides_at(int depth) const {
+        if constexpr (!kAlternating) return Vec<D>(root_side_ * std::ldexp(1.0f, -depth));
+        Vec<D> sides;
+        for (int k = 0; k < D; ++k) {
+            const int halvings = kAlternating ? (depth + D - 1 - k) / D : depth;
+            sides[k] = root_side_ * std::ldexp(1.0f, -halvings);
+        }
+        return sides;
     }
+    Aabb<D> region(const Node& node) const { return {node.lo, node.lo + sides_at(node.depth)}; }
     bool fits(const Aabb<D>& box, const Node& node) const;
+    int halvings_for(float extent) const;
     int depth_for(const Aabb<D>& box) const;
     void reset();
     std::uint32_t place(const Aabb<D>& box, int depth);
@@ -105,14 +125,18 @@ private:
     int deepest_ = 0;
 };
 
-// Defined here because the pairs, the query and the viewer (enneatree_view.cpp) all walk.
+// The form the seed's author built: 3-way nodes alternating their split axis.
 template <int D>
+using AlternatingEnneatree = Enneatree<D, true>;
+
+// Defined here because the pairs, the query and the viewer (enneatree_view.cpp) all walk.
+template <int D, bool kAlternating>
 template <typename Fn>
-void Enneatree<D>::walk(const Aabb<D>& bounds, int max_depth, std::vector<Visit>* trace,
-                        const Fn& visit) const {
+void Enneatree<D, kAlternating>::walk(const Aabb<D>& bounds, int max_depth,
+                                      std::vector<Visit>* trace, const Fn& visit) const {
     if (nodes_.empty() || nodes_[0].subtree_count == 0) return;
     // Depth-first: at most (kChildren - 1) pending siblings per level plus one.
-    std::array<std::uint32_t, (kChildren - 1) * (kMaxDepth + 1) + 1> stack;
+    std::array<std::uint32_t, (kChildren - 1) * (kMaxLevels + 1) + 1> stack;
     std::size_t top = 0;
     stack[top++] = 0;
     while (top > 0) {

@@ -1,8 +1,9 @@
-// The enneatree as the viewer sees it: node regions by depth, the selected body's node, ancestors
-// and walk, the query's trace; the text on one body.
+// The enneatree as the viewer sees it (both forms): node regions by depth, the selected body's
+// node, ancestors and walk, the query's trace; the text on one body.
 #include "broadphase/enneatree.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cassert>
 #include <cmath>
@@ -10,16 +11,27 @@
 
 namespace collide {
 
-template <int D>
-std::string Enneatree<D>::path_of(std::uint32_t at) const {
-    // One group per level from the root down: L, C or R per axis (x first).
+namespace {
+
+constexpr std::array<char, 3> kAxisNames = {'x', 'y', 'z'};
+
+}  // namespace
+
+template <int D, bool kAlternating>
+std::string Enneatree<D, kAlternating>::path_of(std::uint32_t at) const {
+    // One group per level from the root down: L, C or R per axis (x first); in the
+    // alternating form the axis the level split and its L, C or R.
     std::vector<std::string> levels;
     for (std::uint32_t node = at; nodes_[node].parent != kNone; node = nodes_[node].parent) {
         const Node& parent = nodes_[nodes_[node].parent];
         const auto slot = static_cast<int>(
             std::find(parent.child.begin(), parent.child.end(), node) - parent.child.begin());
         std::string group;
-        for (int k = 0, s = slot; k < D; ++k, s /= 3) group += "LCR"[s % 3];
+        if constexpr (kAlternating) {
+            group = {kAxisNames[split_axis(parent.depth)], "LCR"[slot]};
+        } else {
+            for (int k = 0, s = slot; k < D; ++k, s /= 3) group += "LCR"[s % 3];
+        }
         levels.push_back(group);
     }
     std::string text;
@@ -30,8 +42,8 @@ std::string Enneatree<D>::path_of(std::uint32_t at) const {
     return text.empty() ? "(root)" : text;
 }
 
-template <int D>
-std::string Enneatree<D>::describe(BodyId id) const {
+template <int D, bool kAlternating>
+std::string Enneatree<D, kAlternating>::describe(BodyId id) const {
     if (id >= node_of_.size()) return {};
     const std::uint32_t at = node_of_[id];
     const Node& node = nodes_[at];
@@ -45,24 +57,33 @@ std::string Enneatree<D>::describe(BodyId id) const {
     const Aabb<D> r = region(node);
     std::ostringstream s;
     s << "enneatree node " << at << ", depth " << node.depth << " (size gives "
-      << int{target_depth_[id]} << ")\nregion lo";
+      << int{target_depth_[id]} << ")";
+    if constexpr (kAlternating) s << ", splits " << kAxisNames[split_axis(node.depth)];
+    s << "\nregion lo";
     for (int k = 0; k < D; ++k) s << " " << r.lo[k];
-    s << ", side " << side_at(node.depth) << "\npath (x" << (D == 3 ? "yz" : "y")
-      << " per level): " << path_of(at) << "\n"
+    if constexpr (kAlternating) {
+        s << ", sides";
+        for (int k = 0; k < D; ++k) s << " " << r.hi[k] - r.lo[k];
+        s << "\npath (split axis and L, C or R per level): ";
+    } else {
+        s << ", side " << r.hi[0] - r.lo[0] << "\npath (x" << (D == 3 ? "yz" : "y")
+          << " per level): ";
+    }
+    s << path_of(at) << "\n"
       << node.count << " bodies in its node, " << node.subtree_count << " in its subtree\n"
       << "its walk: " << visited << " nodes visited, " << pruned << " pruned, " << tested
       << " bodies of other nodes tested";
     return s.str();
 }
 
-template <int D>
-void Enneatree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
+template <int D, bool kAlternating>
+void Enneatree<D, kAlternating>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     if (nodes_.empty()) return;
     const float depth_scale = 1.0f / static_cast<float>(std::max(deepest_, 1));
     // Highlights first, so the budget never cuts them; drawn doubled (a second outline a
     // little inside) so they stand out from the structure.
     const auto outline = [&](const Aabb<D>& r, Color color) {
-        const Vec<D> inset((r.hi[0] - r.lo[0]) * 0.015f);
+        const Vec<D> inset = (r.hi - r.lo) * 0.015f;
         draw.box(r, color);
         draw.box({r.lo + inset, r.hi - inset}, color);
     };
@@ -79,7 +100,10 @@ void Enneatree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
         for (std::uint32_t up = nodes_[home].parent; up != kNone; up = nodes_[up].parent)
             highlight(up, rgba(1.0f, 0.6f, 0.1f, 1.0f));
         highlight(home, rgba(1.0f, 1.0f, 1.0f, 1.0f));
-        draw.label(nodes_[home].lo, "depth " + std::to_string(nodes_[home].depth), rgba(1, 1, 1));
+        std::string label = "depth " + std::to_string(nodes_[home].depth);
+        if constexpr (kAlternating)
+            label += std::string(", splits ") + kAxisNames[split_axis(nodes_[home].depth)];
+        draw.label(nodes_[home].lo, label, rgba(1, 1, 1));
     }
     if (which.query) {
         for (const auto& r : which.query->regions) {
@@ -89,9 +113,9 @@ void Enneatree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     if (!which.flags.structure) return;
     // Shallow nodes first: when the budget runs out, the coarse picture is what remains.
     std::vector<std::uint32_t> by_depth(nodes_.size());
-    std::vector<std::uint32_t> starts(kMaxDepth + 2, 0);
+    std::vector<std::uint32_t> starts(kMaxLevels + 2, 0);
     for (const Node& node : nodes_) ++starts[node.depth + 1];
-    for (int d = 0; d <= kMaxDepth; ++d) starts[d + 1] += starts[d];
+    for (int d = 0; d <= kMaxLevels; ++d) starts[d + 1] += starts[d];
     for (std::uint32_t i = 0; i < nodes_.size(); ++i) by_depth[starts[nodes_[i].depth]++] = i;
     for (std::uint32_t i : by_depth) {
         const Node& node = nodes_[i];
@@ -104,9 +128,13 @@ void Enneatree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
 }
 
 // The members defined here; the class itself is instantiated in enneatree.cpp.
-template std::string Enneatree<2>::describe(BodyId) const;
-template void Enneatree<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
-template std::string Enneatree<3>::describe(BodyId) const;
-template void Enneatree<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
+template std::string Enneatree<2, false>::describe(BodyId) const;
+template void Enneatree<2, false>::draw(DebugDraw<2>&, const Overlays<2>&) const;
+template std::string Enneatree<3, false>::describe(BodyId) const;
+template void Enneatree<3, false>::draw(DebugDraw<3>&, const Overlays<3>&) const;
+template std::string Enneatree<2, true>::describe(BodyId) const;
+template void Enneatree<2, true>::draw(DebugDraw<2>&, const Overlays<2>&) const;
+template std::string Enneatree<3, true>::describe(BodyId) const;
+template void Enneatree<3, true>::draw(DebugDraw<3>&, const Overlays<3>&) const;
 
 }  // namespace collide

@@ -68,6 +68,9 @@ constexpr std::array kBroadPhases = {
     row<Enneatree>("enneatree",
                    "Tree of overlapping halves (3 per axis: 9 children in 2D, 27 in 3D); depth "
                    "from size, pairs by walking up and back down"),
+    row<AlternatingEnneatree>("enneatree-alt",
+                              "Enneatree as its author built it: 3-way nodes, each splitting "
+                              "one axis into overlapping halves, axes alternating by depth"),
     row<DynamicAabbTree>("dynamic-aabb-tree",
                          "Incremental SAH tree of fattened boxes (as in Box2D, Bullet); moved "
                          "bodies re-inserted and re-queried, fat pairs kept between frames"),
