@@ -9,7 +9,9 @@
 #include <exception>
 #include <memory>
 
+#include "scene_save.hpp"
 #include "screenshot.hpp"
+#include "settings_store.hpp"
 #include "tooling/input_error.hpp"
 
 namespace collidoscope {
@@ -56,7 +58,13 @@ int run_app(const Options& options) {
 }
 
 App::App(const Options& options, Demo& demo, Platform& platform)
-    : options_(options), demo_(demo), platform_(platform) {}
+    : options_(options), demo_(demo), platform_(platform) {
+    // What the settings file keeps (settings_store.hpp), as the options carry it.
+    ui_.panels() = options.panels;
+    demo_.view().color_mode = options.color_mode;
+    demo_.view().overlays_on_top = options.overlays_on_top;
+    ImGui::GetIO().FontGlobalScale = options.ui_scale;
+}
 
 namespace {
 
@@ -93,6 +101,7 @@ int App::run() {
             ImGui_ImplSDL2_ProcessEvent(&event);
             input_.handle(event, targets);
         }
+        if (targets.save_scene) ui_.save_scene(demo_);
         ++frame;
         // The frame in which the user quits is still drawn, so a screenshot can capture it.
         const bool last_frame = quit || (options_.frames && frame >= *options_.frames);
@@ -133,6 +142,13 @@ int App::run() {
         previous = now;
         if (last_frame) break;
     }
+    if (!options_.save_scene.empty()) {
+        const SceneSaveResult saved = save_scene(demo_.world(), options_.save_scene);
+        std::fprintf(saved.ok ? stdout : stderr, "collidoscope: %s\n", saved.message.c_str());
+        if (!saved.ok) exit_code = 1;
+    }
+    // A scripted run (--frames) reads the settings but leaves the file as it was.
+    if (!options_.frames && !options_.settings_file.empty()) store_settings();
     if (options_.frames) {
         std::fputs(stats_
                        .summary(demo_.broad_phase(), demo_.dim(), demo_.scene(),
@@ -149,6 +165,25 @@ int App::run() {
         }
     }
     return exit_code;
+}
+
+void App::store_settings() const {
+    Settings s;
+    const glm::ivec2 size = platform_.window_size();
+    s.width = size.x;
+    s.height = size.y;
+    s.panels = ui_.panels();
+    s.overlays = demo_.view().overlays;
+    s.overlays.hidden_layers = 0;  // the algorithm's layer numbers
+    s.overlays_on_top = demo_.view().overlays_on_top;
+    s.color_mode = demo_.view().color_mode;
+    s.ui_scale = ImGui::GetIO().FontGlobalScale;
+    s.dim = demo_.dim();
+    s.scene = demo_.scene();
+    s.broadphase = demo_.broad_phase();
+    const std::string error = save_settings(options_.settings_file, s);
+    if (!error.empty())
+        std::fprintf(stderr, "collidoscope: settings not saved: %s\n", error.c_str());
 }
 
 void App::fit_camera_if_needed(glm::vec2 screen, bool asked) {

@@ -34,6 +34,8 @@ private:
     void run_query();
     // Frames the world when the dimension or the world's size changed, or when asked to.
     void fit_camera_if_needed(glm::vec2 screen, bool asked);
+    // Writes the settings file (settings_store.hpp) from the state the app ends in.
+    void store_settings() const;
     // The camera of the current dimension.
     Camera& camera();
     const Camera& camera() const;

@@ -25,6 +25,8 @@ namespace {
 struct RawArgs {
     std::optional<std::string> dim, scene, count, seed, broadphase, overlay, frames, screenshot,
         size, select, msaa, query;
+    std::optional<std::string> save_scene;  // persistence (issue 16)
+    bool no_settings = false;
     bool paused = false;
     bool swept = false;
     bool race = false;
@@ -68,6 +70,12 @@ void define_flags(CLI::App& app, RawArgs& raw) {
           "run N frames, print a stats summary, then quit");
     value("Runs and captures", "--screenshot", raw.screenshot, "FILE.png",
           "save the last frame (UI included) when the app quits");
+    value("Runs and captures", "--save-scene", raw.save_scene, "FILE.csv",
+          "save the world as a CSV scene (--scene csv:FILE loads it) when the\n"
+          "app quits");
+    toggle("View", "--no-settings", raw.no_settings,
+           "neither read nor write the settings file\n"
+           "($XDG_CONFIG_HOME/collidoscope/settings.ini)");
     toggle("Information", "--list", raw.list, "list the algorithms and scenes, then exit");
     app.add_flag("-h,--help")
         ->description("show this text")
@@ -84,6 +92,7 @@ Mouse and keys
   middle drag            pan
   wheel                  2D: zoom about the cursor   3D: dolly
   P pause   O step   R reset scene   C or Home: fit camera   1-9 choose algorithm
+  S                      save the scene as scene-DATE-TIME.csv in the current folder
   Esc                    clear the query region, or quit when there is none)");
 }
 
@@ -238,6 +247,20 @@ void parse_size(std::string_view text, Options& opt) {
     opt.height = static_cast<int>(*h);
 }
 
+// The folder a file written on exit goes to must exist and be writable: checked now so a
+// long run does not end in a failed write.
+void check_folder(const char* flag, const std::filesystem::path& path) {
+    std::filesystem::path dir = path.parent_path();
+    std::error_code ec;
+    if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
+        throw InputError(std::string(flag) + ": folder " + quote(dir.string()) + " does not exist");
+    }
+    if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) {
+        throw InputError(std::string(flag) + ": folder " + quote(dir.empty() ? "." : dir.string()) +
+                         " is not writable");
+    }
+}
+
 void validate_screenshot(std::string_view text, Options& opt) {
     std::filesystem::path path(text);
     std::string ext = path.extension().string();
@@ -246,16 +269,7 @@ void validate_screenshot(std::string_view text, Options& opt) {
     if (text.empty() || ext != ".png") {
         throw InputError("--screenshot: " + quote(text) + " must name a .png file");
     }
-    std::filesystem::path dir = path.parent_path();
-    std::error_code ec;
-    if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
-        throw InputError("--screenshot: folder " + quote(dir.string()) + " does not exist");
-    }
-    // Checked now so a long run does not end in a failed write.
-    if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) {
-        throw InputError("--screenshot: folder " + quote(dir.empty() ? "." : dir.string()) +
-                         " is not writable");
-    }
+    check_folder("--screenshot", path);
     opt.screenshot = std::string(text);
 }
 
@@ -354,6 +368,15 @@ CliResult parse_cli(std::span<const std::string_view> args) {
     opt.paused = raw.paused;
     opt.swept = raw.swept;
     opt.race = raw.race;
+    // Persistence: the scene saved on exit; what the stored settings may not override.
+    if (raw.save_scene) {
+        if (raw.save_scene->empty()) throw InputError("--save-scene needs a file name");
+        check_folder("--save-scene", *raw.save_scene);
+        opt.save_scene = *raw.save_scene;
+    }
+    opt.given = {raw.size.has_value(), raw.overlay.has_value(),
+                 raw.dim || raw.scene || raw.broadphase || raw.query || raw.select,
+                 raw.no_settings};
     return result;
 }
 

@@ -137,6 +137,11 @@ void Input::key_down(int key, InputTargets& t) {
             demo.step_once();
             break;
         case SDLK_r: demo.reset(); break;
+        case SDLK_s:
+            // S alone: Ctrl+S and the like are left to whatever may want them later.
+            if ((SDL_GetModState() & (KMOD_CTRL | KMOD_ALT | KMOD_GUI | KMOD_SHIFT)) == 0)
+                t.save_scene = true;
+            break;
         case SDLK_c:
         case SDLK_HOME: t.fit_camera = true; break;
         default:

@@ -21,6 +21,7 @@ struct InputTargets {
     glm::vec2 screen;  // window size in points, the unit of mouse events
     bool& quit;
     bool& fit_camera;
+    bool save_scene = false;  // S: the app saves the world as a CSV scene
 };
 
 class Input {

@@ -9,6 +9,7 @@
 
 #include "collide/core.hpp"
 #include "collide/debug_draw.hpp"
+#include "palette.hpp"
 
 namespace collidoscope {
 
@@ -16,6 +17,16 @@ inline constexpr std::size_t kMaxAppBodies = 1'000'000;
 
 // The overlays shown, one struct from the command line to the algorithm's draw().
 using OverlayFlags = collide::OverlayFlags;
+
+// Which parts of the panels are open (the settings file keeps them).
+struct PanelState {
+    bool scene = true;
+    bool broad_phase = true;
+    bool query = true;
+    bool overlays = true;
+    bool keys = false;  // "Mouse and keys"
+    bool race = false;  // the Race window, expanded
+};
 
 struct Options {
     int dim = 2;
@@ -34,6 +45,22 @@ struct Options {
     int msaa = 4;                               // samples per pixel; 0 = off
     collide::BodyId select = collide::kNoBody;  // body selected at start (for screenshots)
     std::optional<collide::Aabb<3>> query;      // region queried from the start; 2D: z = 0
+
+    // Persistence (settings_store.hpp): the scene written on exit, the settings file (read
+    // at start, written on exit; empty with --no-settings), and what the file sets.
+    std::string save_scene;
+    std::string settings_file;
+    PanelState panels;
+    ColorMode color_mode = ColorMode::kSpeed;
+    bool overlays_on_top = true;
+    float ui_scale = 1.0f;
+    // What the command line gave, which the stored settings do not override.
+    struct Given {
+        bool size = false;
+        bool overlay = false;
+        bool scene = false;  // --dim, --scene or --broadphase: the stored scene is not used
+        bool no_settings = false;
+    } given;
 };
 
 }  // namespace collidoscope

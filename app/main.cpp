@@ -6,6 +6,7 @@
 
 #include "app.hpp"
 #include "cli.hpp"
+#include "settings_store.hpp"
 
 int main(int argc, char** argv) {
     using namespace collidoscope;
@@ -21,6 +22,15 @@ int main(int argc, char** argv) {
         case CliAction::kHelp: std::fputs(help_text().c_str(), stdout); return 0;
         case CliAction::kList: std::fputs(list_text().c_str(), stdout); return 0;
         case CliAction::kRun: break;
+    }
+    // The stored settings fill in what the command line left out; a bad file warns.
+    if (!cli.options.given.no_settings) {
+        cli.options.settings_file = settings_path();
+        const SettingsLoad stored = load_settings(cli.options.settings_file);
+        if (!stored.warning.empty())
+            std::fprintf(stderr, "collidoscope: %s\n", stored.warning.c_str());
+        const std::string dropped = apply_settings(stored.settings, cli.options);
+        if (!dropped.empty()) std::fprintf(stderr, "collidoscope: %s\n", dropped.c_str());
     }
     return run_app(cli.options);
 }

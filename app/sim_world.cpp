@@ -154,6 +154,9 @@ public:
     OverlayReport fill_overlays(const OverlayRequest& req, OverlayGeometry& out) const override {
         return build_overlays<D>(world_, req, query_trace_, out);
     }
+    void save_scene(const std::string& path) const override {
+        collide::save_csv_scene<D>(path, world_.settings(), world_.bodies());
+    }
 
 private:
     float speed_scale();

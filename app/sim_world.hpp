@@ -115,6 +115,9 @@ public:
     virtual void fill_shapes(ShapeGeometry& out) const = 0;
     // The world outline, the requested overlays and the selection ring, as line pairs.
     virtual OverlayReport fill_overlays(const OverlayRequest& req, OverlayGeometry& out) const = 0;
+
+    // Writes the world (settings and bodies) as a CSV scene; throws std::runtime_error.
+    virtual void save_scene(const std::string& path) const = 0;
 };
 
 // Builds scene `scene` in dimension `dim` with broad phase `broadphase`. Throws

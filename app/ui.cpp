@@ -32,6 +32,13 @@ void swatch(collide::Color c) {
     ImGui::PopID();
 }
 
+// A collapsing header that starts as `open` says and keeps `open` up to date.
+bool section(const char* label, bool& open) {
+    ImGui::SetNextItemOpen(open, ImGuiCond_Once);
+    open = ImGui::CollapsingHeader(label);
+    return open;
+}
+
 void hint(const char* text) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
 }
@@ -72,21 +79,21 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame) {
                              ImGuiCond_Once);
     ImGui::Begin("Collidoscope");
     ImGui::PushItemWidth(-110.0f);  // room for the labels on the right
-    if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (section("Scene", panels_.scene)) {
         scene_section(demo, actions);
         physics_section(demo);
     }
-    if (ImGui::CollapsingHeader("Broad phase", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (section("Broad phase", panels_.broad_phase)) {
         broad_phase_section(demo);
     }
     // Above the overlays, so a region's answer shows without scrolling the panel.
-    if (ImGui::CollapsingHeader("Query", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (section("Query", panels_.query)) {
         query_section(demo, frame);
     }
-    if (ImGui::CollapsingHeader("Overlays", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (section("Overlays", panels_.overlays)) {
         overlays_section(demo, frame.overlays);
     }
-    if (ImGui::CollapsingHeader("Mouse and keys")) {
+    if (section("Mouse and keys", panels_.keys)) {
         ImGui::TextUnformatted(
             "Left click    select a body\n"
             "Left drag     move it (it keeps the velocity)\n"
@@ -95,6 +102,7 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame) {
             "Middle drag   pan\n"
             "Wheel         2D zoom at cursor, 3D dolly\n"
             "P pause   O step   R reset\n"
+            "S             save the scene (CSV)\n"
             "C / Home      fit the camera\n"
             "1-9           choose the algorithm\n"
             "Esc           clear the query, else quit");
@@ -104,7 +112,7 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame) {
 
     // The selection panel first: the race window under the stats stops above it.
     const float selection_top = selection_panel(demo, frame);
-    stats_panel(demo, frame, selection_top);
+    stats_panel(demo, frame, selection_top, panels_.race);
     return actions;
 }
 
@@ -154,6 +162,16 @@ void Ui::scene_section(Demo& demo, UiActions& actions) {
     }
     ImGui::SameLine();
     if (ImGui::Button("Fit (C)")) actions.fit_camera = true;
+    if (ImGui::Button("Save scene (S)")) save_scene(demo);
+    hint(
+        "Writes the world (bodies, implicit shapes, physics) as a CSV file in the current "
+        "folder; --scene csv:FILE loads it");
+    if (!last_save_.message.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, last_save_.ok ? ImVec4(0.5f, 0.9f, 0.5f, 1.0f)
+                                                           : ImVec4(1.0f, 0.4f, 0.4f, 1.0f));
+        ImGui::TextWrapped("%s", last_save_.message.c_str());
+        ImGui::PopStyleColor();
+    }
     if (!demo.last_error().empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.4f, 0.4f, 1.0f));
         ImGui::TextWrapped("%s", demo.last_error().c_str());
@@ -280,6 +298,14 @@ void Ui::overlays_section(Demo& demo, const OverlayReport& report) {
         }
     }
     if (demo.dim() == 3) ImGui::Checkbox("Draw overlays on top", &demo.view().overlays_on_top);
+    ImGui::SliderFloat("UI scale", &ImGui::GetIO().FontGlobalScale, 0.5f, 2.0f, "%.2f",
+                       ImGuiSliderFlags_AlwaysClamp);
+    hint("Text size in the panels (kept in the settings file). Ctrl+click to type a value.");
+}
+
+void Ui::save_scene(const Demo& demo) {
+    last_save_ = collidoscope::save_scene(demo.world(), timestamped_scene_name());
+    std::printf("collidoscope: %s\n", last_save_.message.c_str());
 }
 
 namespace {

@@ -12,6 +12,7 @@
 #include "camera.hpp"
 #include "demo.hpp"
 #include "frame_stats.hpp"
+#include "scene_save.hpp"
 
 namespace collidoscope {
 
@@ -45,6 +46,12 @@ public:
     // The part of the window the panels leave free, where the camera frames the world.
     static ScreenRect free_area(glm::vec2 screen);
 
+    // Which sections are open: set before the first frame, followed after (settings file).
+    PanelState& panels() { return panels_; }
+    const PanelState& panels() const { return panels_; }
+    // Saves the world under a timestamped name; the panel shows the outcome (the S key).
+    void save_scene(const Demo& demo);
+
 private:
     void scene_section(Demo& demo, UiActions& actions);
     void physics_section(Demo& demo);
@@ -57,13 +64,16 @@ private:
     // The count slider's value while it is being dragged; the world is only rebuilt when
     // the slider is let go, since building a million bodies takes a moment.
     int count_edit_ = -1;
+    PanelState panels_;
+    SceneSaveResult last_save_;  // message empty until the first save
 };
 
 // The stats panel (ui_stats.cpp).
 // The stats panel; the race window under it ends above `bottom`.
-void stats_panel(Demo& demo, const UiFrame& frame, float bottom);
-// The race window, from `top` down to at most `bottom` (ui_race.cpp).
-void race_window(Demo& demo, const UiFrame& frame, float top, float bottom);
+void stats_panel(Demo& demo, const UiFrame& frame, float bottom, bool& race_open);
+// The race window, from `top` down to at most `bottom` (ui_race.cpp); it starts expanded if
+// `open` (or the race is live), and `open` follows it.
+void race_window(Demo& demo, const UiFrame& frame, float top, float bottom, bool& open);
 
 // "12.3 MiB" and the like.
 std::string format_bytes(std::size_t bytes);

@@ -19,7 +19,7 @@ void race_section(Demo& demo);
 
 }  // namespace
 
-void race_window(Demo& demo, const UiFrame& frame, float top, float bottom) {
+void race_window(Demo& demo, const UiFrame& frame, float top, float bottom, bool& open) {
     ImGui::SetNextWindowPos(ImVec2(frame.screen.x - kPanelMargin, top), ImGuiCond_Always,
                             ImVec2(1.0f, 0.0f));
     // As tall as the rows need, down to `bottom` (then it scrolls).
@@ -27,10 +27,11 @@ void race_window(Demo& demo, const UiFrame& frame, float top, float bottom) {
     ImGui::SetNextWindowSizeConstraints(ImVec2(kRightPanelWidth, 0.0f),
                                         ImVec2(kRightPanelWidth, room));
     // Collapsed until asked for, since a race runs every algorithm.
-    ImGui::SetNextWindowCollapsed(!demo.race_live(), ImGuiCond_Once);
-    if (!ImGui::Begin("Race", nullptr,
-                      ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
-                          ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::SetNextWindowCollapsed(!(open || demo.race_live()), ImGuiCond_Once);
+    open = ImGui::Begin(
+        "Race", nullptr,
+        ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_AlwaysAutoResize);
+    if (!open) {
         ImGui::End();
         return;
     }

@@ -1,7 +1,9 @@
 // CSV scenes: a header row naming the columns (x,y,r or x,y,z,r; optional vx,vy[,vz] and
-// static), then one body per row. '#' starts a comment. An optional line
-// "world,lo...,hi..." before the header row sets the world box. Every row is checked
-// before anything is returned, so a bad file loads nothing.
+// static), then one body per row. '#' starts a comment. Optional lines before the header
+// row: "world,lo...,hi..." sets the world box, and "gravity,gx,gy[,gz]", "restitution,e",
+// "dt,s", "substeps,n", ... set the other WorldSettings (what save_csv_scene writes, so a
+// saved world comes back with its physics). Every row is checked before anything is
+// returned, so a bad file loads nothing.
 //
 // Implicit bodies: a row "implicit,x,y[,z],vx,vy[,vz],angle|qw,qx,qy,qz,spin|wx,wy,wz[,static]"
 // followed by its rows "metaball,cx,cy[,cz],radius,power[,weight]" (in the body's frame).
@@ -135,7 +137,9 @@ PendingImplicit<D> read_implicit(const CsvReader& reader, const std::vector<std:
     } else {
         const glm::quat q(v[6], v[7], v[8], v[9]);
         if (!(glm::dot(q, q) > 1e-12f)) reader.fail(line, "the quaternion qw,qx,qy,qz is zero");
-        out.rotation = glm::normalize(q);
+        // A saved quaternion is unit to float precision: keep its bits, so that a saved
+        // world reloads identically; only a hand-written one is normalized.
+        out.rotation = std::abs(glm::dot(q, q) - 1.0f) <= 1e-6f ? q : glm::normalize(q);
         out.spin = Vec<3>(v[10], v[11], v[12]);
     }
     if (f.size() - 1 == kCount + 1) {
@@ -169,19 +173,31 @@ Metaball<D> read_metaball(const CsvReader& reader, const std::vector<std::string
     return m;
 }
 
-// Reads the header (and any world line before it); returns the column of each name.
+// The lines before the header ("world", and the settings a saved world carries): the
+// numbers on each, by keyword, with the line they came from.
+struct PreambleLine {
+    std::vector<float> values;
+    std::size_t line = 0;
+};
+using Preamble = std::map<std::string, PreambleLine, std::less<>>;
+
+constexpr std::array<std::string_view, 11> kPreambleKeys = {
+    "world", "gravity", "restitution", "dt", "substeps", "solver_iterations",
+    "position_iterations", "position_correction", "swept", "count_tunnelling", "use_signature"};
+
+// Reads the header (and the preamble lines before it); returns the column of each name.
 std::map<std::string, std::size_t, std::less<>> read_header(CsvReader& reader,
-                                                            std::vector<float>& world,
-                                                            std::size_t& world_line) {
+                                                            Preamble& preamble) {
     for (;;) {
         auto line = reader.next();
         if (!line) reader.fail("no header row (expected columns x,y,r or x,y,z,r)");
         const auto fields = split_fields(line->text);
-        if (fields[0] == "world") {
-            world.clear();
-            world_line = line->number;
+        if (std::find(kPreambleKeys.begin(), kPreambleKeys.end(), fields[0]) !=
+            kPreambleKeys.end()) {
+            PreambleLine& entry = preamble[std::string(fields[0])];  // a later line wins
+            entry = {{}, line->number};
             for (std::size_t i = 1; i < fields.size(); ++i)
-                world.push_back(reader.number(fields[i], "world", line->number));
+                entry.values.push_back(reader.number(fields[i], fields[0], line->number));
             continue;
         }
         std::map<std::string, std::size_t, std::less<>> columns;
@@ -208,21 +224,77 @@ std::map<std::string, std::size_t, std::less<>> read_header(CsvReader& reader,
     }
 }
 
+// Sets what the preamble gives; the rest keeps WorldSettings' defaults.
+template <int D>
+void apply_settings(const CsvReader& reader, const Preamble& preamble, WorldSettings<D>& s) {
+    for (const auto& [key, entry] : preamble) {
+        const std::vector<float>& v = entry.values;
+        const std::size_t want = key == "world" ? 2 * D : key == "gravity" ? D : 1;
+        if (v.size() != want) {
+            reader.fail(entry.line, "the " + key + " line needs " + std::to_string(want) +
+                                        (want == 1 ? " number" : " numbers") +
+                                        (key == "world" ? " (lo then hi corner)" : "") +
+                                        ", not " + std::to_string(v.size()));
+        }
+        const auto check = [&](bool ok, const char* rule) {
+            if (!ok) reader.fail(entry.line, key + " must be " + rule);
+        };
+        const auto whole = [&](float lo, float hi) {
+            check(v[0] == std::floor(v[0]) && v[0] >= lo && v[0] <= hi,
+                  lo == 0 ? "a whole number from 0 to 1000" : "a whole number from 1 to 1000");
+            return static_cast<int>(v[0]);
+        };
+        const auto flag = [&] {
+            check(v[0] == 0.0f || v[0] == 1.0f, "0 or 1");
+            return v[0] == 1.0f;
+        };
+        if (key == "world") {
+            for (int k = 0; k < D; ++k) {
+                s.bounds.lo[k] = v[k];
+                s.bounds.hi[k] = v[D + k];
+                if (!(v[k] < v[D + k]))
+                    reader.fail(entry.line, "the world box is empty on axis " + std::string(kPos[k]));
+            }
+        } else if (key == "gravity") {
+            for (int k = 0; k < D; ++k) s.gravity[k] = v[k];
+        } else if (key == "restitution") {
+            check(v[0] >= 0.0f, ">= 0");
+            s.restitution = v[0];
+        } else if (key == "dt") {
+            check(v[0] > 0.0f, "> 0");
+            s.dt = v[0];
+        } else if (key == "substeps") {
+            s.substeps = whole(1, 1000);
+        } else if (key == "solver_iterations") {
+            s.solver_iterations = whole(0, 1000);
+        } else if (key == "position_iterations") {
+            s.position_iterations = whole(0, 1000);
+        } else if (key == "position_correction") {
+            check(v[0] >= 0.0f && v[0] <= 1.0f, "from 0 to 1");
+            s.position_correction = v[0];
+        } else if (key == "swept") {
+            s.swept = flag();
+        } else if (key == "count_tunnelling") {
+            s.count_tunnelling = flag();
+        } else {
+            s.use_signature = flag();
+        }
+    }
+}
+
 }  // namespace
 
 int csv_scene_dimension(const std::string& path) {
     CsvReader reader(path);
-    std::vector<float> world;
-    std::size_t world_line = 0;
-    return read_header(reader, world, world_line).contains("z") ? 3 : 2;
+    Preamble preamble;
+    return read_header(reader, preamble).contains("z") ? 3 : 2;
 }
 
 template <int D>
 Scene<D> load_csv_scene(const std::string& path) {
     CsvReader reader(path);
-    std::vector<float> world;
-    std::size_t world_line = 0;
-    const auto columns = read_header(reader, world, world_line);
+    Preamble preamble;
+    const auto columns = read_header(reader, preamble);
     const int file_dim = columns.contains("z") ? 3 : 2;
     if (file_dim != D) {
         throw InputError(path + ": the file is " + std::to_string(file_dim) + "D (its header " +
@@ -231,19 +303,9 @@ Scene<D> load_csv_scene(const std::string& path) {
     }
 
     Scene<D> scene;
-    if (!world.empty()) {
-        if (world.size() != 2 * D) {
-            reader.fail(world_line, "the world line needs " + std::to_string(2 * D) +
-                                        " numbers (lo then hi corner), not " +
-                                        std::to_string(world.size()));
-        }
-        for (int k = 0; k < D; ++k) {
-            scene.settings.bounds.lo[k] = world[k];
-            scene.settings.bounds.hi[k] = world[D + k];
-            if (!(world[k] < world[D + k]))
-                reader.fail(world_line, "the world box is empty on axis " + std::string(kPos[k]));
-        }
-    }
+    apply_settings<D>(reader, preamble, scene.settings);
+    const bool has_world = preamble.contains("world");
+    const std::size_t world_line = has_world ? preamble.at("world").line : 0;
     float max_radius = 0;
     Aabb<D> bounds = Aabb<D>::empty();
     std::optional<PendingImplicit<D>> pending;
@@ -280,7 +342,7 @@ Scene<D> load_csv_scene(const std::string& path) {
         }
         if (fields[0] == "implicit") {
             pending = read_implicit<D>(reader, fields, line->number);
-            if (!world.empty() && !scene.settings.bounds.contains(pending->pos)) {
+            if (has_world && !scene.settings.bounds.contains(pending->pos)) {
                 reader.fail(line->number,
                             "the body's centre lies outside the world box given on line " +
                                 std::to_string(world_line));
@@ -316,7 +378,7 @@ Scene<D> load_csv_scene(const std::string& path) {
             reader.fail(line->number, "'static' must be 0 or 1, not " +
                                           std::string(fields[columns.at("static")]));
         }
-        if (!world.empty() && !scene.settings.bounds.contains(p)) {
+        if (has_world && !scene.settings.bounds.contains(p)) {
             reader.fail(line->number,
                         "the body's centre lies outside the world box given on line " +
                             std::to_string(world_line));
@@ -327,7 +389,7 @@ Scene<D> load_csv_scene(const std::string& path) {
     }
     finish_implicit();
 
-    if (!world.empty()) return scene;
+    if (has_world) return scene;
     if (scene.bodies.size() == 0) {
         scene.settings.bounds = {Vec<D>(0.0f), Vec<D>(1.0f)};
     } else {

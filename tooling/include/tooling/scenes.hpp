@@ -29,6 +29,14 @@ Scene<D> make_scene(std::string_view name, std::size_t n, std::uint64_t seed);
 template <int D>
 Scene<D> load_csv_scene(const std::string& path);
 
+// Writes the world (its settings, then every body in id order, implicit bodies with their
+// metaballs) as a CSV scene that load_csv_scene reads back identically: floats in their
+// shortest form that parses to the same bits. Throws std::runtime_error naming the path if
+// the file cannot be written.
+template <int D>
+void save_csv_scene(const std::string& path, const WorldSettings<D>& settings,
+                    const Bodies<D>& bodies);
+
 // Renumbers the bodies in the Morton order of their centres, so bodies near each other in
 // space are near each other in memory (generators and files give them in no spatial order).
 template <int D>

@@ -1,0 +1,160 @@
+// The settings file (app/settings_store.hpp): it round-trips, and anything wrong with it
+// (binary garbage, a folder in its place, wrong types, absurd values) gives one warning line
+// naming the file and line, and the defaults; never an exception.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "settings_store.hpp"
+
+namespace collidoscope {
+namespace {
+
+std::filesystem::path temp_dir(const std::string& name) {
+    const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / name;
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+void expect_defaults(const Settings& s) {
+    const Settings d;
+    EXPECT_EQ(s.width, d.width);
+    EXPECT_EQ(s.height, d.height);
+    EXPECT_EQ(s.ui_scale, d.ui_scale);
+    EXPECT_EQ(s.scene, d.scene);
+    EXPECT_EQ(s.dim, d.dim);
+    EXPECT_EQ(s.panels.keys, d.panels.keys);
+    EXPECT_EQ(s.overlays.aabbs, d.overlays.aabbs);
+}
+
+// One line, naming the file (and line), ending in "using the defaults".
+void expect_warning(const SettingsLoad& got, const std::string& where, const std::string& why) {
+    EXPECT_EQ(got.warning.find('\n'), std::string::npos) << got.warning;
+    EXPECT_NE(got.warning.find(where), std::string::npos) << got.warning;
+    EXPECT_NE(got.warning.find(why), std::string::npos) << got.warning;
+    EXPECT_TRUE(got.warning.ends_with("; using the defaults")) << got.warning;
+    expect_defaults(got.settings);
+}
+
+TEST(SettingsStore, RoundTrips) {
+    Settings s;
+    s.width = 1600;
+    s.height = 900;
+    s.panels.keys = true;
+    s.panels.query = false;
+    s.panels.race = true;
+    s.overlays.aabbs = true;
+    s.overlays.structure = true;
+    s.overlays_on_top = false;
+    s.color_mode = ColorMode::kId;
+    s.ui_scale = 1.25f;
+    s.dim = 3;
+    s.scene = "blobs";
+    s.broadphase = "dynamic-aabb-tree";
+    const std::string path = (temp_dir("settings_rt") / "sub" / "settings.ini").string();
+    ASSERT_EQ(save_settings(path, s), "");  // creates the folder
+    const SettingsLoad back = load_settings(path);
+    EXPECT_EQ(back.warning, "");
+    EXPECT_EQ(settings_text(back.settings), settings_text(s));
+    EXPECT_EQ(back.settings.width, 1600);
+    EXPECT_EQ(back.settings.color_mode, ColorMode::kId);
+    EXPECT_EQ(back.settings.broadphase, "dynamic-aabb-tree");
+}
+
+TEST(SettingsStore, MissingFileIsAFirstRun) {
+    const SettingsLoad got = load_settings((temp_dir("settings_none") / "settings.ini").string());
+    EXPECT_EQ(got.warning, "");
+    expect_defaults(got.settings);
+}
+
+TEST(SettingsStore, CommentsBlanksAndUnknownKeysAreFine) {
+    const SettingsLoad got =
+        parse_settings("# mine\n\n  window_width = 800 \r\nfuture_key=whatever\n", "f.ini");
+    EXPECT_EQ(got.warning, "");
+    EXPECT_EQ(got.settings.width, 800);
+}
+
+TEST(SettingsStore, BadFilesGiveOneWarningAndTheDefaults) {
+    expect_warning(parse_settings(std::string("PK\x03\x04\0\xff\xfe garbage", 15), "f.ini"),
+                   "settings file f.ini", "is not a text file");
+    expect_warning(parse_settings("window_width=800\nwindow_height=1e9\n", "f.ini"), "f.ini:2",
+                   "window_height must be a whole number from 64 to 16384, not '1e9'");
+    expect_warning(parse_settings("window_width=99999999999999999999\n", "f.ini"), "f.ini:1",
+                   "window_width must be a whole number");
+    expect_warning(parse_settings("ui_scale=nan\n", "f.ini"), "f.ini:1", "ui_scale");
+    expect_warning(parse_settings("ui_scale=1000\n", "f.ini"), "f.ini:1", "ui_scale");
+    expect_warning(parse_settings("panel_keys=yes\n", "f.ini"), "f.ini:1",
+                   "panel_keys must be 0 or 1, not 'yes'");
+    expect_warning(parse_settings("color_mode=3\n", "f.ini"), "f.ini:1", "color_mode");
+    expect_warning(parse_settings("dim=4\n", "f.ini"), "f.ini:1", "dim must be 2 or 3");
+    expect_warning(parse_settings("scene=\n", "f.ini"), "f.ini:1", "scene is empty");
+    expect_warning(parse_settings("# ok\njust some words\n", "f.ini"), "f.ini:2",
+                   "'just some words' is not key=value");
+    expect_warning(parse_settings(std::string(5000, 'x'), "f.ini"), "f.ini:1",
+                   "...' is not key=value");  // the quote is cut short
+}
+
+TEST(SettingsStore, UnreadableFilesGiveOneWarningAndTheDefaults) {
+    const std::filesystem::path dir = temp_dir("settings_bad");
+    const std::string folder = (dir / "settings.ini").string();
+    std::filesystem::create_directories(folder);
+    expect_warning(load_settings(folder), folder, "is a directory");
+
+    const std::string big = (dir / "big.ini").string();
+    std::ofstream(big) << std::string((1 << 20) + 10, '#');
+    expect_warning(load_settings(big), big, "larger than 1 MiB");
+}
+
+TEST(SettingsStore, PathFollowsXdgThenHome) {
+    const char* xdg = std::getenv("XDG_CONFIG_HOME");
+    const std::string saved = xdg ? xdg : "";
+    ::setenv("XDG_CONFIG_HOME", "/tmp/xdg", 1);
+    EXPECT_EQ(settings_path(), "/tmp/xdg/collidoscope/settings.ini");
+    ::setenv("XDG_CONFIG_HOME", "", 1);
+    const char* home = std::getenv("HOME");
+    if (home != nullptr && *home != '\0') {
+        EXPECT_EQ(settings_path(), std::string(home) + "/.config/collidoscope/settings.ini");
+    }
+    if (xdg) {
+        ::setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
+    } else {
+        ::unsetenv("XDG_CONFIG_HOME");
+    }
+}
+
+TEST(SettingsStore, CommandLineWinsAndBadSceneIsDropped) {
+    Settings s;
+    s.width = 800;
+    s.overlays.pairs = true;
+    s.dim = 3;
+    s.scene = "rain";
+    s.broadphase = "no-such-algorithm";
+    Options given;
+    given.given.size = true;
+    given.width = 1000;
+    EXPECT_NE(apply_settings(s, given).find("no-such-algorithm"), std::string::npos);
+    EXPECT_EQ(given.width, 1000);  // --size wins
+    EXPECT_TRUE(given.overlays.pairs);
+    EXPECT_EQ(given.dim, 3);
+    EXPECT_EQ(given.scene, "rain");
+    EXPECT_EQ(given.broadphase, "sort-and-sweep");  // the default, not the bad one
+
+    s.scene = "csv:/nonexistent.csv";
+    Options fresh;
+    EXPECT_NE(apply_settings(s, fresh).find("stored scene"), std::string::npos);
+    EXPECT_EQ(fresh.scene, "uniform");
+
+    Options scene_given;
+    scene_given.given.scene = true;
+    scene_given.dim = 2;
+    EXPECT_EQ(apply_settings(s, scene_given), "");
+    EXPECT_EQ(scene_given.dim, 2);  // --dim and the like win over the stored scene
+    EXPECT_EQ(scene_given.width, 800);
+}
+
+}  // namespace
+}  // namespace collidoscope
