@@ -34,7 +34,7 @@ void KeySweep<D, Key>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const 
     }
     if (selected < n) {
         // Every box the selected box's scan tested, overlapping ones in magenta, and the
-        // curve along its scan: white where it tested, orange over the runs it jumped over.
+        // curve along its scan: white where it tested, red over the runs it jumped over.
         const auto test = [&](std::size_t j) {
             const bool hit = sorted_[selected].overlaps(sorted_[j]);
             draw.box(sorted_[j], hit ? rgba(1.0f, 0.3f, 1.0f) : rgba(0.3f, 0.9f, 1.0f, 0.8f));
@@ -42,7 +42,7 @@ void KeySweep<D, Key>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const 
         };
         const auto skipped = [&](std::size_t j, std::size_t next) {
             for (; j < next && !draw.full(); ++j) {
-                draw.line(sorted_[j - 1].lo, sorted_[j].lo, rgba(1.0f, 0.6f, 0.1f, 0.5f));
+                draw.line(sorted_[j - 1].lo, sorted_[j].lo, rgba(1.0f, 0.25f, 0.25f, 0.7f));
             }
         };
         scan(selected, test, skipped);
@@ -56,7 +56,7 @@ void KeySweep<D, Key>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const 
                 region.lo[k] = frame_.world(lo[k], k);
                 region.hi[k] = frame_.world(hi[k] + 1.0, k);
             }
-            draw.box(region, rgba(1.0f, 0.9f, 0.2f, 0.8f));
+            draw.box(region, rgba(0.3f, 1.0f, 0.4f, 0.9f));
         }
         draw.box(sorted_[selected], rgba(1, 1, 1));
     }
