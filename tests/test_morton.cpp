@@ -1,5 +1,8 @@
 // Morton codes: the three encoders agree, decode inverts them, codes are monotone in every
 // coordinate (what the Z-order sweeps rely on), and the quantizer keeps order.
+#include <algorithm>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "collide/morton.hpp"
@@ -110,6 +113,66 @@ TEST(Morton, QuantizerKeepsOrderAndClamps) {
     std::vector<Aabb<2>> small = {{{0.0f, 0.0f}, {0.001f, 0.001f}}};
     EXPECT_TRUE(q.refit(small));
     EXPECT_FALSE(q.refit(small));
+}
+
+// Every box in a window of `side` cells per axis from `base`, and every code z of a cell in
+// the window: in_box against the coordinates, BIGMIN against the smallest code in the box
+// at or after z, LITMAX against the largest at or before it.
+template <int D>
+void expect_bigmin_litmax_match_brute_force(std::uint32_t base, std::uint32_t side) {
+    struct Cell {
+        std::uint64_t code;
+        Coords<D> c;
+    };
+    std::vector<Cell> cells;
+    std::uint32_t count = 1;
+    for (int k = 0; k < D; ++k) count *= side;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        Coords<D> c;
+        for (std::uint32_t k = 0, rest = i; k < D; ++k, rest /= side) c[k] = base + rest % side;
+        cells.push_back({encode<D>(c), c});
+    }
+    std::sort(cells.begin(), cells.end(),
+              [](const Cell& a, const Cell& b) { return a.code < b.code; });
+    for (const Cell& lo : cells) {
+        for (const Cell& hi : cells) {
+            bool is_box = true;
+            for (int k = 0; k < D; ++k) is_box = is_box && lo.c[k] <= hi.c[k];
+            if (!is_box) continue;
+            const auto inside = [&](const Coords<D>& c) {
+                for (int k = 0; k < D; ++k) {
+                    if (c[k] < lo.c[k] || c[k] > hi.c[k]) return false;
+                }
+                return true;
+            };
+            std::uint64_t last_inside = 0;
+            for (const Cell& z : cells) {
+                ASSERT_EQ(in_box<D>(z.code, lo.code, hi.code), inside(z.c));
+                if (inside(z.c)) last_inside = z.code;
+                if (z.code >= lo.code) {
+                    ASSERT_EQ(litmax<D>(z.code, lo.code, hi.code), last_inside);
+                }
+            }
+            std::uint64_t next_inside = 0;
+            for (auto z = cells.rbegin(); z != cells.rend(); ++z) {
+                if (inside(z->c)) next_inside = z->code;
+                if (z->code <= hi.code) {
+                    ASSERT_EQ(bigmin<D>(z->code, lo.code, hi.code), next_inside);
+                }
+            }
+        }
+    }
+}
+
+TEST(Morton, BigminLitmaxMatchBruteForce2D) {
+    expect_bigmin_litmax_match_brute_force<2>(0, 16);
+    // Straddling the top level, where a box's code range covers half the world.
+    expect_bigmin_litmax_match_brute_force<2>((1u << 31) - 6, 12);
+}
+
+TEST(Morton, BigminLitmaxMatchBruteForce3D) {
+    expect_bigmin_litmax_match_brute_force<3>(0, 6);
+    expect_bigmin_litmax_match_brute_force<3>((1u << 20) - 3, 6);
 }
 
 }  // namespace

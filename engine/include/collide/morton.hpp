@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <span>
@@ -105,6 +106,68 @@ template <int D>
 inline std::uint64_t level_mask(int level) {
     const int bits = level * D;
     return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+}
+
+// The code bits of axis k (x = 0), and every code bit in use (3D codes leave the top bit 0).
+template <int D>
+inline constexpr std::uint64_t axis_bits(int k) {
+    return (D == 2 ? 0x5555555555555555ull : 0x1249249249249249ull) << k;
+}
+template <int D>
+inline constexpr std::uint64_t kCodeBits = D == 2 ? ~std::uint64_t{0}
+                                                  : (std::uint64_t{1} << 63) - 1;
+
+// Whether code z lies in the box whose corners have codes zmin and zmax: the bits of one
+// axis, masked out of a code, compare as that axis's coordinate does.
+template <int D>
+inline bool in_box(std::uint64_t z, std::uint64_t zmin, std::uint64_t zmax) {
+    for (int k = 0; k < D; ++k) {
+        const std::uint64_t m = axis_bits<D>(k);
+        if ((z & m) < (zmin & m) || (z & m) > (zmax & m)) return false;
+    }
+    return true;
+}
+
+// BIGMIN (Tropf & Herzog 1981): the smallest code >= z inside the box with corner codes
+// zmin, zmax (z itself when it is inside); requires z <= zmax. The codes of a box are not
+// one interval of the curve, so a scan over [zmin, zmax] that meets a code outside the box
+// can jump to this one. It walks the bits down from the highest where z leaves the corners:
+// where the box spans both halves of the current cell on that bit's axis (zmin has 0, zmax
+// has 1), z goes into one half and the box is cut to it; the lower cut's upper half is
+// remembered, since its smallest code is the answer if z turns out to lie past the lower
+// half's part of the box.
+template <int D>
+inline std::uint64_t bigmin(std::uint64_t z, std::uint64_t zmin, std::uint64_t zmax) {
+    std::uint64_t upper_half_min = zmax;
+    std::uint64_t rest = ~std::uint64_t{0};  // the bits not walked yet
+    while (const std::uint64_t diff = ((z ^ zmin) | (z ^ zmax)) & rest) {
+        const int i = 63 - std::countl_zero(diff);
+        const std::uint64_t bit = std::uint64_t{1} << i;
+        const std::uint64_t below = axis_bits<D>(i % D) & (bit - 1);  // this axis, lower bits
+        rest = bit - 1;
+        const bool z_bit = z & bit;
+        if ((zmin & bit) == (zmax & bit)) {
+            // The box lies in one half on this axis, z in the other: past it (the best
+            // upper half remembered so far) or before it (its smallest code).
+            return z_bit ? upper_half_min : zmin;
+        }
+        if (z_bit) {
+            zmin = (zmin | bit) & ~below;  // cut the box to its upper half
+        } else {
+            upper_half_min = (zmin | bit) & ~below;
+            zmax = (zmax & ~bit) | below;  // cut the box to its lower half
+        }
+    }
+    return z;
+}
+
+// LITMAX: the largest code <= z inside the box; requires z >= zmin. BIGMIN of the box
+// mirrored on every axis (complementing the coordinates complements the code and reverses
+// the curve).
+template <int D>
+inline std::uint64_t litmax(std::uint64_t z, std::uint64_t zmin, std::uint64_t zmax) {
+    constexpr std::uint64_t m = kCodeBits<D>;
+    return m ^ bigmin<D>(m ^ z, m ^ zmax, m ^ zmin);
 }
 
 // Maps world coordinates to the integer grid monotonically (a <= b gives q(a) <= q(b) on

@@ -20,10 +20,14 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
         for (std::size_t i = 0; i < n; ++i) entries_[i].id = BodyId(i);
         rebuilt = true;
     }
+    max_cells_ = {};
     for (Entry& e : entries_) {
         const Aabb<D>& b = boxes[e.id];
-        e.lo_key = Key::template key<D>(frame_(b.lo));
-        e.hi_key = Key::template key<D>(frame_(b.hi));
+        const morton::Coords<D> lo = frame_(b.lo);
+        const morton::Coords<D> hi = frame_(b.hi);
+        e.lo_key = Key::template key<D>(lo);
+        e.hi_key = Key::template key<D>(hi);
+        for (int k = 0; k < D; ++k) max_cells_[k] = std::max(max_cells_[k], hi[k] - lo[k]);
     }
     // Last frame's order is nearly right when bodies move little: insertion sort repairs it.
     const auto less = [](const Entry& a, const Entry& b) { return a.lo_key < b.lo_key; };
@@ -37,48 +41,71 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
 
     sorted_.resize(n);
     static_.resize(n);
-    max_size_ = Vec<D>(0.0f);
     for (std::size_t i = 0; i < n; ++i) {
         sorted_[i] = boxes[entries_[i].id];
         static_[i] = is_static[entries_[i].id];
-        max_size_ = glm::max(max_size_, sorted_[i].size());
     }
 
     const auto sweep_rows = [&](std::size_t begin, std::size_t end, PairList& pairs,
                                 std::uint64_t& tests) {
         for (std::size_t i = begin; i < end; ++i) {
             const Aabb<D>& a = sorted_[i];
-            const std::uint64_t stop = entries_[i].hi_key;
-            for (std::size_t j = i + 1; j < n && entries_[j].lo_key <= stop; ++j) {
-                if (static_[i] && static_[j]) continue;
+            const bool a_static = static_[i];
+            const auto test = [&](std::size_t j) {
+                if (a_static && static_[j]) return;
                 ++tests;
                 if (a.overlaps(sorted_[j])) {
                     pairs.push_back(make_pair(entries_[i].id, entries_[j].id));
                 }
-            }
+            };
+            scan(i, test, [](std::size_t, std::size_t) {});
         }
     };
     chunks_.run(n, 4096, sweep_rows, out);
 }
 
 template <int D, typename Key>
-void KeySweep<D, Key>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                      QueryTrace<D>* trace) const {
-    out.clear();
-    // A box overlapping the region has its min corner in [region.lo - max size, region.hi],
-    // so its key lies between the keys of those two corners.
-    const std::uint64_t first = Key::template key<D>(frame_(region.lo - max_size_));
-    const std::uint64_t last = Key::template key<D>(frame_(region.hi));
-    auto it = std::lower_bound(entries_.begin(), entries_.end(), first,
-                               [](const Entry& e, std::uint64_t k) { return e.lo_key < k; });
-    for (; it != entries_.end() && it->lo_key <= last; ++it) {
-        const Aabb<D>& box = sorted_[it - entries_.begin()];
-        if (box.overlaps(region)) {
-            out.push_back(it->id);
-        } else if (trace) {
-            trace->add(box, TraceKind::kRejected);
-        }
+morton::Coords<D> KeySweep<D, Key>::lowered(morton::Coords<D> c) const {
+    for (int k = 0; k < D; ++k) c[k] -= std::min(c[k], max_cells_[k]);
+    return c;
+}
+
+template <int D, typename Key>
+std::size_t KeySweep<D, Key>::seek(std::size_t first, std::uint64_t key) const {
+    // Jumps are mostly short: gallop to bracket the key, then search the bracket.
+    const std::size_t n = entries_.size();
+    std::size_t bound = first;
+    for (std::size_t step = 1; bound < n && entries_[bound].lo_key < key; step *= 2) {
+        first = bound + 1;
+        bound += step;
     }
+    return std::lower_bound(entries_.begin() + first, entries_.begin() + std::min(bound, n), key,
+                            [](const Entry& e, std::uint64_t k) { return e.lo_key < k; }) -
+           entries_.begin();
+}
+
+template <int D, typename Key>
+std::uint64_t KeySweep<D, Key>::region_floor(const Aabb<D>& region) const {
+    // A box reaching the region has its max corner at or above region.lo on every axis, so
+    // its min corner is at least that minus the largest box size: exact in grid cells.
+    return Key::template key<D>(lowered(frame_(region.lo)));
+}
+
+template <int D, typename Key>
+void KeySweep<D, Key>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                             QueryTrace<D>* trace) const {
+    out.clear();
+    // Every box overlapping the region has its min corner's key in [floor, last].
+    const std::uint64_t floor = region_floor(region);
+    const std::uint64_t last = Key::template key<D>(frame_(region.hi));
+    const auto test = [&](std::size_t j) {
+        if (sorted_[j].overlaps(region)) {
+            out.push_back(entries_[j].id);
+        } else if (trace) {
+            trace->add(sorted_[j], TraceKind::kRejected);
+        }
+    };
+    walk(seek(0, floor), floor, last, test, [](std::size_t, std::size_t) {});
 }
 
 template <int D, typename Key>

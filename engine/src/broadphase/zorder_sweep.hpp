@@ -2,7 +2,11 @@
 // coordinate; each box scans forward and stops at the first box whose min-corner key
 // exceeds the key of its own max corner, since no later box can overlap it. Two keys:
 // `zorder-sweep` uses the Morton code, `norm-sweep` the seed's squared norm (measured from
-// the frame's lower corner, so every coordinate is positive).
+// the frame's lower corner, so every coordinate is positive). With Morton codes the scan
+// can also skip (`bigmin skip`): a later box B overlaps A only if B's min corner lies in
+// A's box stretched down by the largest box size, and where the scan meets a code outside
+// that region it jumps to the next code inside (BIGMIN) by a binary search. Norm keys have
+// no such jump: the norms of a box's points fill the whole range between its corners' norms.
 #pragma once
 
 #include <array>
@@ -14,6 +18,7 @@
 namespace collide {
 
 struct MortonKey {
+    static constexpr bool kSkips = true;  // BIGMIN applies
     template <int D>
     static std::uint64_t key(const morton::Coords<D>& c) {
         return morton::encode<D>(c);
@@ -21,6 +26,7 @@ struct MortonKey {
 };
 
 struct NormKey {
+    static constexpr bool kSkips = false;
     // Coordinates cut to 21 bits so the sum of squares fits 64 bits.
     template <int D>
     static std::uint64_t key(const morton::Coords<D>& c) {
@@ -43,7 +49,7 @@ public:
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
     BroadPhaseStats stats() const override;
-    std::span<Param> params() override { return params_; }
+    std::span<Param> params() override { return std::span(params_).first(Key::kSkips ? 3 : 2); }
 
 private:
     struct Entry {
@@ -54,19 +60,73 @@ private:
 
     bool persistent() const { return params_[0].value != 0.0f; }
     bool parallel_sort() const { return params_[1].value != 0.0f; }
+    bool skips() const { return Key::kSkips && params_[2].value != 0.0f; }
     std::size_t rank_of(BodyId id) const;
-    // One past the last rank the scan from `rank` visits.
-    std::size_t scan_end(std::size_t rank) const;
+    // Grid coordinates lowered by the largest box size (at least 0): the least a min corner
+    // can have on each axis for its box to reach one whose min corner is at `c`.
+    morton::Coords<D> lowered(morton::Coords<D> c) const;
+    // First rank at or after `first` whose key is at least `key` (galloping, then binary).
+    std::size_t seek(std::size_t first, std::uint64_t key) const;
+    // Walks the ranks from `first` while their key is at most `last`, calling test(j) for
+    // each. When skipping, only the ranks whose min corner lies in the grid box with corner
+    // codes zmin and last are tested; skipped(j, next) is told each run [j, next) jumped over.
+    template <typename Test, typename Skipped>
+    void walk(std::size_t first, std::uint64_t zmin, std::uint64_t last, const Test& test,
+              const Skipped& skipped) const;
+    // The walk of the sweep from `rank`: the later boxes that can overlap it.
+    template <typename Test, typename Skipped>
+    void scan(std::size_t rank, const Test& test, const Skipped& skipped) const;
+    // The code of the least min corner a box reaching region `region` can have.
+    std::uint64_t region_floor(const Aabb<D>& region) const;
 
     morton::Quantizer<D> frame_;
     std::vector<Entry> entries_;        // sorted by lo_key, persistent between updates
     std::vector<Aabb<D>> sorted_;       // boxes in key order, for a cache-friendly scan
     std::vector<std::uint8_t> static_;  // is_static in key order
-    Vec<D> max_size_{0.0f};             // largest box size per axis, bounds the query
+    morton::Coords<D> max_cells_{};     // largest box size per axis, in grid cells
     ChunkedSweep chunks_;
-    std::array<Param, 2> params_ = {{{"persistent order", 1, 0, 1, true},
-                                     {"parallel sort", 1, 0, 1, true}}};
+    // The last is zorder-sweep's alone (params() hides it from norm-sweep).
+    std::array<Param, 3> params_ = {{{"persistent order", 1, 0, 1, true},
+                                     {"parallel sort", 1, 0, 1, true},
+                                     {"bigmin skip", 1, 0, 1, true}}};
 };
+
+template <int D, typename Key>
+template <typename Test, typename Skipped>
+void KeySweep<D, Key>::walk(std::size_t first, std::uint64_t zmin, std::uint64_t last,
+                            const Test& test, const Skipped& skipped) const {
+    // A jump (BIGMIN, then a search) costs as much as checking a few dozen codes against
+    // the region, so short runs outside it are stepped over one by one.
+    constexpr int kStepsBeforeJump = 8;
+    const bool skip = skips();
+    const std::size_t n = entries_.size();
+    int misses = 0;
+    for (std::size_t j = first; j < n && entries_[j].lo_key <= last;) {
+        const std::uint64_t z = entries_[j].lo_key;
+        if (!skip || morton::in_box<D>(z, zmin, last)) {
+            test(j);
+            ++j;
+            misses = 0;
+        } else if (++misses < kStepsBeforeJump) {
+            skipped(j, j + 1);
+            ++j;
+        } else {
+            const std::size_t next = seek(j + 1, morton::bigmin<D>(z, zmin, last));
+            skipped(j, next);
+            j = next;
+            misses = 0;
+        }
+    }
+}
+
+template <int D, typename Key>
+template <typename Test, typename Skipped>
+void KeySweep<D, Key>::scan(std::size_t rank, const Test& test, const Skipped& skipped) const {
+    const std::uint64_t lo_key = entries_[rank].lo_key;
+    const std::uint64_t zmin =
+        skips() ? morton::encode<D>(lowered(morton::decode<D>(lo_key))) : lo_key;
+    walk(rank + 1, zmin, entries_[rank].hi_key, test, skipped);
+}
 
 template <int D>
 using ZOrderSweep = KeySweep<D, MortonKey>;

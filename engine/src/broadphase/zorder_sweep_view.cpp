@@ -1,5 +1,6 @@
 // Z-order (and norm) sweep as the viewer sees it: the curve through the min corners in key order,
-// the selected box's scan, the boxes the query's key range rejected; the text on one body.
+// the selected box's scan (with the region it skips to, and the runs it jumped over), the boxes
+// the query's key range rejected; the text on one body.
 #include "broadphase/zorder_sweep.hpp"
 
 #include <algorithm>
@@ -14,13 +15,6 @@ std::size_t KeySweep<D, Key>::rank_of(BodyId id) const {
         if (entries_[i].id == id) return i;
     }
     return entries_.size();
-}
-
-template <int D, typename Key>
-std::size_t KeySweep<D, Key>::scan_end(std::size_t rank) const {
-    std::size_t j = rank + 1;
-    while (j < entries_.size() && entries_[j].lo_key <= entries_[rank].hi_key) ++j;
-    return j;
 }
 
 template <int D, typename Key>
@@ -39,14 +33,30 @@ void KeySweep<D, Key>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const 
         }
     }
     if (selected < n) {
-        // The selected box, and every box its scan visited: overlapping ones in magenta.
-        const std::size_t end = scan_end(selected);
-        for (std::size_t j = selected + 1; j < end; ++j) {
+        // Every box the selected box's scan tested, overlapping ones in magenta, and the
+        // curve along its scan: white where it tested, red over the runs it jumped over.
+        const auto test = [&](std::size_t j) {
             const bool hit = sorted_[selected].overlaps(sorted_[j]);
             draw.box(sorted_[j], hit ? rgba(1.0f, 0.3f, 1.0f) : rgba(0.3f, 0.9f, 1.0f, 0.8f));
-        }
-        for (std::size_t j = selected + 1; j < end; ++j) {
             draw.line(sorted_[j - 1].lo, sorted_[j].lo, rgba(1, 1, 1));
+        };
+        const auto skipped = [&](std::size_t j, std::size_t next) {
+            for (; j < next && !draw.full(); ++j) {
+                draw.line(sorted_[j - 1].lo, sorted_[j].lo, rgba(1.0f, 0.25f, 0.25f, 0.7f));
+            }
+        };
+        scan(selected, test, skipped);
+        if (skips()) {
+            // The region the later min corners must lie in: the box stretched down by the
+            // largest box size (its grid cells, in world coordinates).
+            const morton::Coords<D> lo = lowered(frame_(sorted_[selected].lo));
+            const morton::Coords<D> hi = frame_(sorted_[selected].hi);
+            Aabb<D> region;
+            for (int k = 0; k < D; ++k) {
+                region.lo[k] = frame_.world(lo[k], k);
+                region.hi[k] = frame_.world(hi[k] + 1.0, k);
+            }
+            draw.box(region, rgba(0.3f, 1.0f, 0.4f, 0.9f));
         }
         draw.box(sorted_[selected], rgba(1, 1, 1));
     }
@@ -65,9 +75,12 @@ std::string KeySweep<D, Key>::describe(BodyId id) const {
     const std::size_t rank = rank_of(id);
     if (rank >= entries_.size()) return {};
     const Entry& e = entries_[rank];
-    const std::size_t end = scan_end(rank);
-    std::size_t hits = 0;
-    for (std::size_t j = rank + 1; j < end; ++j) hits += sorted_[rank].overlaps(sorted_[j]);
+    std::size_t tested = 0, hits = 0, skipped = 0;
+    const auto test = [&](std::size_t j) {
+        ++tested;
+        hits += sorted_[rank].overlaps(sorted_[j]);
+    };
+    scan(rank, test, [&](std::size_t j, std::size_t next) { skipped += next - j; });
     std::string s = "Rank " + std::to_string(rank) + " of " + std::to_string(entries_.size());
     if constexpr (std::is_same_v<Key, MortonKey>) {
         const std::string groups = D == 2 ? "yx" : "zyx";
@@ -77,8 +90,10 @@ std::string KeySweep<D, Key>::describe(BodyId id) const {
         s += "\nSquared norm, min corner: " + std::to_string(e.lo_key);
         s += "\nSquared norm, max corner: " + std::to_string(e.hi_key);
     }
-    s += "\nScan visited " + std::to_string(end - rank - 1) + " boxes, " + std::to_string(hits) +
-         " overlap";
+    s += "\nScan tested " + std::to_string(tested) + " boxes, " + std::to_string(hits) + " overlap";
+    if (skips()) {
+        s += "\nSkipped " + std::to_string(skipped) + " outside the region";
+    }
     return s;
 }
 
