@@ -69,6 +69,67 @@ BENCHMARK(encode_codes<3, magic3>)->Name("morton-encode/magic/3d");
 BENCHMARK(encode_codes<3, pdep3, true>)->Name("morton-encode/pdep/3d");
 BENCHMARK(encode_codes<3, default3>)->Name("morton-encode/default/3d");
 
+// Region queries on morton-cells with internal references off (the implicit tree, binary
+// searches) and on (the linked octree): 100,000 bodies of `scene`, one update, then 1,000
+// queries of regions centred on random points, each of half-side `half` of the scene's
+// extent per axis. Items are queries.
+template <int D>
+void morton_queries(benchmark::State& state, const char* scene, float half, bool linked) {
+    constexpr std::size_t kBodies = 100000;
+    const Scene<D> s = make_scene<D>(scene, kBodies, 1);
+    std::vector<Aabb<D>> boxes(kBodies);
+    Aabb<D> all = Aabb<D>::empty();
+    for (std::size_t i = 0; i < kBodies; ++i) {
+        boxes[i] = Aabb<D>::around(s.bodies.pos[i], s.bodies.radius[i]);
+        all.grow(boxes[i]);
+    }
+    auto bp = make_broadphase<D>("morton-cells");
+    for (Param& p : bp->params()) {
+        if (std::string_view(p.name) == "internal references") p.value = linked ? 1.0f : 0.0f;
+    }
+    PairList pairs;
+    bp->update(boxes, s.bodies.is_static, pairs);
+    Rng rng(2);
+    std::vector<Aabb<D>> regions(1000);
+    for (Aabb<D>& r : regions) {
+        const Vec<D> c = rng.in_box<D>(all.lo, all.hi);
+        r = {c - (all.hi - all.lo) * half, c + (all.hi - all.lo) * half};
+    }
+    std::vector<BodyId> out;
+    std::size_t found = 0;
+    for (auto _ : state) {
+        found = 0;
+        for (const Aabb<D>& r : regions) {
+            bp->query(r, out);
+            found += out.size();
+        }
+        benchmark::DoNotOptimize(found);
+    }
+    state.counters["found/query"] = static_cast<double>(found) / 1000.0;
+    state.SetItemsProcessed(state.iterations() * 1000);
+}
+
+const bool morton_queries_registered = [] {
+    for (const char* scene : {"uniform", "powerlaw", "centerline", "clusters"}) {
+        for (float half : {0.01f, 0.1f}) {
+            for (bool linked : {false, true}) {
+                for (int dim : {2, 3}) {
+                    const std::string name = "morton-cells-query/" + std::string(scene) + "/" +
+                                             std::to_string(dim) +
+                                             "d/half=" + (half < 0.05f ? "0.01" : "0.1") +
+                                             "/refs=" + (linked ? "1" : "0");
+                    auto* b = dim == 2 ? benchmark::RegisterBenchmark(
+                                             name.c_str(), morton_queries<2>, scene, half, linked)
+                                       : benchmark::RegisterBenchmark(
+                                             name.c_str(), morton_queries<3>, scene, half, linked);
+                    b->Unit(benchmark::kMicrosecond);
+                }
+            }
+        }
+    }
+    return true;
+}();
+
 const bool registered = [] {
     for (const BroadPhaseEntry& e : broadphases()) {
         const long max_n = e.name == kReferenceBroadPhase ? 4096 : 65536;

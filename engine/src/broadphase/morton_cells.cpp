@@ -22,6 +22,21 @@ std::size_t first_from(const std::vector<Entry>& v, std::size_t lo, std::size_t 
         v.begin());
 }
 
+enum class Overlap { kOutside, kPartial, kInside };
+
+// Where the cell of side 2^level at grid corner `c` lies against the grid region [qlo, qhi].
+template <int D>
+Overlap cell_overlap(const morton::Coords<D>& c, int level, const morton::Coords<D>& qlo,
+                     const morton::Coords<D>& qhi) {
+    bool inside = true;
+    for (int k = 0; k < D; ++k) {
+        const std::uint64_t c1 = std::uint64_t{c[k]} + (std::uint64_t{1} << level) - 1;
+        if (c[k] > qhi[k] || c1 < qlo[k]) return Overlap::kOutside;
+        inside = inside && c[k] >= qlo[k] && c1 <= qhi[k];
+    }
+    return inside ? Overlap::kInside : Overlap::kPartial;
+}
+
 }  // namespace
 
 template <int D>
@@ -90,7 +105,7 @@ void MortonCells<D>::rebuild(std::span<const std::uint8_t> is_static) {
 // Only the bodies whose cells changed are re-celled: their new cells are sorted alone and
 // merged with the kept ones, O(n + k log k) for k changed bodies instead of a full sort.
 template <int D>
-void MortonCells<D>::refresh(std::span<const std::uint8_t> is_static) {
+bool MortonCells<D>::refresh(std::span<const std::uint8_t> is_static) {
     const bool split = split_static();
     bool static_changed = false;
     fresh_.clear();
@@ -110,6 +125,70 @@ void MortonCells<D>::refresh(std::span<const std::uint8_t> is_static) {
         sort(static_cells_);
     }
     patch_sorted(moving_, fresh_, dirty_, merged_);
+    return static_changed;
+}
+
+// One pass over the sorted entries, which list the tree in pre-order (a cell's descendants
+// follow it), with the path from the root to the last node open: a new cell closes the
+// nodes that do not contain it, and when it leaves the last closed one behind in another
+// child of the same smallest common cell, that cell becomes a branching node between them.
+template <int D>
+void MortonCells<D>::link(const std::vector<Entry>& v, std::vector<Link>& links) {
+    assert(v.size() < kNoLink);
+    const auto n = static_cast<std::uint32_t>(v.size());
+    links.assign(1, {.start = 0, .first = 0, .own = 0, .end = n,
+                     .level = static_cast<std::uint8_t>(morton::kBits<D>)});
+    path_.assign(1, 0);
+    const auto contains = [&](std::uint32_t a, std::uint64_t start, int level) {
+        return links[a].level >= level &&
+               (start & ~morton::level_mask<D>(links[a].level)) == links[a].start;
+    };
+    // Makes `node` the last child of `parent`, or puts it in the place of `old` there.
+    // A node has at most 2^D children, so the walk along them is short.
+    const auto adopt = [&](std::uint32_t parent, std::uint32_t node, std::uint32_t old) {
+        std::uint32_t* slot = &links[parent].child;
+        while (*slot != old) slot = &links[*slot].sibling;
+        *slot = node;
+        links[node].parent = parent;
+    };
+    for (std::uint32_t i = 0, j = 0; i < n; i = j) {
+        const std::uint64_t start = v[i].start;
+        const int level = v[i].level;
+        while (j < n && v[j].start == start && v[j].level == level) ++j;
+        std::uint32_t closed = kNoLink;
+        while (!contains(path_.back(), start, level)) {
+            closed = path_.back();
+            links[closed].end = i;
+            path_.pop_back();
+        }
+        if (closed != kNoLink) {
+            const std::uint64_t differ = links[closed].start ^ start;
+            const int common = std::max({level, int{links[closed].level},
+                                         (static_cast<int>(std::bit_width(differ)) + D - 1) / D});
+            if (common < links[path_.back()].level) {
+                const auto branch = static_cast<std::uint32_t>(links.size());
+                links.push_back({.start = start & ~morton::level_mask<D>(common),
+                                 .first = links[closed].first,
+                                 .own = 0,
+                                 .end = n,
+                                 .level = static_cast<std::uint8_t>(common)});
+                adopt(path_.back(), branch, closed);
+                links[branch].child = closed;
+                links[closed].parent = branch;
+                path_.push_back(branch);
+            }
+        }
+        Link& top = links[path_.back()];
+        if (top.start == start && top.level == level) {  // only the whole grid, node 0
+            top.own = j - i;
+            continue;
+        }
+        const auto node = static_cast<std::uint32_t>(links.size());
+        links.push_back({.start = start, .first = i, .own = j - i, .end = n,
+                         .level = static_cast<std::uint8_t>(level)});
+        adopt(path_.back(), node, kNoLink);
+        path_.push_back(node);
+    }
 }
 
 template <int D>
@@ -135,11 +214,16 @@ void MortonCells<D>::update(std::span<const Aabb<D>> boxes,
             ++refreshed_;
         }
     }
+    bool statics_changed = full;
     if (full) {
         rebuild(is_static);
     } else if (refreshed_ > 0) {
-        refresh(is_static);
+        statics_changed = refresh(is_static);
     }
+    // The links are rebuilt after the merge, not patched: one linear pass (see README).
+    linked_ = internal_references();
+    if (linked_ && (full || refreshed_ > 0)) link(moving_, moving_links_);
+    if (linked_ && statics_changed) link(static_cells_, static_links_);
     sweep(out);
 }
 
@@ -223,36 +307,24 @@ void MortonCells<D>::sweep(PairList& out) {
     }
 }
 
-// Descends the implicit tree from the root through the cells that intersect the region,
+// Descends the implicit tree from the root through the cells that meet the region,
 // locating each cell's entries by binary search inside its parent's range; a cell with no
 // entries is pruned, a cell inside the region takes all its entries at once.
 template <int D>
-void MortonCells<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                           QueryTrace<D>* trace) const {
-    out.clear();
-    if (boxes_.empty()) return;
-    const morton::Coords<D> qlo = frame_(region.lo);
-    const morton::Coords<D> qhi = frame_(region.hi);
-    std::vector<BodyId> found;
-    const auto descend = [&](auto& self, const std::vector<Entry>& v, int level,
-                             const std::array<std::uint64_t, D>& cell, std::size_t lo,
-                             std::size_t hi) -> void {
-        morton::Coords<D> corner;
-        bool inside = true;
-        for (int k = 0; k < D; ++k) {
-            const std::uint64_t c0 = cell[k] << level;
-            const std::uint64_t c1 = c0 + (std::uint64_t{1} << level) - 1;
-            corner[k] = static_cast<std::uint32_t>(c0);
-            inside = inside && c0 >= qlo[k] && c1 <= qhi[k];
-        }
+void MortonCells<D>::collect_implicit(const std::vector<Entry>& v, const morton::Coords<D>& qlo,
+                                      const morton::Coords<D>& qhi, std::vector<BodyId>& found,
+                                      QueryTrace<D>* trace) const {
+    const auto descend = [&](auto& self, int level, const morton::Coords<D>& corner,
+                             std::size_t lo, std::size_t hi) -> void {
         const std::uint64_t start = morton::encode<D>(corner);
         const std::uint64_t last = start | morton::level_mask<D>(level);
         const std::size_t first = first_from(v, lo, hi, start);
         const std::size_t end =
             last == ~std::uint64_t{0} ? hi : first_from(v, first, hi, last + 1);
         const TraceKind kind = first == end ? TraceKind::kPruned
-                               : inside     ? TraceKind::kTaken
-                                            : TraceKind::kDescended;
+                               : cell_overlap<D>(corner, level, qlo, qhi) == Overlap::kInside
+                                   ? TraceKind::kTaken
+                                   : TraceKind::kDescended;
         if (trace) trace->add(cell_box(start, level), kind);
         if (kind == TraceKind::kPruned) return;
         if (kind == TraceKind::kTaken) {
@@ -265,19 +337,64 @@ void MortonCells<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
         }
         if (level == 0) return;
         for (unsigned child = 0; child < (1u << D); ++child) {
-            std::array<std::uint64_t, D> sub;
-            bool touches = true;
+            morton::Coords<D> sub;
             for (int k = 0; k < D; ++k) {
-                sub[k] = cell[k] * 2 + ((child >> k) & 1u);
-                const std::uint64_t c0 = sub[k] << (level - 1);
-                const std::uint64_t c1 = c0 + (std::uint64_t{1} << (level - 1)) - 1;
-                touches = touches && c0 <= qhi[k] && c1 >= qlo[k];
+                sub[k] = corner[k] + (((child >> k) & 1u) << (level - 1));
             }
-            if (touches) self(self, v, level - 1, sub, first, end);
+            if (cell_overlap<D>(sub, level - 1, qlo, qhi) != Overlap::kOutside) {
+                self(self, level - 1, sub, first, end);
+            }
         }
     };
-    for (const std::vector<Entry>* v : {&moving_, &static_cells_}) {
-        if (!v->empty()) descend(descend, *v, morton::kBits<D>, {}, 0, v->size());
+    descend(descend, morton::kBits<D>, {}, 0, v.size());
+}
+
+// Walks the linked octree in pre-order, going up by the parent links, so it needs neither
+// a stack nor a binary search: a node outside the region is skipped with its subtree, a
+// node inside takes its subtree's entries at once, any other takes its own and goes down.
+template <int D>
+void MortonCells<D>::collect_linked(const std::vector<Entry>& v, const std::vector<Link>& links,
+                                    const morton::Coords<D>& qlo, const morton::Coords<D>& qhi,
+                                    std::vector<BodyId>& found, QueryTrace<D>* trace) const {
+    std::uint32_t at = 0;
+    for (;;) {
+        const Link& node = links[at];
+        const Overlap o = cell_overlap<D>(morton::decode<D>(node.start), node.level, qlo, qhi);
+        if (trace) {
+            trace->add(cell_box(node.start, node.level),
+                       o == Overlap::kOutside  ? TraceKind::kPruned
+                       : o == Overlap::kInside ? TraceKind::kTaken
+                                               : TraceKind::kDescended);
+        }
+        if (o != Overlap::kOutside) {
+            const std::uint32_t to = o == Overlap::kInside ? node.end : node.first + node.own;
+            for (std::uint32_t i = node.first; i < to; ++i) found.push_back(v[i].id);
+            if (o == Overlap::kPartial && node.child != kNoLink) {
+                at = node.child;
+                continue;
+            }
+        }
+        while (at != 0 && links[at].sibling == kNoLink) at = links[at].parent;
+        if (at == 0) return;
+        at = links[at].sibling;
+    }
+}
+
+template <int D>
+void MortonCells<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                           QueryTrace<D>* trace) const {
+    out.clear();
+    if (boxes_.empty()) return;
+    const morton::Coords<D> qlo = frame_(region.lo);
+    const morton::Coords<D> qhi = frame_(region.hi);
+    std::vector<BodyId> found;
+    for (auto [v, links] : {std::pair{&moving_, &moving_links_}, {&static_cells_, &static_links_}}) {
+        if (v->empty()) continue;
+        if (linked_) {
+            collect_linked(*v, *links, qlo, qhi, found, trace);
+        } else {
+            collect_implicit(*v, qlo, qhi, found, trace);
+        }
     }
     std::sort(found.begin(), found.end());
     found.erase(std::unique(found.begin(), found.end()), found.end());
@@ -302,7 +419,9 @@ template <int D>
 BroadPhaseStats MortonCells<D>::stats() const {
     const std::size_t entry_bytes =
         (moving_.capacity() + static_cells_.capacity() + fresh_.capacity() + merged_.capacity()) *
-        sizeof(Entry);
+            sizeof(Entry) +
+        (moving_links_.capacity() + static_links_.capacity()) * sizeof(Link) +
+        path_.capacity() * sizeof(std::uint32_t);
     const std::size_t body_bytes =
         (boxes_.capacity() + moving_boxes_.capacity() + static_boxes_.capacity()) * sizeof(Aabb<D>) +
         is_static_.capacity() +

@@ -7,7 +7,9 @@
 // Improvements from the seed, each a toggle so the bench can measure it against the plain
 // method: cells kept between frames (only bodies whose cells changed are re-sorted and
 // merged in), static bodies in their own pre-sorted array, a pair reported from one
-// canonical cell pair instead of a global sort-and-unique, and a parallel sort.
+// canonical cell pair instead of a global sort-and-unique, a parallel sort, and internal
+// references (the seed's "full octree structure": the occupied cells linked into a tree,
+// which region queries walk instead of binary-searching the implicit one).
 #pragma once
 
 #include <array>
@@ -42,6 +44,19 @@ private:
             return a.start != b.start ? a.start < b.start : a.level > b.level;
         }
     };
+    // A node of the compressed octree over one sorted array: an occupied cell (a run of
+    // entries with equal code and level) or a cell where two occupied subtrees branch (no
+    // entries of its own), so no node has more than 2^D children and chains of empty cells
+    // are skipped. Node 0 is the whole grid. Links are node indices, kNoLink for none.
+    static constexpr std::uint32_t kNoLink = ~std::uint32_t{0};
+    struct Link {
+        std::uint64_t start;  // Morton code of the cell's lower corner
+        std::uint32_t first;  // first entry of its subtree; its own entries come first
+        std::uint32_t own;    // how many entries are this very cell
+        std::uint32_t end;    // one past the last entry of its subtree
+        std::uint32_t parent = kNoLink, child = kNoLink, sibling = kNoLink;
+        std::uint8_t level;
+    };
     // Which cells a body has: equal signatures mean equal cells.
     struct Signature {
         std::uint64_t lo_cell = ~std::uint64_t{0};
@@ -54,12 +69,22 @@ private:
     bool split_static() const { return params_[1].value != 0.0f; }
     bool canonical_pairs() const { return params_[2].value != 0.0f; }
     bool parallel_sort() const { return params_[3].value != 0.0f; }
+    bool internal_references() const { return params_[4].value != 0.0f; }
 
     Signature signature(BodyId id) const;
     void append_cells(BodyId id, std::vector<Entry>& to) const;
     void sort(std::vector<Entry>& v) const;
     void rebuild(std::span<const std::uint8_t> is_static);
-    void refresh(std::span<const std::uint8_t> is_static);
+    bool refresh(std::span<const std::uint8_t> is_static);  // true if the statics changed
+    void link(const std::vector<Entry>& v, std::vector<Link>& links);
+    // Appends the ids of the entries of `v` whose cells meet the grid region [qlo, qhi]
+    // (and maybe a few more), walking `links` or, without them, the implicit tree.
+    void collect_linked(const std::vector<Entry>& v, const std::vector<Link>& links,
+                        const morton::Coords<D>& qlo, const morton::Coords<D>& qhi,
+                        std::vector<BodyId>& found, QueryTrace<D>* trace) const;
+    void collect_implicit(const std::vector<Entry>& v, const morton::Coords<D>& qlo,
+                          const morton::Coords<D>& qhi, std::vector<BodyId>& found,
+                          QueryTrace<D>* trace) const;
     void sweep(PairList& out);
     template <bool Canonical, bool SkipStaticPairs>
     void sweep_rows(std::size_t m0, std::size_t m1, PairList& pairs, std::uint64_t& tests) const;
@@ -83,15 +108,19 @@ private:
     std::vector<Aabb<D>> moving_boxes_;     // each entry's box, in entry order, for the sweep
     std::vector<Aabb<D>> static_boxes_;
     std::vector<Entry> fresh_, merged_;     // scratch for the merge of changed cells
+    std::vector<Link> moving_links_, static_links_;  // with internal references
+    std::vector<std::uint32_t> path_;       // scratch: the open nodes while linking
+    bool linked_ = false;                   // the links match the arrays
     PairList raw_;                          // pairs with duplicates, for sort-and-unique
     ChunkedSweep chunks_;
     std::size_t refreshed_ = 0;             // bodies whose cells changed in the last update
     int min_level_ = 0;                     // finest level in use
-    std::array<float, 4> built_with_{};     // parameter values the entries were built with
-    std::array<Param, 4> params_ = {{{"persistent cells", 1, 0, 1, true},
+    std::array<float, 5> built_with_{};     // parameter values the entries were built with
+    std::array<Param, 5> params_ = {{{"persistent cells", 1, 0, 1, true},
                                      {"static array", 1, 0, 1, true},
                                      {"canonical pairs", 1, 0, 1, true},
-                                     {"parallel sort", 1, 0, 1, true}}};
+                                     {"parallel sort", 1, 0, 1, true},
+                                     {"internal references", 0, 0, 1, true}}};
 };
 
 }  // namespace collide

@@ -1,5 +1,6 @@
-// Morton cells as the viewer sees them: every cell by level and the Z-order curve, the selected
-// body's cells and the entries its sweep visited, the query's trace; the text on one body.
+// Morton cells as the viewer sees them: every cell by level, the Z-order curve and (with
+// internal references) the links to the parents, the selected body's cells and the entries
+// its sweep visited, the query's trace; the text on one body.
 #include "broadphase/morton_cells.hpp"
 
 #include <algorithm>
@@ -63,6 +64,19 @@ void MortonCells<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
             const Vec<D> b = cell_box(moving_[i].start, moving_[i].level).center();
             if (!draw.view.contains(a) && !draw.view.contains(b)) continue;
             draw.line(a, b, ramp_color(float(i) / float(n), selecting ? 0.4f : 0.9f));
+        }
+        // With internal references, each node's link to its parent, from centre to centre
+        // (the nodes where subtrees branch have no cell of their own but are drawn too).
+        for (const std::vector<Link>* links : {&moving_links_, &static_links_}) {
+            if (!linked_) break;
+            for (std::size_t i = 1; i < links->size() && !draw.full(); ++i) {
+                const Link& node = (*links)[i];
+                const Link& parent = (*links)[node.parent];
+                const Vec<D> a = cell_box(node.start, node.level).center();
+                const Vec<D> b = cell_box(parent.start, parent.level).center();
+                if (!draw.view.contains(a) && !draw.view.contains(b)) continue;
+                draw.line(a, b, rgba(1.0f, 1.0f, 1.0f, selecting ? 0.3f : 0.6f));
+            }
         }
     }
     if (selecting) {
