@@ -1,0 +1,130 @@
+// Centred interval tree (seed 004, comment 6: "how it might perform versus a CIT"). An
+// adaptive tree rebuilt every frame: each node picks an axis and a centre on it (the median
+// of its bodies' midpoints there) and keeps the bodies whose interval on that axis contains
+// the centre; the bodies wholly below go to the left child, those wholly above to the right.
+// The median bounds every child by half its parent, so the depth is at most log2(n) + 1
+// whatever the input: all bodies at one point simply all stay at the root.
+//
+// Axis per node: the axis of greatest spread of the node's midpoints (a toggle; off, x, y, z
+// alternate by depth). The spread rule follows the shape of what the node holds, as a kd-tree
+// does: a column of bodies on a centre line is cut across, never along, so it is split in
+// halves instead of piling up at one node, and a node cell stays roughly square.
+//
+// Why it is exact with few tests: two bodies in different subtrees of a node lie on opposite
+// sides of its centre, so they cannot overlap. Every pair is therefore held by one node and
+// either both held there or the other below it. A node's held bodies, which all contain the
+// centre, are paired by a sweep on another axis (their node axis overlaps by construction);
+// each held body then descends the node's subtree, pruned by fitted subtree bounds, and at
+// each node walks only the held bodies that reach it: sorted by low end when it lies left of
+// the centre, by high end when right, by the sweep axis when it straddles the centre. Each
+// pair is found once, at the higher of the two nodes. Region queries use the same walk.
+#pragma once
+
+#include <array>
+
+#include "broadphase/chunked_sweep.hpp"
+#include "collide/broadphase.hpp"
+
+namespace collide {
+
+template <int D>
+class CentredIntervalTree final : public BroadPhase<D> {
+public:
+    void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                PairList& out) override;
+    void query(const Aabb<D>& region, std::vector<BodyId>& out,
+               QueryTrace<D>* trace = nullptr) const override;
+    void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
+    std::string describe(BodyId id) const override;
+    std::vector<std::string> layers() const override { return {"centre lines", "held intervals"}; }
+    BroadPhaseStats stats() const override;
+    std::span<Param> params() override { return params_; }
+
+private:
+    static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+
+    struct Entry {
+        Aabb<D> box;
+        BodyId id;
+        std::uint8_t is_static;
+    };
+    struct Node {
+        Aabb<D> cell;    // the parent's cell cut at its centre; the root's holds every box
+        Aabb<D> bounds;  // fitted around every box in the subtree
+        float centre;
+        std::uint8_t axis;        // the centre's axis
+        std::uint8_t sweep_axis;  // another axis, along which the held bodies are swept
+        bool all_static;          // every body in the subtree is static
+        int depth;
+        std::uint32_t parent = kNone, left = kNone, right = kNone;
+        std::uint32_t begin, end;  // held entries [begin, end) of by_lo_, by_hi_, by_sweep_
+    };
+    // A range of entries_ still to be made a node.
+    struct Task {
+        std::uint32_t begin, end, parent;
+        bool right;
+        Aabb<D> cell;
+        int depth;
+    };
+
+    bool spread_axis() const { return params_[0].value != 0.0f; }
+
+    void build();
+    void make_node(const Task& task);
+    void fit_bounds();
+    void find_pairs(std::uint32_t node, PairList& pairs, std::uint64_t& tests,
+                    std::vector<std::uint32_t>& stack) const;
+    // Calls visit(entry) for the held entries, at `from` (unless `below`) and in its subtree,
+    // that may overlap `box`: subtrees whose bounds miss it (or that are all static when
+    // `skip_static`) are pruned, and each node walks only the entries that reach `box` on its
+    // axis. visit tests the full overlap itself. With a trace, records each node visited.
+    template <typename Fn>
+    void descend(std::uint32_t from, bool below, const Aabb<D>& box, bool skip_static,
+                 std::vector<std::uint32_t>& stack, QueryTrace<D>* trace, const Fn& visit) const;
+    std::string path_of(std::uint32_t node) const;
+
+    std::array<Param, 1> params_ = {{{"axis of greatest spread", 1, 0, 1, true}}};
+    std::vector<Entry> entries_;  // build scratch: the bodies, partitioned node by node
+    std::vector<Task> tasks_;
+    std::vector<Node> nodes_;  // pre-order: a parent before its children
+    // Every node's held bodies, contiguous in node order, three ways: by low end on the node
+    // axis (ascending), by high end (descending), by low end on the sweep axis (ascending).
+    std::vector<Entry> by_lo_, by_hi_, by_sweep_;
+    std::vector<std::uint32_t> node_of_;  // per body
+    ChunkedSweep chunks_;
+    int deepest_ = 0;
+};
+
+template <int D>
+template <typename Fn>
+void CentredIntervalTree<D>::descend(std::uint32_t from, bool below, const Aabb<D>& box,
+                                     bool skip_static, std::vector<std::uint32_t>& stack,
+                                     QueryTrace<D>* trace, const Fn& visit) const {
+    stack.clear();
+    stack.push_back(from);
+    while (!stack.empty()) {
+        const std::uint32_t at = stack.back();
+        stack.pop_back();
+        const Node& n = nodes_[at];
+        const bool enter = n.bounds.overlaps(box) && !(skip_static && n.all_static);
+        if (trace) trace->add(n.cell, enter ? TraceKind::kDescended : TraceKind::kPruned);
+        if (!enter) continue;
+        const int a = n.axis;
+        const bool left_of = box.hi[a] < n.centre, right_of = box.lo[a] > n.centre;
+        if (at != from || !below) {
+            std::uint32_t i = n.begin;
+            if (left_of) {
+                for (; i < n.end && by_lo_[i].box.lo[a] <= box.hi[a]; ++i) visit(by_lo_[i]);
+            } else if (right_of) {
+                for (; i < n.end && by_hi_[i].box.hi[a] >= box.lo[a]; ++i) visit(by_hi_[i]);
+            } else {
+                const int s = n.sweep_axis;
+                for (; i < n.end && by_sweep_[i].box.lo[s] <= box.hi[s]; ++i) visit(by_sweep_[i]);
+            }
+        }
+        if (n.right != kNone && !left_of) stack.push_back(n.right);
+        if (n.left != kNone && !right_of) stack.push_back(n.left);
+    }
+}
+
+}  // namespace collide
