@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
 
 namespace collide {
 
@@ -24,18 +25,21 @@ float mid(const Aabb<D>& b, int k) {
 template <int D>
 void CentredIntervalTree<D>::make_node(const Task& task) {
     const auto first = entries_.begin() + task.begin, last = entries_.begin() + task.end;
-    const auto spread = [&](auto from, auto to, int k) {
-        auto [lo, hi] = std::minmax_element(
-            from, to, [k](const Entry& x, const Entry& y) { return mid(x.box, k) < mid(y.box, k); });
-        return mid(hi->box, k) - mid(lo->box, k);
+    // The range of the midpoints on every axis, in one pass.
+    const auto spread = [&](auto from, auto to) {
+        Vec<D> lo(std::numeric_limits<float>::infinity()), hi(-lo);
+        for (auto e = from; e != to; ++e) {
+            const Vec<D> m = 0.5f * e->box.lo + 0.5f * e->box.hi;
+            lo = glm::min(lo, m);
+            hi = glm::max(hi, m);
+        }
+        return hi - lo;
     };
     int axis = task.depth % D;
     if (spread_axis()) {
-        float best = -1.0f;
-        for (int k = 0; k < D; ++k) {
-            const float s = spread(first, last, k);
-            if (s > best) best = s, axis = k;
-        }
+        const Vec<D> s = spread(first, last);
+        axis = 0;
+        for (int k = 1; k < D; ++k) axis = s[k] > s[axis] ? k : axis;
     }
     const auto median = first + (last - first) / 2;
     std::nth_element(first, median, last, [axis](const Entry& x, const Entry& y) {
@@ -50,7 +54,8 @@ void CentredIntervalTree<D>::make_node(const Task& task) {
     // The sweep axis: in 3D, of the two others, the one the held bodies spread most along.
     int sweep = (axis + 1) % D;
     if constexpr (D == 3) {
-        if (spread(held, right, (axis + 2) % D) > spread(held, right, sweep)) sweep = (axis + 2) % D;
+        const Vec<D> s = spread(held, right);
+        if (s[(axis + 2) % D] > s[sweep]) sweep = (axis + 2) % D;
     }
     const auto index = static_cast<std::uint32_t>(nodes_.size());
     Node node;
@@ -62,13 +67,19 @@ void CentredIntervalTree<D>::make_node(const Task& task) {
     node.parent = task.parent;
     node.begin = static_cast<std::uint32_t>(by_lo_.size());
     for (auto e = held; e != right; ++e) node_of_[e->id] = index;
-    const auto append_sorted = [&](std::vector<Entry>& to, auto before) {
-        const auto at = to.insert(to.end(), held, right);
-        std::sort(at, to.end(), before);
+    // The entries sorted by low end; the other two orders as indices into them.
+    const auto begin = by_lo_.insert(by_lo_.end(), held, right);
+    std::sort(begin, by_lo_.end(),
+              [axis](const Entry& x, const Entry& y) { return x.box.lo[axis] < y.box.lo[axis]; });
+    const auto index_sorted = [&](std::vector<std::uint32_t>& to, auto before) {
+        const std::size_t from = to.size();
+        for (std::uint32_t i = node.begin; i < by_lo_.size(); ++i) to.push_back(i);
+        std::sort(to.begin() + from, to.end(), [&](std::uint32_t x, std::uint32_t y) {
+            return before(by_lo_[x].box, by_lo_[y].box);
+        });
     };
-    append_sorted(by_lo_, [axis](const Entry& x, const Entry& y) { return x.box.lo[axis] < y.box.lo[axis]; });
-    append_sorted(by_hi_, [axis](const Entry& x, const Entry& y) { return x.box.hi[axis] > y.box.hi[axis]; });
-    append_sorted(by_sweep_, [sweep](const Entry& x, const Entry& y) { return x.box.lo[sweep] < y.box.lo[sweep]; });
+    index_sorted(by_hi_, [axis](const Aabb<D>& x, const Aabb<D>& y) { return x.hi[axis] > y.hi[axis]; });
+    index_sorted(by_sweep_, [sweep](const Aabb<D>& x, const Aabb<D>& y) { return x.lo[sweep] < y.lo[sweep]; });
     node.end = static_cast<std::uint32_t>(by_lo_.size());
     if (task.parent != kNone) (task.right ? nodes_[task.parent].right : nodes_[task.parent].left) = index;
     nodes_.push_back(node);
@@ -134,9 +145,10 @@ void CentredIntervalTree<D>::find_pairs(std::uint32_t at, PairList& pairs, std::
     const Node& n = nodes_[at];
     const int s = n.sweep_axis;
     for (std::uint32_t i = n.begin; i < n.end; ++i) {
-        const Entry& a = by_sweep_[i];
-        for (std::uint32_t j = i + 1; j < n.end && by_sweep_[j].box.lo[s] <= a.box.hi[s]; ++j) {
-            const Entry& b = by_sweep_[j];
+        const Entry& a = by_lo_[by_sweep_[i]];
+        for (std::uint32_t j = i + 1; j < n.end; ++j) {
+            const Entry& b = by_lo_[by_sweep_[j]];
+            if (b.box.lo[s] > a.box.hi[s]) break;
             if (a.is_static && b.is_static) continue;
             ++tests;
             if (a.box.overlaps(b.box)) pairs.push_back(make_pair(a.id, b.id));
@@ -144,7 +156,7 @@ void CentredIntervalTree<D>::find_pairs(std::uint32_t at, PairList& pairs, std::
     }
     if (n.left == kNone && n.right == kNone) return;
     for (std::uint32_t i = n.begin; i < n.end; ++i) {
-        const Entry& a = by_sweep_[i];
+        const Entry& a = by_lo_[i];
         descend(at, true, a.box, a.is_static != 0, stack, nullptr, [&](const Entry& b) {
             if (a.is_static && b.is_static) return;
             ++tests;
@@ -159,9 +171,15 @@ void CentredIntervalTree<D>::update(std::span<const Aabb<D>> boxes,
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
-    entries_.resize(n);
+    // Last frame's order is kept: after a little motion it is nearly partitioned already,
+    // which the median selections and partitions of the rebuild run through quickly.
+    if (entries_.size() == n) {
+        for (Entry& e : entries_) e = {boxes[e.id], e.id, is_static[e.id]};
+    } else {
+        entries_.resize(n);
+        for (std::size_t i = 0; i < n; ++i) entries_[i] = {boxes[i], BodyId(i), is_static[i]};
+    }
     node_of_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) entries_[i] = {boxes[i], BodyId(i), is_static[i]};
     build();
     chunks_.run(
         nodes_.size(), kNodesPerChunk,
@@ -187,10 +205,9 @@ void CentredIntervalTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& o
 template <int D>
 BroadPhaseStats CentredIntervalTree<D>::stats() const {
     const std::size_t bytes =
-        (entries_.capacity() + by_lo_.capacity() + by_hi_.capacity() + by_sweep_.capacity()) *
-            sizeof(Entry) +
-        tasks_.capacity() * sizeof(Task) + nodes_.capacity() * sizeof(Node) +
-        node_of_.capacity() * sizeof(std::uint32_t) + chunks_.bytes();
+        (entries_.capacity() + by_lo_.capacity()) * sizeof(Entry) +
+        (by_hi_.capacity() + by_sweep_.capacity() + node_of_.capacity()) * sizeof(std::uint32_t) +
+        tasks_.capacity() * sizeof(Task) + nodes_.capacity() * sizeof(Node) + chunks_.bytes();
     return {.candidate_tests = chunks_.tests(),
             .structure_bytes = bytes,
             .nodes = nodes_.size(),

@@ -57,7 +57,7 @@ private:
         bool all_static;          // every body in the subtree is static
         int depth;
         std::uint32_t parent = kNone, left = kNone, right = kNone;
-        std::uint32_t begin, end;  // held entries [begin, end) of by_lo_, by_hi_, by_sweep_
+        std::uint32_t begin, end;  // held: [begin, end) of by_lo_, by_hi_, by_sweep_
     };
     // A range of entries_ still to be made a node.
     struct Task {
@@ -87,9 +87,11 @@ private:
     std::vector<Entry> entries_;  // build scratch: the bodies, partitioned node by node
     std::vector<Task> tasks_;
     std::vector<Node> nodes_;  // pre-order: a parent before its children
-    // Every node's held bodies, contiguous in node order, three ways: by low end on the node
-    // axis (ascending), by high end (descending), by low end on the sweep axis (ascending).
-    std::vector<Entry> by_lo_, by_hi_, by_sweep_;
+    // Every node's held bodies, contiguous in node order, by low end on the node axis
+    // (ascending); the same ranges as indices into by_lo_, by high end (descending) and by
+    // low end on the sweep axis (ascending).
+    std::vector<Entry> by_lo_;
+    std::vector<std::uint32_t> by_hi_, by_sweep_;
     std::vector<std::uint32_t> node_of_;  // per body
     ChunkedSweep chunks_;
     int deepest_ = 0;
@@ -116,10 +118,12 @@ void CentredIntervalTree<D>::descend(std::uint32_t from, bool below, const Aabb<
             if (left_of) {
                 for (; i < n.end && by_lo_[i].box.lo[a] <= box.hi[a]; ++i) visit(by_lo_[i]);
             } else if (right_of) {
-                for (; i < n.end && by_hi_[i].box.hi[a] >= box.lo[a]; ++i) visit(by_hi_[i]);
+                for (; i < n.end && by_lo_[by_hi_[i]].box.hi[a] >= box.lo[a]; ++i)
+                    visit(by_lo_[by_hi_[i]]);
             } else {
                 const int s = n.sweep_axis;
-                for (; i < n.end && by_sweep_[i].box.lo[s] <= box.hi[s]; ++i) visit(by_sweep_[i]);
+                for (; i < n.end && by_lo_[by_sweep_[i]].box.lo[s] <= box.hi[s]; ++i)
+                    visit(by_lo_[by_sweep_[i]]);
             }
         }
         if (n.right != kNone && !left_of) stack.push_back(n.right);
