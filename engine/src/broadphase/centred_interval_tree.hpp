@@ -58,6 +58,13 @@ private:
         int depth;
         std::uint32_t parent = kNone, left = kNone, right = kNone;
         std::uint32_t begin, end;  // held: [begin, end) of by_lo_, by_hi_, by_sweep_
+
+        // The cell flattened onto the centre: in 2D, lo and hi are the centre line's ends.
+        Aabb<D> plane() const {
+            Aabb<D> p = cell;
+            p.lo[axis] = p.hi[axis] = centre;
+            return p;
+        }
     };
     // A range of entries_ still to be made a node.
     struct Task {
@@ -77,10 +84,12 @@ private:
     // Calls visit(entry) for the held entries, at `from` (unless `below`) and in its subtree,
     // that may overlap `box`: subtrees whose bounds miss it (or that are all static when
     // `skip_static`) are pruned, and each node walks only the entries that reach `box` on its
-    // axis. visit tests the full overlap itself. With a trace, records each node visited.
+    // axis. visit tests the full overlap itself. With a trace, records the centre plane of
+    // each node entered and the subtree bounds of each pruned.
     template <typename Fn>
     void descend(std::uint32_t from, bool below, const Aabb<D>& box, bool skip_static,
                  std::vector<std::uint32_t>& stack, QueryTrace<D>* trace, const Fn& visit) const;
+    void draw_structure(DebugDraw<D>& draw, float alpha, std::uint64_t hidden_layers) const;
     std::string path_of(std::uint32_t node) const;
 
     std::array<Param, 1> params_ = {{{"axis of greatest spread", 1, 0, 1, true}}};
@@ -109,7 +118,7 @@ void CentredIntervalTree<D>::descend(std::uint32_t from, bool below, const Aabb<
         stack.pop_back();
         const Node& n = nodes_[at];
         const bool enter = n.bounds.overlaps(box) && !(skip_static && n.all_static);
-        if (trace) trace->add(n.cell, enter ? TraceKind::kDescended : TraceKind::kPruned);
+        if (trace) trace->add(enter ? n.plane() : n.bounds, enter ? TraceKind::kDescended : TraceKind::kPruned);
         if (!enter) continue;
         const int a = n.axis;
         const bool left_of = box.hi[a] < n.centre, right_of = box.lo[a] > n.centre;

@@ -1,6 +1,7 @@
 // The centred interval tree as the viewer sees it: each node's centre line (a plane outline
-// in 3D) across its cell, coloured by depth, with its held intervals as bars crossing it; the
-// selected body's node, its interval and the path of centres above it; the query's trace.
+// in 3D) across its cell and the boxes of the bodies it holds, coloured by depth; the selected
+// body's node, its interval across the centre and the path of centres above it; the query's
+// trace.
 #include "broadphase/centred_interval_tree.hpp"
 
 #include <algorithm>
@@ -11,14 +12,6 @@ namespace collide {
 
 namespace {
 
-// The node's cell flattened onto its centre: in 2D its lo and hi are the centre line's ends.
-template <int D>
-Aabb<D> centre_plane(const Aabb<D>& cell, int axis, float centre) {
-    Aabb<D> p = cell;
-    p.lo[axis] = p.hi[axis] = centre;
-    return p;
-}
-
 // A body's interval on `axis`, drawn through its centre on the other axes.
 template <int D>
 void interval_bar(DebugDraw<D>& draw, const Aabb<D>& box, int axis, Color color) {
@@ -26,15 +19,6 @@ void interval_bar(DebugDraw<D>& draw, const Aabb<D>& box, int axis, Color color)
     a[axis] = box.lo[axis];
     b[axis] = box.hi[axis];
     draw.line(a, b, color);
-}
-
-template <int D>
-void centre_line(DebugDraw<D>& draw, const Aabb<D>& plane, Color color) {
-    if constexpr (D == 2) {
-        draw.line(plane.lo, plane.hi, color);
-    } else {
-        draw.box(plane, color);
-    }
 }
 
 constexpr char kAxes[] = "xyz";
@@ -53,7 +37,7 @@ std::string CentredIntervalTree<D>::path_of(std::uint32_t at) const {
     std::string text;
     for (std::size_t i = steps.size(); i-- > 0;) {
         text += steps[i];
-        if (i > 0) text += (steps.size() - i) % 5 == 0 ? "\n  " : " ";
+        if (i > 0) text += (steps.size() - i) % 3 == 0 ? "\n  " : " ";
     }
     return text.empty() ? "(root)" : text;
 }
@@ -83,50 +67,59 @@ template <int D>
 void CentredIntervalTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     if (nodes_.empty()) return;
     const bool selecting = which.selected < node_of_.size();
-    const Color path = rgba(1.0f, 0.6f, 0.1f, 1.0f), white = rgba(1, 1, 1);
-    // Highlights first, so the budget never cuts them.
-    if (selecting) {
-        const std::uint32_t home = node_of_[which.selected];
-        for (std::uint32_t up = nodes_[home].parent; up != kNone; up = nodes_[up].parent) {
-            const Node& a = nodes_[up];
-            centre_line(draw, centre_plane(a.cell, a.axis, a.centre), path);
-        }
-        const Node& n = nodes_[home];
-        draw.box(n.cell, white);
-        centre_line(draw, centre_plane(n.cell, n.axis, n.centre), white);
-        for (std::uint32_t i = n.begin; i < n.end; ++i) {
-            interval_bar(draw, by_lo_[i].box, n.axis,
-                         by_lo_[i].id == which.selected ? white : rgba(1.0f, 0.85f, 0.5f, 1.0f));
-        }
-        draw.label(centre_plane(n.cell, n.axis, n.centre).hi, "depth " + std::to_string(n.depth),
-                   white);
+    // The structure first, under the highlights, with some of the budget kept for them.
+    if (which.flags.structure) {
+        const std::size_t budget = draw.budget;
+        draw.budget -= std::min(budget, std::size_t{20000});
+        draw_structure(draw, selecting || which.query ? 0.45f : 0.9f, which.flags.hidden_layers);
+        draw.budget = budget;
     }
     if (which.query) {
-        // Cells entered in cyan, pruned ones (subtree bounds missed the region) in grey.
+        // The centres the query walked in cyan, the subtree bounds it pruned in grey.
         for (const auto& r : which.query->regions) {
-            draw.box(r.box, r.kind == TraceKind::kDescended ? rgba(0.2f, 0.9f, 1.0f, 0.8f)
-                                                            : rgba(0.6f, 0.6f, 0.6f, 0.5f));
+            draw.box(r.box, r.kind == TraceKind::kDescended ? rgba(0.2f, 0.9f, 1.0f, 0.9f)
+                                                            : rgba(0.6f, 0.6f, 0.6f, 0.6f));
         }
     }
-    if (!which.flags.structure) return;
-    const bool lines = !(which.flags.hidden_layers & 1u), bars = !(which.flags.hidden_layers & 2u);
-    // Shallow nodes first: when the budget runs out, the coarse picture is what remains.
+    if (!selecting) return;
+    // The centres on the path from the root in orange; the body's cell, its centre and the
+    // bodies held there in white, and the body's own interval across the centre as a bar.
+    const Color white = rgba(1, 1, 1);
+    const std::uint32_t home = node_of_[which.selected];
+    for (std::uint32_t up = nodes_[home].parent; up != kNone; up = nodes_[up].parent)
+        draw.box(nodes_[up].plane(), rgba(1.0f, 0.6f, 0.1f, 1.0f));
+    const Node& n = nodes_[home];
+    draw.box(n.cell, rgba(1.0f, 1.0f, 1.0f, 0.6f));
+    draw.box(n.plane(), white);
+    for (std::uint32_t i = n.begin; i < n.end; ++i) {
+        draw.box(by_lo_[i].box, white);
+        if (by_lo_[i].id == which.selected) interval_bar(draw, by_lo_[i].box, n.axis, white);
+    }
+    draw.label(n.cell.lo, "depth " + std::to_string(n.depth), white);
+}
+
+// Each node's centre line (a flat box: a line in 2D, a plane's outline in 3D) and the boxes
+// of the bodies it holds, which all cross it, coloured by depth; shallow nodes first, so
+// that when the budget runs out the coarse picture is what remains.
+template <int D>
+void CentredIntervalTree<D>::draw_structure(DebugDraw<D>& draw, float alpha,
+                                            std::uint64_t hidden) const {
     std::vector<std::uint32_t> order(nodes_.size());
     for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
         return nodes_[a].depth < nodes_[b].depth;
     });
     const float depths = static_cast<float>(std::max(deepest_, 1));
+    const bool lines = !(hidden & 1u), held = !(hidden & 2u);
     for (const std::uint32_t i : order) {
         const Node& n = nodes_[i];
         if (!n.cell.overlaps(draw.view)) continue;
         if (draw.full()) break;
-        const float t = static_cast<float>(n.depth) / depths;
-        if (lines) centre_line(draw, centre_plane(n.cell, n.axis, n.centre),
-                               ramp_color(t, selecting ? 0.35f : 0.8f));
-        if (!bars) continue;
-        for (std::uint32_t e = n.begin; e < n.end; ++e)
-            interval_bar(draw, by_lo_[e].box, n.axis, ramp_color(t, selecting ? 0.3f : 0.9f));
+        const Color color = ramp_color(static_cast<float>(n.depth) / depths, alpha);
+        if (lines) draw.box(n.plane(), color);
+        if (held) {
+            for (std::uint32_t e = n.begin; e < n.end; ++e) draw.box(by_lo_[e].box, color);
+        }
     }
 }
 
