@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <limits>
 
 namespace collide {
@@ -48,8 +49,10 @@ void CentredIntervalTree<D>::make_node(const Task& task) {
     // Clamped so the median body is held even where halving a subnormal rounds outside it.
     const float c = std::clamp(mid(median->box, axis), median->box.lo[axis], median->box.hi[axis]);
     // Left | held | right; the median body is held, so every node holds one at least.
-    const auto held = std::partition(first, last, [&](const Entry& e) { return e.box.hi[axis] < c; });
-    const auto right = std::partition(held, last, [&](const Entry& e) { return e.box.lo[axis] <= c; });
+    const auto held =
+        std::partition(first, last, [&](const Entry& e) { return e.box.hi[axis] < c; });
+    const auto right =
+        std::partition(held, last, [&](const Entry& e) { return e.box.lo[axis] <= c; });
 
     // The sweep axis: in 3D, of the two others, the one the held bodies spread most along.
     int sweep = (axis + 1) % D;
@@ -63,6 +66,11 @@ void CentredIntervalTree<D>::make_node(const Task& task) {
     node.centre = c;
     node.axis = static_cast<std::uint8_t>(axis);
     node.sweep_axis = static_cast<std::uint8_t>(sweep);
+    // One ulp up, so it bounds every exact extent however the subtraction rounded.
+    node.reach = 0.0f;
+    for (auto e = held; e != right; ++e)
+        node.reach = std::max(node.reach, e->box.hi[sweep] - e->box.lo[sweep]);
+    node.reach = std::nextafter(node.reach, std::numeric_limits<float>::infinity());
     node.depth = task.depth;
     node.parent = task.parent;
     node.begin = static_cast<std::uint32_t>(by_lo_.size());
@@ -78,10 +86,13 @@ void CentredIntervalTree<D>::make_node(const Task& task) {
             return before(by_lo_[x].box, by_lo_[y].box);
         });
     };
-    index_sorted(by_hi_, [axis](const Aabb<D>& x, const Aabb<D>& y) { return x.hi[axis] > y.hi[axis]; });
-    index_sorted(by_sweep_, [sweep](const Aabb<D>& x, const Aabb<D>& y) { return x.lo[sweep] < y.lo[sweep]; });
+    index_sorted(by_hi_,
+                 [axis](const Aabb<D>& x, const Aabb<D>& y) { return x.hi[axis] > y.hi[axis]; });
+    index_sorted(by_sweep_,
+                 [sweep](const Aabb<D>& x, const Aabb<D>& y) { return x.lo[sweep] < y.lo[sweep]; });
     node.end = static_cast<std::uint32_t>(by_lo_.size());
-    if (task.parent != kNone) (task.right ? nodes_[task.parent].right : nodes_[task.parent].left) = index;
+    if (task.parent != kNone)
+        (task.right ? nodes_[task.parent].right : nodes_[task.parent].left) = index;
     nodes_.push_back(node);
     deepest_ = std::max(deepest_, task.depth);
 
