@@ -154,25 +154,25 @@ template <int D>
 void CentredIntervalTree<D>::find_pairs(std::uint32_t at, PairList& pairs, std::uint64_t& tests,
                                         std::vector<std::uint32_t>& stack) const {
     const Node& n = nodes_[at];
+    const auto test = [&](const Entry& a, const Entry& b) {
+        if (a.is_static && b.is_static) return;
+        ++tests;
+        if (a.box.overlaps(b.box)) pairs.push_back(make_pair(a.id, b.id));
+    };
     const int s = n.sweep_axis;
     for (std::uint32_t i = n.begin; i < n.end; ++i) {
         const Entry& a = by_lo_[by_sweep_[i]];
         for (std::uint32_t j = i + 1; j < n.end; ++j) {
             const Entry& b = by_lo_[by_sweep_[j]];
             if (b.box.lo[s] > a.box.hi[s]) break;
-            if (a.is_static && b.is_static) continue;
-            ++tests;
-            if (a.box.overlaps(b.box)) pairs.push_back(make_pair(a.id, b.id));
+            test(a, b);
         }
     }
     if (n.left == kNone && n.right == kNone) return;
     for (std::uint32_t i = n.begin; i < n.end; ++i) {
         const Entry& a = by_lo_[i];
-        descend(at, true, a.box, a.is_static != 0, stack, nullptr, [&](const Entry& b) {
-            if (a.is_static && b.is_static) return;
-            ++tests;
-            if (a.box.overlaps(b.box)) pairs.push_back(make_pair(a.id, b.id));
-        });
+        descend(at, true, a.box, a.is_static != 0, stack, nullptr,
+                [&](const Entry& b) { test(a, b); });
     }
 }
 

@@ -15,9 +15,16 @@
 // either both held there or the other below it. A node's held bodies, which all contain the
 // centre, are paired by a sweep on another axis (their node axis overlaps by construction);
 // each held body then descends the node's subtree, pruned by fitted subtree bounds, and at
-// each node walks only the held bodies that reach it: sorted by low end when it lies left of
-// the centre, by high end when right, by the sweep axis when it straddles the centre. Each
-// pair is found once, at the higher of the two nodes. Region queries use the same walk.
+// each node walks the shorter of two sorted runs of the held bodies: on the node axis, those
+// whose low end reaches it when it lies left of the centre (high end when right, all when it
+// straddles), or a window on the sweep axis. Each pair is found once, at the higher of the
+// two nodes. Region queries use the same walk.
+//
+// Cost: n log n to build (a median selection per level); on uniform scenes a node holds a
+// few bodies and a descent is O(log n). A node's held set is a (D-1)-dimensional set (the
+// bodies across a line, or a plane in 3D), and the walks filter it on one axis at a time, so
+// where that set is large (a centre plane in 3D centerline) candidates grow past the loose
+// tree's; a multi-level tree (each held set its own tree on the other axes) would fix that.
 #pragma once
 
 #include <array>
