@@ -6,6 +6,7 @@
 
 #include "broadphase/auto_select.hpp"
 #include "broadphase/brute_force.hpp"
+#include "broadphase/centred_interval_tree.hpp"
 #include "broadphase/dynamic_aabb_tree.hpp"
 #include "broadphase/enneatree.hpp"
 #include "broadphase/hierarchical_hash.hpp"
@@ -71,6 +72,10 @@ constexpr std::array kBroadPhases = {
     row<AlternatingEnneatree>("enneatree-alt",
                               "Enneatree as its author built it: 3-way nodes, each splitting "
                               "one axis into overlapping halves, axes alternating by depth"),
+    row<CentredIntervalTree>("centred-interval-tree",
+                             "Centred interval tree rebuilt each frame: a node holds the bodies "
+                             "containing its centre (median midpoint on the axis of greatest "
+                             "spread), sorted by both ends; the rest go left or right"),
     row<DynamicAabbTree>("dynamic-aabb-tree",
                          "Incremental SAH tree of fattened boxes (as in Box2D, Bullet); moved "
                          "bodies re-inserted and re-queried, fat pairs kept between frames"),

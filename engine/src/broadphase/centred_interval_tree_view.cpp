@@ -1,0 +1,132 @@
+// The centred interval tree as the viewer sees it: each node's centre line (a plane outline
+// in 3D) across its cell and the boxes of the bodies it holds, coloured by depth; the selected
+// body's node, its interval across the centre and the path of centres above it; the query's
+// trace.
+#include "broadphase/centred_interval_tree.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+
+namespace collide {
+
+namespace {
+
+// A body's interval on `axis`, drawn through its centre on the other axes.
+template <int D>
+void interval_bar(DebugDraw<D>& draw, const Aabb<D>& box, int axis, Color color) {
+    Vec<D> a = box.center(), b = a;
+    a[axis] = box.lo[axis];
+    b[axis] = box.hi[axis];
+    draw.line(a, b, color);
+}
+
+constexpr char kAxes[] = "xyz";
+
+}  // namespace
+
+template <int D>
+std::string CentredIntervalTree<D>::path_of(std::uint32_t at) const {
+    std::vector<std::string> steps;
+    for (std::uint32_t c = at; nodes_[c].parent != kNone; c = nodes_[c].parent) {
+        const Node& p = nodes_[nodes_[c].parent];
+        std::ostringstream s;
+        s << std::setprecision(4) << kAxes[p.axis] << (p.left == c ? "<" : ">") << p.centre;
+        steps.push_back(s.str());
+    }
+    std::string text;
+    for (std::size_t i = steps.size(); i-- > 0;) {
+        text += steps[i];
+        if (i > 0) text += (steps.size() - i) % 3 == 0 ? "\n  " : " ";
+    }
+    return text.empty() ? "(root)" : text;
+}
+
+template <int D>
+std::string CentredIntervalTree<D>::describe(BodyId id) const {
+    if (id >= node_of_.size() || nodes_.empty()) return {};
+    const std::uint32_t at = node_of_[id];
+    const Node& n = nodes_[at];
+    const Aabb<D>* box = nullptr;
+    for (std::uint32_t i = n.begin; i < n.end; ++i) {
+        if (by_lo_[i].id == id) box = &by_lo_[i].box;
+    }
+    if (box == nullptr) return {};
+    std::size_t tested = 0;
+    std::vector<std::uint32_t> stack;
+    descend(at, true, *box, false, stack, nullptr, [&](const Entry&) { ++tested; });
+    std::ostringstream s;
+    s << std::setprecision(4) << "CIT node " << at << ", depth " << n.depth << "\ncentre "
+      << kAxes[n.axis] << " = " << n.centre << "; it holds " << n.end - n.begin
+      << " intervals (sorted by both ends)\nheld ones swept along " << kAxes[n.sweep_axis]
+      << "\npath: " << path_of(at) << "\nits descent below tests " << tested << " bodies";
+    return s.str();
+}
+
+template <int D>
+void CentredIntervalTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
+    if (nodes_.empty()) return;
+    const bool selecting = which.selected < node_of_.size();
+    // The structure first, under the highlights, with some of the budget kept for them.
+    if (which.flags.structure) {
+        const std::size_t budget = draw.budget;
+        draw.budget -= std::min(budget, std::size_t{20000});
+        draw_structure(draw, selecting || which.query ? 0.45f : 0.9f, which.flags.hidden_layers);
+        draw.budget = budget;
+    }
+    if (which.query) {
+        // The centres the query walked in cyan, the subtree bounds it pruned in grey.
+        for (const auto& r : which.query->regions) {
+            draw.box(r.box, r.kind == TraceKind::kDescended ? rgba(0.2f, 0.9f, 1.0f, 0.9f)
+                                                            : rgba(0.6f, 0.6f, 0.6f, 0.6f));
+        }
+    }
+    if (!selecting) return;
+    // The centres on the path from the root in orange; the body's cell, its centre and the
+    // bodies held there in white, and the body's own interval across the centre as a bar.
+    const Color white = rgba(1, 1, 1);
+    const std::uint32_t home = node_of_[which.selected];
+    for (std::uint32_t up = nodes_[home].parent; up != kNone; up = nodes_[up].parent)
+        draw.box(nodes_[up].plane(), rgba(1.0f, 0.6f, 0.1f, 1.0f));
+    const Node& n = nodes_[home];
+    draw.box(n.cell, rgba(1.0f, 1.0f, 1.0f, 0.6f));
+    draw.box(n.plane(), white);
+    for (std::uint32_t i = n.begin; i < n.end; ++i) {
+        draw.box(by_lo_[i].box, white);
+        if (by_lo_[i].id == which.selected) interval_bar(draw, by_lo_[i].box, n.axis, white);
+    }
+    draw.label(n.cell.lo, "depth " + std::to_string(n.depth), white);
+}
+
+// Each node's centre line (a flat box: a line in 2D, a plane's outline in 3D) and the boxes
+// of the bodies it holds, which all cross it, coloured by depth; shallow nodes first, so
+// that when the budget runs out the coarse picture is what remains.
+template <int D>
+void CentredIntervalTree<D>::draw_structure(DebugDraw<D>& draw, float alpha,
+                                            std::uint64_t hidden) const {
+    std::vector<std::uint32_t> order(nodes_.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return nodes_[a].depth < nodes_[b].depth;
+    });
+    const float depths = static_cast<float>(std::max(deepest_, 1));
+    const bool lines = !(hidden & 1u), held = !(hidden & 2u);
+    for (const std::uint32_t i : order) {
+        const Node& n = nodes_[i];
+        if (!n.cell.overlaps(draw.view)) continue;
+        if (draw.full()) break;
+        const Color color = ramp_color(static_cast<float>(n.depth) / depths, alpha);
+        if (lines) draw.box(n.plane(), color);
+        if (held) {
+            for (std::uint32_t e = n.begin; e < n.end; ++e) draw.box(by_lo_[e].box, color);
+        }
+    }
+}
+
+// The members defined here; the class itself is instantiated in centred_interval_tree.cpp.
+template std::string CentredIntervalTree<2>::describe(BodyId) const;
+template void CentredIntervalTree<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
+template std::string CentredIntervalTree<3>::describe(BodyId) const;
+template void CentredIntervalTree<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
+
+}  // namespace collide
