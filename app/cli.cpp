@@ -99,8 +99,9 @@ Mouse and keys
 constexpr const char* kDescription =
     "collidoscope: watch broad-phase collision detection algorithms at work.\n";
 
+// A value as messages quote it: short, and escaped where it is not printable text.
 std::string quote(std::string_view s) {
-    return "'" + std::string(s) + "'";
+    return "'" + collide::excerpt(s, 200) + "'";
 }
 
 // Splits the arguments into flags; every mistake CLI11 finds is reported in our words.
@@ -141,12 +142,12 @@ RawArgs split_args(std::span<const std::string_view> args) {
     return raw;
 }
 
+// As the bench says it: the value and the allowed range, whatever is wrong with it.
 std::uint64_t parse_count(std::string_view flag, std::string_view text, std::uint64_t max) {
     auto n = collide::parse_number<std::uint64_t>(text);
-    if (!n) throw InputError(std::string(flag) + ": " + quote(text) + " is not a whole number");
-    if (*n > max) {
-        throw InputError(std::string(flag) + ": " + quote(text) + " is too large (at most " +
-                         std::to_string(max) + ")");
+    if (!n || *n > max) {
+        throw InputError(std::string(flag) + ": " + quote(text) +
+                         " must be a whole number from 0 to " + std::to_string(max));
     }
     return *n;
 }
@@ -161,19 +162,12 @@ int parse_dim(std::string_view text) {
 void validate_scene(const RawArgs& raw, Options& opt) {
     if (raw.scene) opt.scene = std::string(*raw.scene);
     if (collide::is_csv_scene(opt.scene)) {
-        std::string path = opt.scene.substr(4);
-        if (path.empty()) throw InputError("--scene: 'csv:' needs a path, as in csv:bodies.csv");
-        int file_dim = 0;
         try {
-            file_dim = collide::csv_scene_dimension(path);
+            opt.dim = collide::scene_dimension(opt.scene, raw.dim ? std::optional(opt.dim)
+                                                                  : std::nullopt);
         } catch (const InputError& e) {
             throw InputError(std::string("--scene: ") + e.what());
         }
-        if (raw.dim && file_dim != opt.dim) {
-            throw InputError("--scene: " + quote(path) + " is a " + std::to_string(file_dim) +
-                             "D scene but --dim is " + std::to_string(opt.dim));
-        }
-        opt.dim = file_dim;
         // The rows themselves are checked when the demo loads the file, still before any
         // window opens.
         return;

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -236,6 +237,20 @@ Options parse_command_line(int argc, char** argv) {
     if (o.list) {
         o.action = Action::kList;
         return o;
+    }
+    // A CSV file's header sets the dimension, as in the app; the algorithms are checked
+    // against it below.
+    try {
+        o.run.dim = scene_dimension(o.run.scene, app.count("--dim") ? std::optional(o.run.dim)
+                                                                    : std::nullopt);
+    } catch (const InputError& e) {
+        throw InputError(std::string("--scene: ") + e.what());
+    }
+    if (const unsigned cores = std::thread::hardware_concurrency();
+        cores != 0 && static_cast<unsigned>(o.run.threads) > cores) {
+        o.warnings.push_back("--threads " + std::to_string(o.run.threads) + " is more than the " +
+                             std::to_string(cores) +
+                             " hardware threads of this machine; the threads will share them");
     }
     for (const std::string& a : o.algorithms) {
         const BroadPhaseEntry* e = find_subject(a);

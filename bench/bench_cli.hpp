@@ -19,6 +19,7 @@ struct Options {
     std::string format = "table";
     std::string out;
     bool list = false;
+    std::vector<std::string> warnings;  // one line each, for stderr; the run goes on
 };
 
 // Parses and validates the whole command line (flags, algorithms, parameters, the scene);

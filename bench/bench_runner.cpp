@@ -218,15 +218,6 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
 
 }  // namespace
 
-bool param_matches(std::string_view param_name, std::string_view given) {
-    if (param_name.size() != given.size()) return false;
-    for (std::size_t i = 0; i < given.size(); ++i) {
-        const char g = given[i] == '-' || given[i] == '_' ? ' ' : given[i];
-        if (g != param_name[i]) return false;
-    }
-    return true;
-}
-
 std::string result_name(const RunConfig& config, const std::string& algorithm) {
     std::string label;
     if (config.dim == 2) {

@@ -68,9 +68,6 @@ struct CheckFailure {
     std::string message;
 };
 
-// Whether a Param's name is the one a --param gave (spaces may be written '-' or '_').
-bool param_matches(std::string_view param_name, std::string_view given);
-
 // The algorithm's name in the results: with the --param values it took and the static share.
 std::string result_name(const RunConfig& config, const std::string& algorithm);
 

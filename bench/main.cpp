@@ -184,6 +184,7 @@ int main(int argc, char** argv) {
         print_list();
         return 0;
     }
+    for (const std::string& w : o.warnings) std::cerr << "collidoscope-bench: warning: " << w << "\n";
     tbb::global_control threads(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(o.run.threads));
 

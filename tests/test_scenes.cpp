@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <tuple>
 #include <vector>
 
@@ -229,8 +230,33 @@ TEST_F(CsvScene, ByteOrderMarkIsSkipped) {
     EXPECT_EQ(load_csv_scene<2>(write("\xEF\xBB\xBFx,y,r\n1,1,1\n")).bodies.size(), 1u);
 }
 
+TEST_F(CsvScene, RefusesNonTextAndZeroRadius) {
+    EXPECT_NE(error_of("x,y,r\n1,1,0\n").find(":2: radius 0: a body's radius must be > 0"),
+              std::string::npos);
+    EXPECT_NE(error_of("x,\x01,r\n").find(":1:3: byte 0x01 is a control character"),
+              std::string::npos);
+    EXPECT_NE(error_of("x,y,r\n1,1,1 # \xC3\x28\n").find(":2:9: byte 0xC3 is not UTF-8"),
+              std::string::npos);
+    EXPECT_NE(error_of(std::string(5000, 'x')).find(":1: the line is longer than 4096 bytes"),
+              std::string::npos);
+    // A long column name is quoted short.
+    EXPECT_LT(error_of("x,y,r," + std::string(300, 'w') + "\n").size(), 200u);
+    std::istringstream in("x,y,r\n1,1,1\n");
+    EXPECT_EQ(load_csv_scene_from<2>(in, "stream").bodies.size(), 1u);
+    EXPECT_NE(error_of("x,y,r\n1,1,1\n" + std::string("2\0,2,1\n", 7)).find(":3:2: byte 0x00"),
+              std::string::npos);
+}
+
 TEST_F(CsvScene, MissingFileIsAnError) {
     EXPECT_THROW(load_csv_scene<2>("/nonexistent/dir/scene.csv"), InputError);
+}
+
+TEST(Parse, ExcerptIsShortAndEscaped) {
+    EXPECT_EQ(excerpt("abc"), "abc");
+    EXPECT_EQ(excerpt("a\x01\xFF"), "a\\x01\\xFF");
+    EXPECT_EQ(excerpt("caf\xC3\xA9"), "caf\xC3\xA9");  // UTF-8 stays
+    EXPECT_EQ(excerpt(std::string(50, 'x'), 10), std::string(10, 'x') + "...");
+    EXPECT_EQ(excerpt("abc\xC3\xA9", 4), "abc...");  // a character is not cut
 }
 
 TEST(Parse, NumbersAreStrict) {

@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <istream>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -44,17 +46,26 @@ struct SourceLine {
     std::size_t number;
 };
 
+// Where a file is not text: the first byte that is a control character or not UTF-8, or
+// nothing. Tab and carriage return are text.
+std::optional<std::size_t> first_binary_byte(std::string_view line) {
+    for (std::size_t i = 0; i < line.size();) {
+        const auto c = static_cast<unsigned char>(line[i]);
+        const std::size_t len = utf8_length(line, i);
+        if (len == 0 || (c < 0x20 && c != '\t' && c != '\r') || c == 0x7F) return i;
+        i += len;
+    }
+    return std::nullopt;
+}
+
 class CsvReader {
 public:
-    explicit CsvReader(const std::string& path) : path_(path), in_(path) {
-        if (!in_) throw InputError(path + ": cannot open the file");
-    }
+    CsvReader(std::istream& in, std::string name) : name_(std::move(name)), in_(in) {}
 
     // The next line with content, or nothing at end of file.
     std::optional<SourceLine> next() {
         std::string raw;
-        while (std::getline(in_, raw)) {
-            ++line_;
+        while (read_line(raw)) {
             if (line_ == 1 && raw.starts_with("\xEF\xBB\xBF"))
                 raw.erase(0, 3);  // UTF-8 byte order mark
             const std::size_t hash = raw.find('#');
@@ -66,21 +77,21 @@ public:
     }
 
     [[noreturn]] void fail(std::size_t line, const std::string& reason) const {
-        throw InputError(path_ + ":" + std::to_string(line) + ": " + reason);
+        throw InputError(name_ + ":" + std::to_string(line) + ": " + reason);
     }
     [[noreturn]] void fail(const std::string& reason) const {
-        throw InputError(path_ + ": " + reason);
+        throw InputError(name_ + ": " + reason);
     }
 
     float number(std::string_view field, std::string_view column, std::size_t line) const {
         if (field.empty()) fail(line, "missing value for '" + std::string(column) + "'");
         const std::optional<float> v = parse_number<float>(field);
         if (!v)
-            fail(line, "'" + std::string(field) + "' in column '" + std::string(column) + "' " +
+            fail(line, "'" + excerpt(field) + "' in column '" + std::string(column) + "' " +
                            number_problem(field));
         // Larger values overflow the simulation's arithmetic (squared distances, impulses).
         if (std::abs(*v) > kMaxValue) {
-            fail(line, "'" + std::string(field) + "' in column '" + std::string(column) +
+            fail(line, "'" + excerpt(field) + "' in column '" + std::string(column) +
                            "' is out of range (|value| <= 1e9)");
         }
         return *v;
@@ -88,9 +99,42 @@ public:
 
     static constexpr float kMaxValue = 1e9f;
 
+    const std::string& name() const { return name_; }
+
+    // No row of a scene comes near this; a longer line is not a scene's (and reading on
+    // would let a file without newlines, such as /dev/zero, take all memory).
+    static constexpr std::size_t kMaxLine = 4096;
+
 private:
-    std::string path_;
-    std::ifstream in_;
+    // The next line (without its newline) into `raw`; false at end of file. Refuses a line
+    // that is not text, naming the line and the byte's column.
+    bool read_line(std::string& raw) {
+        raw.clear();
+        std::streambuf& buf = *in_.rdbuf();
+        int c = buf.sbumpc();
+        if (c == std::char_traits<char>::eof()) return false;
+        ++line_;
+        while (c != std::char_traits<char>::eof() && c != '\n' && raw.size() <= kMaxLine) {
+            raw.push_back(static_cast<char>(c));
+            c = buf.sbumpc();
+        }
+        // A character cut by the length limit is not a bad byte.
+        const std::string_view whole = raw.size() > kMaxLine ? std::string_view(raw).substr(0, kMaxLine - 4) : raw;
+        if (const auto at = first_binary_byte(whole)) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(raw[*at]));
+            const bool control = utf8_length(raw, *at) == 1;
+            throw InputError(name_ + ":" + std::to_string(line_) + ":" + std::to_string(*at + 1) +
+                             ": byte " + hex + (control ? " is a control character" : " is not UTF-8") +
+                             "; a scene file is UTF-8 text (is this a binary file?)");
+        }
+        if (raw.size() > kMaxLine)
+            fail(line_, "the line is longer than " + std::to_string(kMaxLine) + " bytes");
+        return true;
+    }
+
+    std::string name_;
+    std::istream& in_;
     std::size_t line_ = 0;
 };
 
@@ -145,7 +189,7 @@ PendingImplicit<D> read_implicit(const CsvReader& reader, const std::vector<std:
     if (f.size() - 1 == kCount + 1) {
         const float fixed = v[kCount];
         if (fixed != 0.0f && fixed != 1.0f)
-            reader.fail(line, "'static' must be 0 or 1, not " + std::string(f.back()));
+            reader.fail(line, "'static' must be 0 or 1, not " + excerpt(f.back()));
         out.fixed = fixed == 1.0f;
     }
     return out;
@@ -167,9 +211,9 @@ Metaball<D> read_metaball(const CsvReader& reader, const std::vector<std::string
     m.power = reader.number(f[2 + D], "power", line);
     if (values == D + 3) m.weight = reader.number(f[3 + D], "weight", line);
     if (!(m.radius > 0.0f))
-        reader.fail(line, "metaball radius " + std::string(f[1 + D]) + " must be > 0");
+        reader.fail(line, "metaball radius " + excerpt(f[1 + D]) + " must be > 0");
     if (!(m.power > 0.0f))
-        reader.fail(line, "metaball power " + std::string(f[2 + D]) + " must be > 0");
+        reader.fail(line, "metaball power " + excerpt(f[2 + D]) + " must be > 0");
     return m;
 }
 
@@ -207,10 +251,10 @@ std::map<std::string, std::size_t, std::less<>> read_header(CsvReader& reader,
                                                                    "vx", "vy", "vz", "static"};
             if (std::find(kKnown.begin(), kKnown.end(), name) == kKnown.end()) {
                 reader.fail(line->number,
-                            "unknown column '" + name + "' (known: x,y,z,r,vx,vy,vz,static)");
+                            "unknown column '" + excerpt(name) + "' (known: x,y,z,r,vx,vy,vz,static)");
             }
             if (!columns.emplace(name, i).second)
-                reader.fail(line->number, "column '" + name + "' appears twice");
+                reader.fail(line->number, "column '" + excerpt(name) + "' appears twice");
         }
         for (const char* needed : {"x", "y", "r"}) {
             if (!columns.contains(needed)) {
@@ -282,22 +326,51 @@ void apply_settings(const CsvReader& reader, const Preamble& preamble, WorldSett
     }
 }
 
+// The file at `path`, open; refuses a directory or a file that cannot be read.
+std::ifstream open_csv(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw InputError(excerpt(path, 200) + ": is a directory, not a CSV file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(excerpt(path, 200) + ": cannot open the file");
+    return in;
+}
+
 }  // namespace
 
 int csv_scene_dimension(const std::string& path) {
-    CsvReader reader(path);
+    std::ifstream in = open_csv(path);
+    CsvReader reader(in, excerpt(path, 200));
     Preamble preamble;
     return read_header(reader, preamble).contains("z") ? 3 : 2;
 }
 
+int scene_dimension(std::string_view scene, std::optional<int> asked) {
+    if (!is_csv_scene(scene)) return asked.value_or(2);
+    const std::string path(scene.substr(kCsvPrefix.size()));
+    if (path.empty()) throw InputError("'csv:' needs a path, as in csv:bodies.csv");
+    const int file_dim = csv_scene_dimension(path);
+    if (asked && *asked != file_dim) {
+        throw InputError("'" + excerpt(path, 200) + "' is a " + std::to_string(file_dim) +
+                         "D scene but --dim is " + std::to_string(*asked));
+    }
+    return file_dim;
+}
+
 template <int D>
 Scene<D> load_csv_scene(const std::string& path) {
-    CsvReader reader(path);
+    std::ifstream in = open_csv(path);
+    return load_csv_scene_from<D>(in, excerpt(path, 200));
+}
+
+template <int D>
+Scene<D> load_csv_scene_from(std::istream& in, const std::string& name) {
+    CsvReader reader(in, name);
     Preamble preamble;
     const auto columns = read_header(reader, preamble);
     const int file_dim = columns.contains("z") ? 3 : 2;
     if (file_dim != D) {
-        throw InputError(path + ": the file is " + std::to_string(file_dim) + "D (its header " +
+        throw InputError(name + ": the file is " + std::to_string(file_dim) + "D (its header " +
                          (file_dim == 3 ? "has" : "has no") + " 'z' column) but " +
                          std::to_string(D) + "D was asked for");
     }
@@ -371,12 +444,16 @@ Scene<D> load_csv_scene(const std::string& path) {
             v[k] = value(kVel[k], 0.0f);
         }
         const float r = value("r", 0.0f);
-        if (r < 0)
-            reader.fail(line->number, "negative radius " + std::string(fields[columns.at("r")]));
+        // A point has no size to draw, pick or collide with: refused rather than invisible.
+        if (!(r > 0)) {
+            reader.fail(line->number, (r < 0 ? "negative radius " : "radius ") +
+                                          excerpt(fields[columns.at("r")]) +
+                                          (r < 0 ? "" : ": a body's radius must be > 0"));
+        }
         const float fixed = value("static", 0.0f);
         if (fixed != 0.0f && fixed != 1.0f) {
             reader.fail(line->number, "'static' must be 0 or 1, not " +
-                                          std::string(fields[columns.at("static")]));
+                                          excerpt(fields[columns.at("static")]));
         }
         if (has_world && !scene.settings.bounds.contains(p)) {
             reader.fail(line->number,
@@ -401,5 +478,7 @@ Scene<D> load_csv_scene(const std::string& path) {
 
 template Scene<2> load_csv_scene<2>(const std::string&);
 template Scene<3> load_csv_scene<3>(const std::string&);
+template Scene<2> load_csv_scene_from<2>(std::istream&, const std::string&);
+template Scene<3> load_csv_scene_from<3>(std::istream&, const std::string&);
 
 }  // namespace collide

@@ -5,7 +5,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -38,6 +40,51 @@ inline const char* number_problem(std::string_view s) {
     if (ec == std::errc::result_out_of_range) return "is out of range";
     if (ec != std::errc()) return "is not a number";
     return std::isfinite(v) ? "is out of range" : "is not finite";
+}
+
+// The length of the UTF-8 character starting at s[i] (1 to 4), or 0 where the bytes there
+// are not UTF-8 (a stray continuation byte, a truncated or overlong sequence, a surrogate,
+// a code point above U+10FFFF).
+inline std::size_t utf8_length(std::string_view s, std::size_t i) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    const unsigned char c = byte(0);
+    if (c < 0x80) return 1;
+    const std::size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+                            : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return 0;
+    for (std::size_t k = 1; k < len; ++k) {
+        if ((byte(k) & 0xC0) != 0x80) return 0;
+    }
+    // The second byte's range that rules out overlong forms, surrogates and > U+10FFFF.
+    if ((c == 0xE0 && byte(1) < 0xA0) || (c == 0xED && byte(1) > 0x9F) ||
+        (c == 0xF0 && byte(1) < 0x90) || (c == 0xF4 && byte(1) > 0x8F))
+        return 0;
+    return len;
+}
+
+// `s` as a message may quote it: at most `limit` bytes (cut on a character boundary, "..."
+// added), control bytes and bytes that are not UTF-8 written as \xNN, so a binary file or
+// argument never reaches the terminal raw.
+inline std::string excerpt(std::string_view s, std::size_t limit = 40) {
+    std::string out;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        const std::size_t len = utf8_length(s, i);
+        const bool raw = len != 0 && c >= 0x20 && c != 0x7F;
+        if (i + (raw ? len : 1) > limit) break;  // keeps a character whole
+        if (raw) {
+            out.append(s.substr(i, len));
+            i += len;
+        } else {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02X", c);
+            out += hex;
+            ++i;
+        }
+    }
+    if (i < s.size()) out += "...";
+    return out;
 }
 
 // Splits on `sep`, keeping empty fields (so "a,,b" has three).

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,5 +31,10 @@ inline constexpr std::size_t kMaxBodies = 10'000'000;
 
 // Dimension a CSV file declares in its header (2 or 3). Throws InputError.
 int csv_scene_dimension(const std::string& path);
+
+// The dimension to run scene `name` in, `asked` being --dim when given: a CSV file's header
+// decides, and an `asked` that contradicts it is an InputError; other scenes take `asked`,
+// or 2.
+int scene_dimension(std::string_view name, std::optional<int> asked);
 
 }  // namespace collide

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,10 @@ Scene<D> make_scene(std::string_view name, std::size_t n, std::uint64_t seed);
 // with "path:line: reason".
 template <int D>
 Scene<D> load_csv_scene(const std::string& path);
+
+// The same from a stream (the fuzzer's way in); messages name the input `name`.
+template <int D>
+Scene<D> load_csv_scene_from(std::istream& in, const std::string& name);
 
 // Writes the world (its settings, then every body in id order, implicit bodies with their
 // metaballs) as a CSV scene that load_csv_scene reads back identically: floats in their
