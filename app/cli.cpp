@@ -25,6 +25,7 @@ namespace {
 struct RawArgs {
     std::optional<std::string> dim, scene, count, seed, broadphase, overlay, frames, screenshot,
         size, select, msaa, query;
+    std::optional<std::string> record, replay;  // record and replay
     bool paused = false;
     bool swept = false;
     bool race = false;
@@ -68,6 +69,12 @@ void define_flags(CLI::App& app, RawArgs& raw) {
           "run N frames, print a stats summary, then quit");
     value("Runs and captures", "--screenshot", raw.screenshot, "FILE.png",
           "save the last frame (UI included) when the app quits");
+    value("Record and replay", "--record", raw.record, "FILE",
+          "write the session (its world, then every action with its step) to\n"
+          "FILE as it goes; the Record button does the same");
+    value("Record and replay", "--replay", raw.replay, "FILE",
+          "replay a recorded session bit for bit: its world replaces --dim,\n"
+          "--scene, --count, --seed, --broadphase, --swept and --paused");
     toggle("Information", "--list", raw.list, "list the algorithms and scenes, then exit");
     app.add_flag("-h,--help")
         ->description("show this text")
@@ -84,6 +91,7 @@ Mouse and keys
   middle drag            pan
   wheel                  2D: zoom about the cursor   3D: dolly
   P pause   O step   R reset scene   C or Home: fit camera   1-9 choose algorithm
+  , .                    rewind one step / forward one step (the Timeline panel scrubs)
   Esc                    clear the query region, or quit when there is none)");
 }
 
@@ -351,6 +359,8 @@ CliResult parse_cli(std::span<const std::string_view> args) {
     }
     // After the scene: a CSV file may have set the dimension, which decides the count.
     if (raw.query) opt.query = parse_query(*raw.query, opt.dim);
+    if (raw.record) opt.record = *raw.record;
+    if (raw.replay) opt.replay = *raw.replay;
     opt.paused = raw.paused;
     opt.swept = raw.swept;
     opt.race = raw.race;

@@ -34,6 +34,10 @@ struct Options {
     int msaa = 4;                               // samples per pixel; 0 = off
     collide::BodyId select = collide::kNoBody;  // body selected at start (for screenshots)
     std::optional<collide::Aabb<3>> query;      // region queried from the start; 2D: z = 0
+    // Record and replay (session_file.hpp): write the session to `record`; replay the one
+    // in `replay`, whose world replaces dim, scene, count, seed, algorithm, swept, paused.
+    std::string record;
+    std::string replay;
 };
 
 }  // namespace collidoscope

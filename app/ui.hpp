@@ -18,6 +18,7 @@ namespace collidoscope {
 inline constexpr float kPanelMargin = 8.0f;
 inline constexpr float kLeftPanelWidth = 310.0f;
 inline constexpr float kRightPanelWidth = 290.0f;
+inline constexpr float kTimelineHeight = 84.0f;  // the strip under the world
 
 // What the last query of the viewer's region returned.
 struct QueryReport {
@@ -64,6 +65,9 @@ private:
 void stats_panel(Demo& demo, const UiFrame& frame, float bottom);
 // The race window, from `top` down to at most `bottom` (ui_race.cpp).
 void race_window(Demo& demo, const UiFrame& frame, float top, float bottom);
+
+// The timeline strip under the world: rewind, Record, replay (ui_timeline.cpp).
+void timeline_panel(Demo& demo, const UiFrame& frame);
 
 // "12.3 MiB" and the like.
 std::string format_bytes(std::size_t bytes);
