@@ -65,13 +65,12 @@ Demo::~Demo() {
 }
 
 void Demo::apply(const UserAction& action) {
-    log(action);
+    // A check is compared, not logged: update() logs the session's own.
+    if (!std::holds_alternative<action::Check>(action)) log(action);
     std::visit([this](const auto& a) { act(a); }, action);
 }
 
 void Demo::log(const UserAction& action) {
-    // A replayed check is compared, not logged: the replay logs its own.
-    if (std::holds_alternative<action::Check>(action) && replay_status_) return;
     log_.push_back({ticks_, action});
     if (recorder_) recorder_->write(log_.back());
 }
@@ -239,7 +238,7 @@ bool Demo::update() {
     world_->step();
     ++ticks_;
     history_.record(*world_);
-    if (ticks_ % kCheckEvery == 0) apply(action::Check{world_->state_hash()});
+    if (ticks_ % kCheckEvery == 0) log(action::Check{world_->state_hash()});
     return true;
 }
 
@@ -262,8 +261,7 @@ std::string Demo::session_summary() const {
                format_hash(world_->state_hash()) + "\n";
     }
     if (recorder_) {
-        out += "collidoscope: recording " + std::to_string(log_.size()) + " actions to " +
-               recorder_->path() + "\n";
+        out += "collidoscope: recording to " + recorder_->path() + "\n";
     }
     if (replay_status_) {
         const ReplayStatus& r = *replay_status_;

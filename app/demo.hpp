@@ -123,7 +123,6 @@ public:
     void stop_recording();
     // The file being recorded to; empty when not recording.
     std::string recording_path() const { return recorder_ ? recorder_->path() : std::string(); }
-    std::size_t logged_actions() const { return log_.size(); }
     const std::optional<ReplayStatus>& replay() const { return replay_status_; }
     // The world's state hash (SimWorld::state_hash) and, when recording or replaying, lines
     // for the exit summary: the hash at the current step and how the replay went.

@@ -73,6 +73,14 @@ private:
     std::vector<std::string_view> words_;
 };
 
+// The text from word `i` of `line` to its end, for names that may hold spaces.
+std::string rest_of(std::string_view line, const std::vector<std::string_view>& words,
+                    std::size_t i) {
+    if (i >= words.size()) return {};
+    std::string_view rest = line.substr(static_cast<std::size_t>(words[i].data() - line.data()));
+    return std::string(rest.substr(0, rest.find_last_not_of(" \t\r") + 1));
+}
+
 }  // namespace
 
 std::string format_hash(std::uint64_t hash) {
@@ -104,7 +112,7 @@ std::string format_action(const UserAction& action) {
             [](const SetSeed& a) { return "seed " + std::to_string(a.seed); },
             [](const Reset&) { return std::string("reset"); },
             [](const SetBroadPhase& a) { return "broadphase " + a.name; },
-            [](const SetParam& a) { return "param " + a.name + " " + text(a.value); },
+            [](const SetParam& a) { return "param " + text(a.value) + " " + a.name; },
             [](const SetPhysics& a) {
                 const Physics& p = a.physics;
                 return "physics " + text(p.restitution) + " " + text(p.gravity) + " " +
@@ -135,12 +143,9 @@ UserAction parse_action(std::string_view line) {
     const auto take = [&](std::size_t count) { return Words(key, words, count); };
     if (key == "scene") {
         // The rest of the line: a CSV path may hold spaces.
-        const std::size_t at = line.find("scene") + 5;
-        const std::size_t start = line.find_first_not_of(" \t", at);
-        if (start == std::string_view::npos) fail("'scene' takes a scene name");
-        std::string_view name = line.substr(start);
-        name = name.substr(0, name.find_last_not_of(" \t\r") + 1);
-        return SetScene{std::string(name)};
+        std::string name = rest_of(line, words, 1);
+        if (name.empty()) fail("'scene' takes a scene name");
+        return SetScene{std::move(name)};
     }
     if (key == "dim") {
         const int dim = take(1).number<int>(0);
@@ -165,8 +170,11 @@ UserAction parse_action(std::string_view line) {
         return SetBroadPhase{name};
     }
     if (key == "param") {
-        const Words w = take(2);
-        return SetParam{std::string(w[0]), w.number<float>(1)};
+        // The value first: names hold spaces ("margin (box size)").
+        if (words.size() < 3) fail("'param' takes a value and a parameter name");
+        const std::optional<float> value = collide::parse_number<float>(words[1]);
+        if (!value) fail("'" + std::string(words[1]) + "' " + collide::number_problem(words[1]));
+        return SetParam{rest_of(line, words, 2), *value};
     }
     if (key == "physics") {
         const Words w = take(5);
