@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "launch_options.hpp"
 #include "collide/registry.hpp"
+#include "launch_options.hpp"
 #include "session_action.hpp"
 #include "session_file.hpp"
 #include "session_history.hpp"

@@ -115,8 +115,8 @@ std::string format_action(const UserAction& action) {
             [](const SetParam& a) { return "param " + text(a.value) + " " + a.name; },
             [](const SetPhysics& a) {
                 const Physics& p = a.physics;
-                return "physics " + text(p.restitution) + " " + text(p.gravity) + " " +
-                       text(p.dt) + " " + std::to_string(int(p.swept)) + " " +
+                return "physics " + text(p.restitution) + " " + text(p.gravity) + " " + text(p.dt) +
+                       " " + std::to_string(int(p.swept)) + " " +
                        std::to_string(int(p.count_tunnelling));
             },
             [](const SetPaused& a) { return "pause " + std::to_string(int(a.paused)); },
@@ -155,7 +155,8 @@ UserAction parse_action(std::string_view line) {
     if (key == "count") {
         const auto n = take(1).number<std::size_t>(0);
         if (n < 1 || n > kMaxAppBodies) {
-            fail("count " + std::to_string(n) + " is not from 1 to " + std::to_string(kMaxAppBodies));
+            fail("count " + std::to_string(n) + " is not from 1 to " +
+                 std::to_string(kMaxAppBodies));
         }
         return SetCount{n};
     }
@@ -211,8 +212,8 @@ UserAction parse_action(std::string_view line) {
         const std::string_view h = take(1)[0];
         std::uint64_t hash = 0;
         const char* end = h.data() + h.size();
-        if (!h.starts_with("0x") ||
-            std::from_chars(h.data() + 2, end, hash, 16).ptr != end || h.size() == 2) {
+        if (!h.starts_with("0x") || std::from_chars(h.data() + 2, end, hash, 16).ptr != end ||
+            h.size() == 2) {
             fail("'" + std::string(h) + "' is not a hash (0x and hex digits)");
         }
         return Check{hash};

@@ -75,10 +75,10 @@ struct Check {
 namespace collidoscope {
 
 using UserAction =
-    std::variant<action::SetDim, action::SetScene, action::SetCount, action::SetSeed,
-                 action::Reset, action::SetBroadPhase, action::SetParam, action::SetPhysics,
-                 action::SetPaused, action::StepOnce, action::Seek, action::MoveBody,
-                 action::Select, action::SetQuery, action::Check>;
+    std::variant<action::SetDim, action::SetScene, action::SetCount, action::SetSeed, action::Reset,
+                 action::SetBroadPhase, action::SetParam, action::SetPhysics, action::SetPaused,
+                 action::StepOnce, action::Seek, action::MoveBody, action::Select, action::SetQuery,
+                 action::Check>;
 
 // "0x" and 16 hex digits.
 std::string format_hash(std::uint64_t hash);

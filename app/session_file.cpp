@@ -63,15 +63,13 @@ Session load_session(const std::string& path) {
             const std::optional<std::uint64_t> tick = collide::parse_number<std::uint64_t>(first);
             if (!tick) {
                 if (!session.entries.empty()) {
-                    throw collide::InputError("'" + std::string(first) +
-                                              "' is not a step number");
+                    throw collide::InputError("'" + std::string(first) + "' is not a step number");
                 }
                 read_header_line(line, session.start);
                 continue;
             }
             if (!session.entries.empty() && *tick < session.entries.back().tick) {
-                throw collide::InputError("step " + std::to_string(*tick) +
-                                          " comes after step " +
+                throw collide::InputError("step " + std::to_string(*tick) + " comes after step " +
                                           std::to_string(session.entries.back().tick));
             }
             const std::string_view text = std::string_view(line).substr(
@@ -98,11 +96,10 @@ SessionRecorder::SessionRecorder(const std::string& path, const SessionStart& st
     if (!out_) throw collide::InputError("cannot write session file '" + path + "'");
     out_ << kMagic << "\n# Replay with: collidoscope --replay " << path << "\n";
     // The header's lines are the actions that would set the same.
-    for (const UserAction& a : {UserAction(action::SetDim{start.dim}),
-                                UserAction(action::SetScene{start.scene}),
-                                UserAction(action::SetCount{start.count}),
-                                UserAction(action::SetSeed{start.seed}),
-                                UserAction(action::SetBroadPhase{start.broadphase})}) {
+    for (const UserAction& a :
+         {UserAction(action::SetDim{start.dim}), UserAction(action::SetScene{start.scene}),
+          UserAction(action::SetCount{start.count}), UserAction(action::SetSeed{start.seed}),
+          UserAction(action::SetBroadPhase{start.broadphase})}) {
         out_ << format_action(a) << "\n";
     }
     out_ << "# step action\n";

@@ -39,8 +39,9 @@ void record_button(Demo& demo) {
         }
     }
     if (ImGui::IsItemHovered()) {
-        ImGui::SetTooltip("Write the session since launch to a file, and go on recording;\n"
-                          "collidoscope --replay FILE plays it back step for step");
+        ImGui::SetTooltip(
+            "Write the session since launch to a file, and go on recording;\n"
+            "collidoscope --replay FILE plays it back step for step");
     }
     if (!error.empty()) {
         ImGui::SameLine();
@@ -72,8 +73,7 @@ void timeline_panel(Demo& demo, const UiFrame& frame) {
     std::uint64_t shown = now;
     ImGui::SetNextItemWidth(-1.0f);
     ImGui::BeginDisabled(history.size() < 2);
-    if (ImGui::SliderScalar("##step", ImGuiDataType_U64, &shown, &first, &last,
-                            "step %" PRIu64) &&
+    if (ImGui::SliderScalar("##step", ImGuiDataType_U64, &shown, &first, &last, "step %" PRIu64) &&
         shown != now) {
         demo.seek(shown);
     }

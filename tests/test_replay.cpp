@@ -54,25 +54,25 @@ TEST_P(Rewind, RestoreThenStepReproducesTheRun) {
     EXPECT_EQ(world->state_hash(), hash_end);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Worlds, Rewind,
-    ::testing::Values(RewindCase{2, "uniform", "sort-and-sweep"},
-                      RewindCase{2, "uniform", "dynamic-aabb-tree"},
-                      RewindCase{2, "uniform", "morton-cells"},
-                      RewindCase{2, "rain", "sort-and-sweep"},
-                      RewindCase{2, "rain", "dynamic-aabb-tree"},
-                      RewindCase{2, "rain", "morton-cells"},
-                      RewindCase{3, "rain", "dynamic-aabb-tree"},
-                      RewindCase{2, "bullets", "dynamic-aabb-tree", true},
-                      RewindCase{2, "blobs", "dynamic-aabb-tree"}),
-    [](const auto& info) {
-        std::string name = std::to_string(info.param.dim) + "d_" + info.param.scene + "_" +
-                           info.param.algorithm + (info.param.swept ? "_swept" : "");
-        for (char& ch : name) {
-            if (ch == '-') ch = '_';
-        }
-        return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Worlds, Rewind,
+                         ::testing::Values(RewindCase{2, "uniform", "sort-and-sweep"},
+                                           RewindCase{2, "uniform", "dynamic-aabb-tree"},
+                                           RewindCase{2, "uniform", "morton-cells"},
+                                           RewindCase{2, "rain", "sort-and-sweep"},
+                                           RewindCase{2, "rain", "dynamic-aabb-tree"},
+                                           RewindCase{2, "rain", "morton-cells"},
+                                           RewindCase{3, "rain", "dynamic-aabb-tree"},
+                                           RewindCase{2, "bullets", "dynamic-aabb-tree", true},
+                                           RewindCase{2, "blobs", "dynamic-aabb-tree"}),
+                         [](const auto& info) {
+                             std::string name = std::to_string(info.param.dim) + "d_" +
+                                                info.param.scene + "_" + info.param.algorithm +
+                                                (info.param.swept ? "_swept" : "");
+                             for (char& ch : name) {
+                                 if (ch == '-') ch = '_';
+                             }
+                             return name;
+                         });
 
 std::string temp_path(const std::string& name) {
     return (std::filesystem::temp_directory_path() / name).string();

@@ -66,7 +66,7 @@ public:
         std::vector<Spin<D>> spin;
         std::uint64_t steps = 0;
         typename ContactSolver<D>::WarmStart warm_start;  // the solver's last impulses
-        std::vector<Aabb<D>> boxes;                        // the last step's, as it found them
+        std::vector<Aabb<D>> boxes;                       // the last step's, as it found them
         std::vector<Contact<D>> contacts;
         std::vector<Pair> impact_pairs;
         std::vector<ImplicitContactInfo<D>> implicit_contacts;
