@@ -156,6 +156,7 @@ int App::run() {
                        .c_str(),
                    stdout);
         print_race(demo_.race());
+        std::fputs(demo_.session_summary().c_str(), stdout);
         const Physics physics = demo_.world().physics();
         if (physics.count_tunnelling) {
             const ContinuousFacts f = demo_.world().continuous_facts();

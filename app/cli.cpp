@@ -27,6 +27,7 @@ struct RawArgs {
         size, select, msaa, query;
     std::optional<std::string> save_scene;  // persistence (issue 16)
     bool no_settings = false;
+    std::optional<std::string> record, replay;  // record and replay
     bool paused = false;
     bool swept = false;
     bool race = false;
@@ -76,6 +77,12 @@ void define_flags(CLI::App& app, RawArgs& raw) {
     toggle("View", "--no-settings", raw.no_settings,
            "neither read nor write the settings file\n"
            "($XDG_CONFIG_HOME/collidoscope/settings.ini)");
+    value("Record and replay", "--record", raw.record, "FILE",
+          "write the session (its world, then every action with its step) to\n"
+          "FILE as it goes; the Record button does the same");
+    value("Record and replay", "--replay", raw.replay, "FILE",
+          "replay a recorded session bit for bit: its world replaces --dim,\n"
+          "--scene, --count, --seed, --broadphase, --swept and --paused");
     toggle("Information", "--list", raw.list, "list the algorithms and scenes, then exit");
     app.add_flag("-h,--help")
         ->description("show this text")
@@ -93,6 +100,7 @@ Mouse and keys
   wheel                  2D: zoom about the cursor   3D: dolly
   P pause   O step   R reset scene   C or Home: fit camera   1-9 choose algorithm
   S                      save the scene as scene-DATE-TIME.csv in the current folder
+  , .                    rewind one step / forward one step (the Timeline panel scrubs)
   Esc                    clear the query region, or quit when there is none)");
 }
 
@@ -359,6 +367,8 @@ CliResult parse_cli(std::span<const std::string_view> args) {
     }
     // After the scene: a CSV file may have set the dimension, which decides the count.
     if (raw.query) opt.query = parse_query(*raw.query, opt.dim);
+    if (raw.record) opt.record = *raw.record;
+    if (raw.replay) opt.replay = *raw.replay;
     opt.paused = raw.paused;
     opt.swept = raw.swept;
     opt.race = raw.race;

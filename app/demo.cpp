@@ -3,18 +3,28 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "tooling/input_error.hpp"
 #include "tooling/scene_names.hpp"
 
 namespace collidoscope {
 
-Demo::Demo(const Options& options)
-    : dim_(options.dim),
-      scene_(options.scene),
-      count_(options.count),
-      seed_(options.seed),
-      broad_phase_(options.broadphase),
-      paused_(options.paused),
-      race_live_(options.race) {
+Demo::Demo(const Options& options) : race_live_(options.race) {
+    if (options.replay.empty()) {
+        start_ = {options.dim, options.scene, options.count, options.seed, options.broadphase};
+    } else {
+        replay_ = load_session(options.replay);
+        start_ = replay_->start;
+        replay_status_.emplace();
+        replay_status_->path = options.replay;
+        for (const SessionEntry& e : replay_->entries) {
+            if (!std::holds_alternative<action::Check>(e.action)) ++replay_status_->total;
+        }
+    }
+    dim_ = start_.dim;
+    scene_ = start_.scene;
+    count_ = start_.count;
+    seed_ = start_.seed;
+    broad_phase_ = start_.broadphase;
     for (const collide::SceneEntry& s : collide::scene_list()) {
         scenes_.push_back(
             {std::string(s.name), std::string(s.name), std::string(s.description), 0});
@@ -25,42 +35,69 @@ Demo::Demo(const Options& options)
         std::string file = path.substr(path.find_last_of('/') + 1);
         scenes_.push_back({scene_, "csv: " + file, "bodies loaded from " + path, dim_});
     }
-    world_ = make_sim_world(dim_, scene_, count_, seed_, broad_phase_);
-    if (scene_is_csv()) count_ = world_->body_count();  // the file decides
-    scene_physics_ = world_->physics();
-    if (options.swept) {
-        Physics p = scene_physics_;
-        p.swept = true;
-        world_->set_physics(p);
+    try {
+        world_ = make_sim_world(dim_, scene_, count_, seed_, broad_phase_);
+    } catch (const collide::InputError& e) {
+        if (!replay_) throw;
+        throw collide::InputError(options.replay + ": " + e.what());
     }
+    if (scene_is_csv()) count_ = start_.count = world_->body_count();  // the file decides
+    scene_physics_ = world_->physics();
+    history_.record(*world_);
     view_.overlays = options.overlays;
-    select(options.select);
-    query_ = options.query;
+    if (!options.record.empty()) start_recording(options.record);
+    // What the command line asks of the world is logged like any action; a replay has its
+    // own in the file.
+    if (!replay_) {
+        if (options.swept) {
+            Physics p = scene_physics_;
+            p.swept = true;
+            set_physics(p);
+        }
+        if (options.paused) set_paused(true);
+    }
+    if (options.select != collide::kNoBody) select(options.select);
+    if (options.query) set_query(options.query);
 }
 
-void Demo::set_dim(int dim) {
-    if (dim == dim_) return;
+Demo::~Demo() {
+    stop_recording();
+}
+
+void Demo::apply(const UserAction& action) {
+    // A check is compared, not logged: update() logs the session's own.
+    if (!std::holds_alternative<action::Check>(action)) log(action);
+    std::visit([this](const auto& a) { act(a); }, action);
+}
+
+void Demo::log(const UserAction& action) {
+    log_.push_back({ticks_, action});
+    if (recorder_) recorder_->write(log_.back());
+}
+
+void Demo::act(const action::SetDim& a) {
+    if (a.dim == dim_) return;
     std::string scene = scene_;
     // A CSV file has one dimension; leave it for the first generated scene.
     auto it = std::find_if(scenes_.begin(), scenes_.end(),
                            [&](const SceneChoice& s) { return s.name == scene_; });
-    if (it == scenes_.end() || (it->dim != 0 && it->dim != dim)) scene = scenes_.front().name;
-    rebuild(dim, scene, count_, seed_, false);
+    if (it == scenes_.end() || (it->dim != 0 && it->dim != a.dim)) scene = scenes_.front().name;
+    rebuild(a.dim, scene, count_, seed_, false);
 }
 
-void Demo::set_scene(const std::string& name) {
-    if (name != scene_) rebuild(dim_, name, count_, seed_, false);
+void Demo::act(const action::SetScene& a) {
+    if (a.name != scene_) rebuild(dim_, a.name, count_, seed_, false);
 }
 
-void Demo::set_count(std::size_t count) {
-    if (count != count_) rebuild(dim_, scene_, count, seed_, true);
+void Demo::act(const action::SetCount& a) {
+    if (a.count != count_) rebuild(dim_, scene_, a.count, seed_, true);
 }
 
-void Demo::set_seed(std::uint64_t seed) {
-    if (seed != seed_) rebuild(dim_, scene_, count_, seed, true);
+void Demo::act(const action::SetSeed& a) {
+    if (a.seed != seed_) rebuild(dim_, scene_, count_, a.seed, true);
 }
 
-void Demo::reset() {
+void Demo::act(const action::Reset&) {
     rebuild(dim_, scene_, count_, seed_, true);
 }
 
@@ -96,6 +133,8 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
     seed_ = seed;
     broad_phase_ = algorithm;
     if (selected_ >= world_->body_count()) selected_ = collide::kNoBody;
+    history_.clear();  // another world: its past is not this one's
+    history_.record(*world_);
     return true;
 }
 
@@ -106,11 +145,62 @@ void Demo::update_race(bool stepped) {
     race_requested_ = false;
 }
 
-bool Demo::set_broad_phase(const std::string& name) {
-    if (!world_->set_broad_phase(name)) return false;
-    broad_phase_ = name;
+void Demo::act(const action::SetBroadPhase& a) {
+    if (!world_->set_broad_phase(a.name)) return;
+    broad_phase_ = a.name;
     view_.overlays.hidden_layers = 0;  // layer numbers mean something else in another algorithm
-    return true;
+}
+
+void Demo::act(const action::SetParam& a) {
+    for (collide::Param& p : world_->broad_phase_params()) {
+        if (p.name == a.name) p.value = std::clamp(a.value, p.min, p.max);
+    }
+}
+
+void Demo::act(const action::SetPhysics& a) {
+    world_->set_physics(a.physics);
+    history_.drop_after(world_->steps());  // the stored future had the old physics
+}
+
+void Demo::act(const action::MoveBody& a) {
+    if (a.id >= world_->body_count()) return;
+    world_->move_body(a.id, a.pos, a.vel);
+    history_.drop_after(world_->steps());
+}
+
+void Demo::act(const action::Select& a) {
+    selected_ = a.id < world_->body_count() ? a.id : collide::kNoBody;
+}
+
+void Demo::act(const action::Seek& a) {
+    const WorldSnapshot* snapshot = history_.find(a.step);
+    if (!snapshot) return;
+    world_->restore(*snapshot);
+    paused_ = true;  // else the next frame would step away from it
+    step_pending_ = false;
+}
+
+void Demo::act(const action::Check& a) {
+    if (!replay_status_) return;
+    ReplayStatus& r = *replay_status_;
+    ++r.checks;
+    if (world_->state_hash() == a.hash) return;
+    ++r.failed;
+    if (!r.first_failed) r.first_failed = world_->steps();
+}
+
+void Demo::step_back() {
+    const std::uint64_t step = world_->steps();
+    if (step > 0 && history_.find(step - 1)) seek(step - 1);
+}
+
+void Demo::step_forward() {
+    if (history_.find(world_->steps() + 1)) {
+        seek(world_->steps() + 1);
+    } else {
+        set_paused(true);
+        step_once();
+    }
 }
 
 std::vector<const collide::BroadPhaseEntry*> Demo::algorithms() const {
@@ -125,15 +215,64 @@ float Demo::max_gravity() const {
     return std::max(4.0f * scene_physics_.gravity, 50.0f);
 }
 
+void Demo::apply_replay() {
+    if (!replay_) return;
+    ReplayStatus& r = *replay_status_;
+    while (replay_next_ < replay_->entries.size() &&
+           replay_->entries[replay_next_].tick <= ticks_) {
+        const UserAction& a = replay_->entries[replay_next_++].action;
+        if (!std::holds_alternative<action::Check>(a)) ++r.applied;
+        apply(a);
+    }
+    if (!r.finished && replay_next_ == replay_->entries.size() && replay_->end &&
+        ticks_ >= *replay_->end) {
+        r.finished = true;
+        set_paused(true);  // where the recording stopped
+    }
+}
+
 bool Demo::update() {
+    apply_replay();
     if (paused_ && !step_pending_) return false;
     step_pending_ = false;
     world_->step();
+    ++ticks_;
+    history_.record(*world_);
+    if (ticks_ % kCheckEvery == 0) log(action::Check{world_->state_hash()});
     return true;
 }
 
-void Demo::select(collide::BodyId id) {
-    selected_ = id < world_->body_count() ? id : collide::kNoBody;
+void Demo::start_recording(const std::string& path) {
+    stop_recording();
+    recorder_ = std::make_unique<SessionRecorder>(path, start_);
+    for (const SessionEntry& e : log_) recorder_->write(e);
+}
+
+void Demo::stop_recording() {
+    if (!recorder_) return;
+    recorder_->finish(ticks_);
+    recorder_.reset();
+}
+
+std::string Demo::session_summary() const {
+    std::string out;
+    if (recorder_ || replay_status_) {
+        out += "collidoscope: state hash at step " + std::to_string(world_->steps()) + ": " +
+               format_hash(world_->state_hash()) + "\n";
+    }
+    if (recorder_) {
+        out += "collidoscope: recording to " + recorder_->path() + "\n";
+    }
+    if (replay_status_) {
+        const ReplayStatus& r = *replay_status_;
+        out += "collidoscope: replay of " + r.path + ": " + std::to_string(r.applied) + " of " +
+               std::to_string(r.total) + " actions applied, " + std::to_string(r.checks) +
+               " hash checks, ";
+        out += r.first_failed ? std::to_string(r.failed) + " failed, the first at step " +
+                                    std::to_string(*r.first_failed) + "\n"
+                              : std::string("all matched\n");
+    }
+    return out;
 }
 
 }  // namespace collidoscope

@@ -2,6 +2,12 @@
 // (2D or 3D, behind SimWorld), remembers how it was built so it can be rebuilt when the
 // dimension, scene, count or seed changes, swaps broad phases live, steps (or pauses), and
 // holds the viewer's choices: overlays, colour mode and the selected body.
+//
+// Every change a user makes goes through apply(UserAction) (session_action.hpp); the
+// setters below are its shorthands. That one place logs the session (for --record and the
+// Record button), and a replay (--replay) feeds a recorded session's actions back through
+// it at the steps they happened. After each step the world's snapshot goes into the rewind
+// buffer (session_history.hpp), which seek() restores.
 #pragma once
 
 #include <memory>
@@ -10,8 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "launch_options.hpp"
 #include "collide/registry.hpp"
+#include "launch_options.hpp"
+#include "session_action.hpp"
+#include "session_file.hpp"
+#include "session_history.hpp"
 #include "sim_world.hpp"
 #include "tooling/scene_names.hpp"
 
@@ -30,10 +39,29 @@ struct ViewOptions {
     bool overlays_on_top = true;  // 3D: draw overlays through the spheres
 };
 
+// How a replay is going.
+struct ReplayStatus {
+    std::string path;
+    std::size_t applied = 0;  // actions applied so far
+    std::size_t total = 0;
+    std::size_t checks = 0;  // hash checks compared so far
+    std::size_t failed = 0;
+    std::optional<std::uint64_t> first_failed;  // the step of the first check that failed
+    bool finished = false;                      // the recording's end was reached
+};
+
+// A recorded hash check every this many steps of the session.
+inline constexpr std::uint64_t kCheckEvery = 100;
+
 class Demo {
 public:
-    // Builds the starting world; throws collide::InputError.
+    // Builds the starting world (a replay's from its file) and starts recording if asked
+    // to; throws collide::InputError.
     explicit Demo(const Options& options);
+    ~Demo();
+
+    // Applies one change, logging it for the session (see the top of this file).
+    void apply(const UserAction& action);
 
     SimWorld& world() { return *world_; }
     const SimWorld& world() const { return *world_; }
@@ -46,30 +74,59 @@ public:
     std::uint64_t seed() const { return seed_; }
     bool scene_is_csv() const { return collide::is_csv_scene(scene_); }
     std::span<const SceneChoice> scenes() const { return scenes_; }
-    void set_dim(int dim);
-    void set_scene(const std::string& name);
-    void set_count(std::size_t count);
-    void set_seed(std::uint64_t seed);
+    void set_dim(int dim) { apply(action::SetDim{dim}); }
+    void set_scene(const std::string& name) { apply(action::SetScene{name}); }
+    void set_count(std::size_t count) { apply(action::SetCount{count}); }
+    void set_seed(std::uint64_t seed) { apply(action::SetSeed{seed}); }
     // Rebuilds the same scene, keeping the physics the user dialled in.
-    void reset();
+    void reset() { apply(action::Reset{}); }
     const std::string& last_error() const { return last_error_; }
 
     // --- The broad phase, swapped without touching the bodies.
     const std::string& broad_phase() const { return broad_phase_; }
-    bool set_broad_phase(const std::string& name);
+    void set_broad_phase(const std::string& name) { apply(action::SetBroadPhase{name}); }
+    // Sets the current algorithm's parameter `name` (see BroadPhase::params).
+    void set_param(const std::string& name, float value) { apply(action::SetParam{name, value}); }
     // Registry entries available in the current dimension, in registry order.
     std::vector<const collide::BroadPhaseEntry*> algorithms() const;
 
     // --- Physics knobs and stepping.
     Physics physics() const { return world_->physics(); }
-    void set_physics(const Physics& p) { world_->set_physics(p); }
+    void set_physics(const Physics& p) { apply(action::SetPhysics{p}); }
     const Physics& scene_physics() const { return scene_physics_; }
     float max_gravity() const;
     bool paused() const { return paused_; }
-    void set_paused(bool paused) { paused_ = paused; }
-    void step_once() { step_pending_ = true; }
-    // Steps the world if running or a single step was asked for; true if it stepped.
+    void set_paused(bool paused) { apply(action::SetPaused{paused}); }
+    void step_once() { apply(action::StepOnce{}); }
+    // Applies a replay's actions due at this step, then steps the world if running or a
+    // single step was asked for; true if it stepped.
     bool update();
+    // A drag: puts the body at `pos` with velocity `vel`.
+    void move_body(collide::BodyId id, const glm::vec3& pos, const glm::vec3& vel) {
+        apply(action::MoveBody{id, pos, vel});
+    }
+
+    // --- Rewind. A seek restores the buffer's snapshot of a world step and pauses.
+    const SessionHistory& history() const { return history_; }
+    void seek(std::uint64_t step) { apply(action::Seek{step}); }
+    // One step back (','), if the buffer has it.
+    void step_back();
+    // One step forward ('.'): the buffer's next snapshot, else a new step.
+    void step_forward();
+
+    // --- Record and replay.
+    // Steps the session has taken (rewinds do not lower it): the step of logged actions.
+    std::uint64_t ticks() const { return ticks_; }
+    // Writes the session so far to `path` and goes on recording into it; throws
+    // collide::InputError if the file cannot be written.
+    void start_recording(const std::string& path);
+    void stop_recording();
+    // The file being recorded to; empty when not recording.
+    std::string recording_path() const { return recorder_ ? recorder_->path() : std::string(); }
+    const std::optional<ReplayStatus>& replay() const { return replay_status_; }
+    // The world's state hash (SimWorld::state_hash) and, when recording or replaying, lines
+    // for the exit summary: the hash at the current step and how the replay went.
+    std::string session_summary() const;
 
     // --- The race (race.hpp): run once on request, or after every step while live.
     void request_race() { race_requested_ = true; }
@@ -83,14 +140,34 @@ public:
     const ViewOptions& view() const { return view_; }
 
     collide::BodyId selected() const { return selected_; }
-    void select(collide::BodyId id);
+    void select(collide::BodyId id) { apply(action::Select{id}); }
 
     // The region the viewer queries, in world coordinates (z = 0 in 2D); it stays put while
     // the bodies move, and is dropped when the dimension changes.
     const std::optional<Box3>& query() const { return query_; }
-    void set_query(const std::optional<Box3>& region) { query_ = region; }
+    void set_query(const std::optional<Box3>& region) { apply(action::SetQuery{region}); }
 
 private:
+    // What each action does (apply logs, then calls the one for its type).
+    void act(const action::SetDim& a);
+    void act(const action::SetScene& a);
+    void act(const action::SetCount& a);
+    void act(const action::SetSeed& a);
+    void act(const action::Reset& a);
+    void act(const action::SetBroadPhase& a);
+    void act(const action::SetParam& a);
+    void act(const action::SetPhysics& a);
+    void act(const action::SetPaused& a) { paused_ = a.paused; }
+    void act(const action::StepOnce&) { step_pending_ = true; }
+    void act(const action::Seek& a);
+    void act(const action::MoveBody& a);
+    void act(const action::Select& a);
+    void act(const action::SetQuery& a) { query_ = a.region; }
+    void act(const action::Check& a);
+    void log(const UserAction& action);
+    // A replay's actions up to the current step.
+    void apply_replay();
+
     // Builds a world from the given description and, only if that succeeds, adopts it.
     bool rebuild(int dim, const std::string& scene, std::size_t count, std::uint64_t seed,
                  bool keep_physics);
@@ -112,6 +189,15 @@ private:
     ViewOptions view_;
     collide::BodyId selected_ = collide::kNoBody;
     std::optional<Box3> query_;
+
+    SessionStart start_;  // the world the session began with
+    std::uint64_t ticks_ = 0;
+    SessionHistory history_;
+    std::vector<SessionEntry> log_;
+    std::unique_ptr<SessionRecorder> recorder_;
+    std::optional<Session> replay_;
+    std::size_t replay_next_ = 0;
+    std::optional<ReplayStatus> replay_status_;
 };
 
 }  // namespace collidoscope

@@ -144,6 +144,8 @@ void Input::key_down(int key, InputTargets& t) {
             break;
         case SDLK_c:
         case SDLK_HOME: t.fit_camera = true; break;
+        case SDLK_COMMA: demo.step_back(); break;
+        case SDLK_PERIOD: demo.step_forward(); break;
         default:
             if (key >= SDLK_1 && key <= SDLK_9) {
                 const auto algorithms = demo.algorithms();
@@ -209,7 +211,7 @@ void Input::update_drag(InputTargets& t) {
     const float dt = std::max(world.physics().dt, 1e-5f);
     const glm::vec3 v = (target - drag_.last_target) / dt;
     drag_.velocity = glm::mix(drag_.velocity, v, 0.5f);
-    world.move_body(drag_.id, target, drag_.velocity);
+    t.demo.move_body(drag_.id, target, drag_.velocity);
     drag_.last_target = target;
 }
 

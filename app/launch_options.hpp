@@ -61,6 +61,10 @@ struct Options {
         bool scene = false;  // --dim, --scene or --broadphase: the stored scene is not used
         bool no_settings = false;
     } given;
+    // Record and replay (session_file.hpp): write the session to `record`; replay the one
+    // in `replay`, whose world replaces dim, scene, count, seed, algorithm, swept, paused.
+    std::string record;
+    std::string replay;
 };
 
 }  // namespace collidoscope

@@ -62,6 +62,31 @@ std::unique_ptr<collide::BroadPhase<D>> available_broadphase(std::string_view na
 }
 
 template <int D>
+struct SnapshotOf final : WorldSnapshot {
+    typename collide::World<D>::Snapshot world;
+    collide::TunnellingCount tunnelling;
+    std::uint64_t step() const override { return world.steps; }
+    std::size_t bytes() const override { return sizeof(*this) + world.bytes(); }
+};
+
+// FNV-1a, 64 bits, over raw bytes: the types hashed have no padding.
+class Fnv1a {
+public:
+    void add(const void* data, std::size_t size) {
+        const auto* bytes = static_cast<const unsigned char*>(data);
+        for (std::size_t i = 0; i < size; ++i) hash_ = (hash_ ^ bytes[i]) * 0x100000001b3ULL;
+    }
+    template <typename T>
+    void add(const std::vector<T>& v) {
+        add(v.data(), v.size() * sizeof(T));
+    }
+    std::uint64_t value() const { return hash_; }
+
+private:
+    std::uint64_t hash_ = 0xcbf29ce484222325ULL;
+};
+
+template <int D>
 class WorldAdapter final : public SimWorld {
 public:
     WorldAdapter(collide::Scene<D> scene, std::string_view broadphase)
@@ -140,6 +165,41 @@ public:
         s.dt = p.dt;
         s.swept = p.swept;
         s.count_tunnelling = p.count_tunnelling;
+    }
+
+    std::unique_ptr<WorldSnapshot> snapshot() const override {
+        auto s = std::make_unique<SnapshotOf<D>>();
+        s->world = world_.snapshot();
+        s->tunnelling = tunnelling_.count();
+        return s;
+    }
+    void restore(const WorldSnapshot& snapshot) override {
+        const auto* s = dynamic_cast<const SnapshotOf<D>*>(&snapshot);
+        if (!s || s->world.pos.size() != body_count()) return;
+        world_.restore(s->world);
+        tunnelling_.set_count(s->tunnelling);
+        query_trace_.clear();  // the next frame's query traces the restored structure
+    }
+    std::size_t snapshot_bytes() const override {
+        const std::size_t per_body = 2 * sizeof(collide::Vec<D>) + sizeof(collide::Rotation<D>) +
+                                     sizeof(collide::Spin<D>) + sizeof(collide::Aabb<D>);
+        return sizeof(SnapshotOf<D>) + body_count() * per_body +
+               world_.contacts().size() * sizeof(collide::Contact<D>);
+    }
+    std::uint64_t state_hash() const override {
+        const typename collide::World<D>::Snapshot s = world_.snapshot();
+        Fnv1a h;
+        h.add(s.pos);
+        h.add(s.vel);
+        h.add(s.rotation);
+        h.add(s.spin);
+        h.add(&s.steps, sizeof s.steps);
+        h.add(s.warm_start.walls);
+        h.add(s.warm_start.keys);
+        h.add(s.warm_start.impulses);
+        const std::uint64_t tunnelled = tunnelling_.count().total;
+        h.add(&tunnelled, sizeof tunnelled);
+        return h.value();
     }
 
     BodyId pick(const glm::vec3& origin, const glm::vec3& dir, float min_radius) const override;

@@ -64,6 +64,15 @@ struct BodyInfo {
     std::uint64_t density_evals_unsigned = 0;
 };
 
+// A saved state of a SimWorld: the world's own snapshot (collide::World::Snapshot says what
+// it holds) and the tunnelling count. Only the world that made it can restore it.
+class WorldSnapshot {
+public:
+    virtual ~WorldSnapshot() = default;
+    virtual std::uint64_t step() const = 0;
+    virtual std::size_t bytes() const = 0;
+};
+
 class SimWorld {
 public:
     virtual ~SimWorld() = default;
@@ -98,6 +107,18 @@ public:
     // Every algorithm on this frame's boxes (see race.hpp).
     virtual void race(bool live, RaceReport& out) = 0;
     virtual void set_physics(const Physics& p) = 0;
+
+    // --- Rewind (session_history.hpp keeps the snapshots).
+    virtual std::unique_ptr<WorldSnapshot> snapshot() const = 0;
+    // Puts back a snapshot this world made (a snapshot of another world is ignored); the
+    // broad phase re-runs on the restored frame, so overlays and panels show that frame.
+    virtual void restore(const WorldSnapshot& snapshot) = 0;
+    // About the bytes a snapshot of this world takes, without taking one.
+    virtual std::size_t snapshot_bytes() const = 0;
+    // FNV-1a over the raw bytes of what decides the future: positions, velocities,
+    // rotations, spins, the step counter, the solver's warm-start impulses and the
+    // tunnelling count. Two worlds with equal hashes step on alike.
+    virtual std::uint64_t state_hash() const = 0;
 
     // Nearest body hit by the ray (3D) or containing origin.xy (2D; `dir` unused). Bodies
     // get at least `min_radius` so that sub-pixel ones can still be clicked.

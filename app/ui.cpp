@@ -69,7 +69,8 @@ const char* scene_label(const Demo& demo) {
 
 ScreenRect Ui::free_area(glm::vec2 screen) {
     return {{kLeftPanelWidth + 2 * kPanelMargin, 0.0f},
-            {screen.x - kRightPanelWidth - 2 * kPanelMargin, screen.y}};
+            {screen.x - kRightPanelWidth - 2 * kPanelMargin,
+             screen.y - kTimelineHeight - 2 * kPanelMargin}};
 }
 
 UiActions Ui::draw(Demo& demo, const UiFrame& frame) {
@@ -105,6 +106,7 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame) {
             "S             save the scene (CSV)\n"
             "C / Home      fit the camera\n"
             "1-9           choose the algorithm\n"
+            ", .           one step back / forward\n"
             "Esc           clear the query, else quit");
     }
     ImGui::PopItemWidth();
@@ -113,6 +115,7 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame) {
     // The selection panel first: the race window under the stats stops above it.
     const float selection_top = selection_panel(demo, frame);
     stats_panel(demo, frame, selection_top, panels_.race);
+    timeline_panel(demo, frame);
     return actions;
 }
 
@@ -246,13 +249,17 @@ void Ui::broad_phase_section(Demo& demo) {
 
     std::span<collide::Param> params = demo.world().broad_phase_params();
     for (std::size_t i = 0; i < params.size(); ++i) {
-        collide::Param& p = params[i];
+        const collide::Param& p = params[i];
         ImGui::PushID(static_cast<int>(i));
+        // Through the demo, so a recorded session has the change.
         if (p.toggle) {
             bool on = p.value >= 0.5f;
-            if (ImGui::Checkbox(p.name, &on)) p.value = on ? 1.0f : 0.0f;
+            if (ImGui::Checkbox(p.name, &on)) demo.set_param(p.name, on ? 1.0f : 0.0f);
         } else {
-            ImGui::SliderFloat(p.name, &p.value, p.min, p.max, "%.3g");
+            float value = p.value;
+            if (ImGui::SliderFloat(p.name, &value, p.min, p.max, "%.3g")) {
+                demo.set_param(p.name, value);
+            }
         }
         ImGui::PopID();
     }

@@ -19,6 +19,7 @@ namespace collidoscope {
 inline constexpr float kPanelMargin = 8.0f;
 inline constexpr float kLeftPanelWidth = 310.0f;
 inline constexpr float kRightPanelWidth = 290.0f;
+inline constexpr float kTimelineHeight = 84.0f;  // the strip under the world
 
 // What the last query of the viewer's region returned.
 struct QueryReport {
@@ -74,6 +75,9 @@ void stats_panel(Demo& demo, const UiFrame& frame, float bottom, bool& race_open
 // The race window, from `top` down to at most `bottom` (ui_race.cpp); it starts expanded if
 // `open` (or the race is live), and `open` follows it.
 void race_window(Demo& demo, const UiFrame& frame, float top, float bottom, bool& open);
+
+// The timeline strip under the world: rewind, Record, replay (ui_timeline.cpp).
+void timeline_panel(Demo& demo, const UiFrame& frame);
 
 // "12.3 MiB" and the like.
 std::string format_bytes(std::size_t bytes);

@@ -44,10 +44,6 @@ public:
         std::span<const ContactOffset<D>> offsets;
     };
 
-    // Resolves the contacts and the walls over one (sub)step: velocities, then positions.
-    void solve(const Input& in, Bodies<D>& bodies);
-
-private:
     struct WallContact {
         BodyId body;
         int axis;
@@ -55,6 +51,26 @@ private:
         float target;   // normal velocity to reach: the bounce, or 0 at rest
         float impulse;  // accumulated, in velocity units (the wall is infinitely heavy)
     };
+
+    // What one solve hands to the next: the last solve's wall contacts and contact impulses,
+    // which warm-start it. Everything else the solver holds is scratch.
+    struct WarmStart {
+        std::vector<WallContact> walls;
+        std::vector<std::uint64_t> keys;  // Pair::key() of each contact, sorted
+        std::vector<float> impulses;      // parallel to keys
+    };
+
+    // Resolves the contacts and the walls over one (sub)step: velocities, then positions.
+    void solve(const Input& in, Bodies<D>& bodies);
+
+    WarmStart warm_start() const { return {wall_contacts_, prev_keys_, prev_impulse_}; }
+    void set_warm_start(WarmStart w) {
+        wall_contacts_ = std::move(w.walls);
+        prev_keys_ = std::move(w.keys);
+        prev_impulse_ = std::move(w.impulses);
+    }
+
+private:
 
     void find_wall_contacts(const Input& in, const Bodies<D>& bodies, float threshold);
     void solve_walls(float restitution, bool warm_start, bool as_system, Bodies<D>& bodies);

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "collide/bodies.hpp"
@@ -48,6 +49,10 @@ public:
     void add_impact_contacts(const Bodies<D>& bodies, std::vector<Contact<D>>& contacts) const;
     // Pairs that met at a time of impact in the last step.
     std::size_t impacts() const { return impact_pairs_.size(); }
+    const std::vector<Pair>& impact_pairs() const { return impact_pairs_; }
+    // Puts back the impact pairs of a restored step (World::restore); the next step makes
+    // its own.
+    void set_impact_pairs(std::vector<Pair> pairs) { impact_pairs_ = std::move(pairs); }
 
 private:
     std::vector<float> stop_at_;      // per body, the fraction of its path it keeps

@@ -68,6 +68,13 @@ public:
     std::uint64_t tests() const { return tests_; }
     // The last narrow phase's implicit contacts, sorted by (a, b).
     const std::vector<ImplicitContactInfo<D>>& contacts() const { return info_; }
+    // Puts back what a restored step found (World::restore); nothing here feeds the next step.
+    void set_last_step(std::vector<ImplicitContactInfo<D>> contacts, const ImplicitCounters& counters,
+                       std::uint64_t tests) {
+        info_ = std::move(contacts);
+        counters_ = counters;
+        tests_ = tests;
+    }
     // The exact sphere model of a plain body's radius, as the implicit test uses it.
     std::shared_ptr<const ImplicitModel<D>> sphere_model(float radius);
 

@@ -26,6 +26,8 @@ public:
 
     void observe(const World<D>& world) override;
     const TunnellingCount& count() const { return count_; }
+    // Rewinding the world rewinds the count with it.
+    void set_count(const TunnellingCount& count) { count_ = count; }
 
 private:
     std::unique_ptr<BroadPhase<D>> path_sweep_;

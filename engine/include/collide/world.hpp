@@ -52,6 +52,31 @@ public:
 template <int D>
 class World {
 public:
+    // The world's state after a step: everything the next step depends on, so that
+    // restore() and stepping on reproduce the original run bit for bit, plus what the last
+    // step left for viewers (its boxes, contacts, impacts and implicit contacts). The broad
+    // phase's own structure is not kept: its pairs are exact whatever frames it has seen,
+    // and the contacts are sorted by pair, so the world never depends on their order.
+    // Radii, static flags, shapes and masses never change and are not kept either.
+    struct Snapshot {
+        WorldSettings<D> settings;
+        std::vector<Vec<D>> pos;
+        std::vector<Vec<D>> vel;
+        std::vector<Rotation<D>> rotation;
+        std::vector<Spin<D>> spin;
+        std::uint64_t steps = 0;
+        typename ContactSolver<D>::WarmStart warm_start;  // the solver's last impulses
+        std::vector<Aabb<D>> boxes;                       // the last step's, as it found them
+        std::vector<Contact<D>> contacts;
+        std::vector<Pair> impact_pairs;
+        std::vector<ImplicitContactInfo<D>> implicit_contacts;
+        ImplicitCounters implicit_counters;
+        std::uint64_t implicit_tests = 0;
+
+        // Heap bytes held (the vectors' contents).
+        std::size_t bytes() const;
+    };
+
     World(const WorldSettings<D>& settings, Bodies<D> bodies,
           std::unique_ptr<BroadPhase<D>> broad_phase);
 
@@ -60,6 +85,12 @@ public:
     BroadPhase<D>* broad_phase() const { return broad_phase_.get(); }
 
     void step(StepObserver<D>* observer = nullptr);
+
+    Snapshot snapshot() const;
+    // Puts the world back in the state of `s`, a snapshot of this world (same bodies), and
+    // runs the broad phase on the restored boxes, so its structure and pairs() are that
+    // step's again.
+    void restore(const Snapshot& s);
 
     // Put a body somewhere (the app's drag); boxes follow at the next step.
     void move_body(BodyId id, const Vec<D>& pos, const Vec<D>& vel);

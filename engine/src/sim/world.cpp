@@ -55,6 +55,49 @@ void World<D>::move_body(BodyId id, const Vec<D>& pos, const Vec<D>& vel) {
 }
 
 template <int D>
+typename World<D>::Snapshot World<D>::snapshot() const {
+    Snapshot s{settings_,    bodies_.pos, bodies_.vel,         bodies_.rotation,
+               bodies_.spin, steps_,      solver_.warm_start()};
+    s.boxes = boxes_;
+    s.contacts = contacts_;
+    s.impact_pairs = continuous_.impact_pairs();
+    s.implicit_contacts = implicit_.contacts();
+    s.implicit_counters = implicit_.counters();
+    s.implicit_tests = implicit_.tests();
+    return s;
+}
+
+template <int D>
+void World<D>::restore(const Snapshot& s) {
+    assert(s.pos.size() == bodies_.size() && s.boxes.size() == boxes_.size());
+    settings_ = s.settings;
+    bodies_.pos = s.pos;
+    bodies_.vel = s.vel;
+    bodies_.rotation = s.rotation;
+    bodies_.spin = s.spin;
+    steps_ = s.steps;
+    solver_.set_warm_start(s.warm_start);
+    boxes_ = s.boxes;
+    contacts_ = s.contacts;
+    continuous_.set_impact_pairs(s.impact_pairs);
+    implicit_.set_last_step(s.implicit_contacts, s.implicit_counters, s.implicit_tests);
+    // Before the first step the broad phase has seen nothing, and there are no pairs.
+    if (steps_ > 0) {
+        broad_phase_->update(boxes_, bodies_.is_static, pairs_);
+    } else {
+        pairs_.clear();
+    }
+}
+
+template <int D>
+std::size_t World<D>::Snapshot::bytes() const {
+    const auto of = [](const auto& v) { return v.size() * sizeof(v[0]); };
+    return of(pos) + of(vel) + of(rotation) + of(spin) + of(warm_start.walls) +
+           of(warm_start.keys) + of(warm_start.impulses) + of(boxes) + of(contacts) +
+           of(impact_pairs) + of(implicit_contacts);
+}
+
+template <int D>
 void World<D>::step(StepObserver<D>* observer) {
     // Substeps reuse the step's pairs: bodies move a fraction of a radius per substep, and
     // contacts that appear in between are found at the next step.
