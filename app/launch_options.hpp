@@ -34,6 +34,10 @@ struct Options {
     int msaa = 4;                               // samples per pixel; 0 = off
     collide::BodyId select = collide::kNoBody;  // body selected at start (for screenshots)
     std::optional<collide::Aabb<3>> query;      // region queried from the start; 2D: z = 0
+    // Interaction (issue 16, A): F12's folder, the state report for tests, oneTBB threads.
+    std::string screenshot_dir = ".";  // where F12 writes its timestamped PNGs
+    std::string report_state;          // JSON state file (state_report.hpp); empty = none
+    int threads = 0;                   // oneTBB threads; 0 = every hardware thread
 };
 
 }  // namespace collidoscope

@@ -12,6 +12,7 @@
 #include "camera.hpp"
 #include "demo.hpp"
 #include "frame_stats.hpp"
+#include "input.hpp"
 
 namespace collidoscope {
 
@@ -31,16 +32,21 @@ struct UiFrame {
     const QueryReport& query;
     glm::vec2 screen;  // window size in points
     const std::string& gl_description;
+    int threads;  // the oneTBB threads the app's work may use
 };
 
 struct UiActions {
     bool fit_camera = false;
+    bool quit = false;
+    int threads = 0;  // the count the slider asks for; 0: unchanged
 };
 
 class Ui {
 public:
-    // Lays out every panel for this frame.
-    UiActions draw(Demo& demo, const UiFrame& frame);
+    // Lays out every panel for this frame, and the help, the quit prompt and the toast.
+    UiActions draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs);
+    // Shows `text` at the bottom of the window for a few seconds.
+    void toast(std::string text);
 
     // The part of the window the panels leave free, where the camera frames the world.
     static ScreenRect free_area(glm::vec2 screen);
@@ -48,12 +54,16 @@ public:
 private:
     void scene_section(Demo& demo, UiActions& actions);
     void physics_section(Demo& demo);
-    void broad_phase_section(Demo& demo);
+    void broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& actions);
     void overlays_section(Demo& demo, const OverlayReport& report);
     void query_section(Demo& demo, const UiFrame& frame);
     // Returns the top of the panel (the screen's bottom when nothing is selected).
     float selection_panel(Demo& demo, const UiFrame& frame);
 
+    void draw_toast(glm::vec2 screen);
+
+    std::string toast_;
+    double toast_until_ = 0.0;  // ImGui::GetTime() when the toast goes
     // The count slider's value while it is being dragged; the world is only rebuilt when
     // the slider is let go, since building a million bodies takes a moment.
     int count_edit_ = -1;
@@ -64,6 +74,10 @@ private:
 void stats_panel(Demo& demo, const UiFrame& frame, float bottom);
 // The race window, from `top` down to at most `bottom` (ui_race.cpp).
 void race_window(Demo& demo, const UiFrame& frame, float top, float bottom);
+// The keys and mouse window, from the bindings table, and the quit prompt (ui_help.cpp).
+void help_window(Dialogs& dialogs, glm::vec2 screen);
+// Returns true if the user chose to quit.
+bool quit_prompt(Dialogs& dialogs, glm::vec2 screen);
 
 // "12.3 MiB" and the like.
 std::string format_bytes(std::size_t bytes);

@@ -17,6 +17,19 @@ const ImVec4 kDiffers{0.95f, 0.30f, 0.30f, 1.0f};
 
 void race_section(Demo& demo);
 
+// A single click on the title (beside its arrow, which ImGui handles) opens or closes the
+// window; ImGui alone wants a double click there. Call right after Begin.
+void toggle_on_title_click(bool open) {
+    if (!ImGui::IsWindowHovered() || !ImGui::IsMouseClicked(ImGuiMouseButton_Left) ||
+        ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
+        return;
+    }
+    const ImVec2 mouse = ImGui::GetMousePos();
+    const ImVec2 at = ImGui::GetWindowPos();
+    const float title = ImGui::GetFrameHeight();
+    if (mouse.y < at.y + title && mouse.x > at.x + title) ImGui::SetWindowCollapsed(open);
+}
+
 }  // namespace
 
 void race_window(Demo& demo, const UiFrame& frame, float top, float bottom) {
@@ -28,9 +41,11 @@ void race_window(Demo& demo, const UiFrame& frame, float top, float bottom) {
                                         ImVec2(kRightPanelWidth, room));
     // Collapsed until asked for, since a race runs every algorithm.
     ImGui::SetNextWindowCollapsed(!demo.race_live(), ImGuiCond_Once);
-    if (!ImGui::Begin("Race", nullptr,
-                      ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
-                          ImGuiWindowFlags_AlwaysAutoResize)) {
+    const bool open = ImGui::Begin("Race", nullptr,
+                                   ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
+                                       ImGuiWindowFlags_AlwaysAutoResize);
+    toggle_on_title_click(open);
+    if (!open) {
         ImGui::End();
         return;
     }
