@@ -211,7 +211,7 @@ void App::report_state(glm::vec2 screen, const char* exit) {
     glm::vec2 centre_px(-1.0f);
     cam.world_to_screen(centre, screen, centre_px);
     const float pixel = cam.pixel_size_at(centre, screen);
-    report_.update(demo_, {dialogs_, pixel > 0.0f ? fitted_pixel_ / pixel : 0.0f, centre_px,
+    report_.update(demo_, {dialogs_, pixel > 0.0f ? fitted_pixel_ / pixel : 0.0f, pixel, centre_px,
                            threads_, last_screenshot_, exit});
 }
 

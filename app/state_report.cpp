@@ -24,7 +24,8 @@ nlohmann::json windows() {
     for (const char* name : {"Collidoscope", "Stats", "Race", "Selected body", "Keys and mouse",
                              "Quit?"}) {
         const ImGuiWindow* w = ImGui::FindWindowByName(name);
-        if (w == nullptr || !w->Active) continue;
+        // Not yet placed on its first frames (ImGui sizes auto-fitting windows hidden).
+        if (w == nullptr || !w->Active || w->Hidden) continue;
         out[name] = {{"x", w->Pos.x},        {"y", w->Pos.y},
                      {"w", w->Size.x},       {"h", w->Size.y},
                      {"collapsed", w->Collapsed}, {"title_h", w->TitleBarHeight()}};
@@ -43,6 +44,7 @@ void StateReport::update(const Demo& demo, const ReportFacts& facts) {
     j["paused"] = demo.paused();
     j["steps"] = world.steps();
     j["zoom"] = facts.zoom;
+    j["world_per_point"] = facts.world_per_point;
     j["world_centre_screen"] = {facts.world_centre.x, facts.world_centre.y};
     j["threads"] = facts.threads;
     j["help_open"] = facts.dialogs.help;
@@ -62,6 +64,8 @@ void StateReport::update(const Demo& demo, const ReportFacts& facts) {
                          {"describe", world.describe(id)}};
     }
     j["windows"] = windows();
+    const ImVec2 mouse = ImGui::GetIO().MousePos;  // where the panels see the pointer
+    j["mouse"] = {mouse.x, mouse.y};
     std::string text = j.dump(1);
     if (text == last_) return;
     // Whole or not at all: a reader polling the file never sees half of it.
