@@ -204,7 +204,8 @@ bool selected(const json& s, int id) {
 // Bug: a click was handled as a drag without motion, which smoothed the velocity to zero.
 TEST(AppInput, ClickKeepsTheVelocity) {
     Session app("--paused");
-    app.xdo("mousemove " + Session::point(app.centre()) + " click 1");
+    // Held as long as a hand holds a click, so that frames pass with the button down.
+    app.xdo("mousemove " + Session::point(app.centre()) + " mousedown 1 sleep 0.2 mouseup 1");
     const json s = app.wait_for([](const json& s) { return selected(s, 0); }, "body 0 selected");
     EXPECT_EQ(s["selected"]["velocity"], json::array({3.0, 1.0}));
     EXPECT_EQ(s["selected"]["position"], json::array({50.0, 50.0}));
