@@ -96,7 +96,7 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs) {
 
     // The selection panel first: the race window under the stats stops above it.
     const float selection_top = selection_panel(demo, frame);
-    stats_panel(demo, frame, selection_top);
+    stats_bottom_ = stats_panel(demo, frame, selection_top);
     help_window(dialogs, frame.screen);
     actions.quit = quit_prompt(dialogs, frame.screen);
     draw_toast(frame.screen);
@@ -373,7 +373,11 @@ float Ui::selection_panel(Demo& demo, const UiFrame& frame) {
     // of partners changes and never runs off the screen.
     ImGui::SetNextWindowPos(ImVec2(frame.screen.x - kPanelMargin, frame.screen.y - kPanelMargin),
                             ImGuiCond_Always, ImVec2(1.0f, 1.0f));
-    const float max_height = frame.screen.y * 0.45f;
+    // At most 45% of the window, and short enough to leave the race window its room under
+    // the stats panel (whose bottom is last frame's), so the two never overlap.
+    const float under_race = stats_bottom_ + 3.0f * kPanelMargin + kRaceMinHeight;
+    const float max_height =
+        std::max(std::min(frame.screen.y * 0.45f, frame.screen.y - under_race), 120.0f);
     ImGui::SetNextWindowSizeConstraints(ImVec2(kRightPanelWidth, 0.0f),
                                         ImVec2(kRightPanelWidth, max_height));
     bool open = true;

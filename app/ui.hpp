@@ -19,6 +19,7 @@ namespace collidoscope {
 inline constexpr float kPanelMargin = 8.0f;
 inline constexpr float kLeftPanelWidth = 310.0f;
 inline constexpr float kRightPanelWidth = 290.0f;
+inline constexpr float kRaceMinHeight = 80.0f;  // the race window's least room when open
 
 // What the last query of the viewer's region returned.
 struct QueryReport {
@@ -62,6 +63,7 @@ private:
 
     void draw_toast(glm::vec2 screen);
 
+    float stats_bottom_ = 0.0f;  // last frame's: the selection panel leaves room under it
     std::string toast_;
     double toast_until_ = 0.0;  // ImGui::GetTime() when the toast goes
     // The count slider's value while it is being dragged; the world is only rebuilt when
@@ -70,8 +72,9 @@ private:
 };
 
 // The stats panel (ui_stats.cpp).
-// The stats panel; the race window under it ends above `bottom`.
-void stats_panel(Demo& demo, const UiFrame& frame, float bottom);
+// The stats panel; the race window under it ends above `bottom`. Returns the stats panel's
+// bottom.
+float stats_panel(Demo& demo, const UiFrame& frame, float bottom);
 // The race window, from `top` down to at most `bottom` (ui_race.cpp).
 void race_window(Demo& demo, const UiFrame& frame, float top, float bottom);
 // The keys and mouse window, from the bindings table, and the quit prompt (ui_help.cpp).

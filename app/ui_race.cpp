@@ -36,7 +36,7 @@ void race_window(Demo& demo, const UiFrame& frame, float top, float bottom) {
     ImGui::SetNextWindowPos(ImVec2(frame.screen.x - kPanelMargin, top), ImGuiCond_Always,
                             ImVec2(1.0f, 0.0f));
     // As tall as the rows need, down to `bottom` (then it scrolls).
-    const float room = std::max(bottom - top - kPanelMargin, 80.0f);
+    const float room = std::max(bottom - top - kPanelMargin, kRaceMinHeight);
     ImGui::SetNextWindowSizeConstraints(ImVec2(kRightPanelWidth, 0.0f),
                                         ImVec2(kRightPanelWidth, room));
     // Collapsed until asked for, since a race runs every algorithm.
