@@ -60,8 +60,9 @@ int run_app(const Options& options) {
 
 App::App(const Options& options, Demo& demo, Platform& platform)
     : options_(options), demo_(demo), platform_(platform), report_(options.report_state) {
-    set_threads(options.threads > 0 ? options.threads
-                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    set_threads(options.threads > 0
+                    ? options.threads
+                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
 }
 
 void App::set_threads(int threads) {
@@ -120,11 +121,10 @@ int App::run() {
         demo_.update_race(stepped);
         run_query();  // every frame, since the bodies move
 
-        const UiActions actions =
-            ui_.draw(demo_,
-                     {stats_, overlay_report_, query_report_, screen, platform_.gl_description(),
-                      threads_},
-                     dialogs_);
+        const UiActions actions = ui_.draw(
+            demo_,
+            {stats_, overlay_report_, query_report_, screen, platform_.gl_description(), threads_},
+            dialogs_);
         if (actions.threads > 0) set_threads(actions.threads);
         if (actions.quit) requests.quit_confirmed = true;
         fit_camera_if_needed(screen, requests.fit_camera || actions.fit_camera);

@@ -82,9 +82,10 @@ void define_flags(CLI::App& app, RawArgs& raw) {
         ->description("show this text")
         ->disable_flag_override()
         ->group("Information");
-    app.footer("Both --flag value and --flag=value work. Exit codes: 0 ok, 1 runtime failure, 2 "
-               "bad usage.\n\nMouse and keys (F1 in the app shows them too)\n" +
-               controls_text());
+    app.footer(
+        "Both --flag value and --flag=value work. Exit codes: 0 ok, 1 runtime failure, 2 "
+        "bad usage.\n\nMouse and keys (F1 in the app shows them too)\n" +
+        controls_text());
 }
 
 constexpr const char* kDescription =
@@ -364,7 +365,8 @@ CliResult parse_cli(std::span<const std::string_view> args) {
     if (raw.threads) {
         auto threads = collide::parse_number<std::uint64_t>(*raw.threads);
         if (!threads || *threads < 1 || *threads > 1024) {
-            throw InputError("--threads: " + quote(*raw.threads) + " is not a whole number from 1 to 1024");
+            throw InputError("--threads: " + quote(*raw.threads) +
+                             " is not a whole number from 1 to 1024");
         }
         opt.threads = static_cast<int>(*threads);
     }

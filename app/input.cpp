@@ -72,7 +72,8 @@ void Input::handle(const SDL_Event& event, InputTargets& t) {
                 if (key == SDLK_RETURN || key == SDLK_KP_ENTER) t.requests.quit_confirmed = true;
                 break;
             }
-            if (!io.WantCaptureKeyboard && !(event.key.repeat && event.key.keysym.sym == SDLK_ESCAPE)) {
+            if (!io.WantCaptureKeyboard &&
+                !(event.key.repeat && event.key.keysym.sym == SDLK_ESCAPE)) {
                 key_down(event.key.keysym.sym, (event.key.keysym.mod & KMOD_SHIFT) != 0, t);
             }
             break;

@@ -9,8 +9,8 @@
 #include <glm/glm.hpp>
 
 #include "camera.hpp"
-#include "controls.hpp"
 #include "collide/core.hpp"
+#include "controls.hpp"
 #include "demo.hpp"
 
 union SDL_Event;

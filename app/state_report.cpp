@@ -21,14 +21,17 @@ nlohmann::json vec(const glm::vec3& v, int dim) {
 // Each of the app's windows shown this frame: x, y, width, height and whether it is collapsed.
 nlohmann::json windows() {
     nlohmann::json out = nlohmann::json::object();
-    for (const char* name : {"Collidoscope", "Stats", "Race", "Selected body", "Keys and mouse",
-                             "Quit?"}) {
+    for (const char* name :
+         {"Collidoscope", "Stats", "Race", "Selected body", "Keys and mouse", "Quit?"}) {
         const ImGuiWindow* w = ImGui::FindWindowByName(name);
         // Not yet placed on its first frames (ImGui sizes auto-fitting windows hidden).
         if (w == nullptr || !w->Active || w->Hidden) continue;
-        out[name] = {{"x", w->Pos.x},        {"y", w->Pos.y},
-                     {"w", w->Size.x},       {"h", w->Size.y},
-                     {"collapsed", w->Collapsed}, {"title_h", w->TitleBarHeight()}};
+        out[name] = {{"x", w->Pos.x},
+                     {"y", w->Pos.y},
+                     {"w", w->Size.x},
+                     {"h", w->Size.y},
+                     {"collapsed", w->Collapsed},
+                     {"title_h", w->TitleBarHeight()}};
     }
     return out;
 }

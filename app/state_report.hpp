@@ -17,9 +17,9 @@ namespace collidoscope {
 // What the report needs beyond the Demo.
 struct ReportFacts {
     const Dialogs& dialogs;
-    float zoom;               // world units per pixel when fitted / now: 1 = as fitted
-    float world_per_point;    // world units per screen point at the world's centre
-    glm::vec2 world_centre;   // where the world's centre is on the screen, in points
+    float zoom;              // world units per pixel when fitted / now: 1 = as fitted
+    float world_per_point;   // world units per screen point at the world's centre
+    glm::vec2 world_centre;  // where the world's centre is on the screen, in points
     int threads;
     std::string last_screenshot;  // the last F12 picture's path; empty: none
     std::string exit;             // "running", or how the app quit: "confirmed", "window", "frames"

@@ -258,8 +258,9 @@ void Ui::broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& action
     int threads = frame.threads;
     const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (ImGui::SliderInt("Threads", &threads, 1, hardware)) actions.threads = threads;
-    hint("oneTBB threads for the app's parallel work (sort-and-sweep's sweep among others); "
-         "collidoscope-bench --threads T measures the same");
+    hint(
+        "oneTBB threads for the app's parallel work (sort-and-sweep's sweep among others); "
+        "collidoscope-bench --threads T measures the same");
 
     const collide::BroadPhaseStats s = demo.world().broad_phase_stats();
     if (ImGui::BeginTable("bpstats", 2, ImGuiTableFlags_SizingStretchProp)) {

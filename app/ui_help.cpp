@@ -22,8 +22,8 @@ void help_window(Dialogs& dialogs, glm::vec2 screen) {
     centre_next_window(screen);
     ImGui::SetNextWindowSize(ImVec2(640.0f, 0.0f), ImGuiCond_Always);
     ImGui::Begin("Keys and mouse", &dialogs.help,
-                 ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove |
-                     ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoSavedSettings);
+                 ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
+                     ImGuiWindowFlags_NoSavedSettings);
     if (ImGui::BeginTable("bindings", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
         ImGui::TableSetupColumn("keys", ImGuiTableColumnFlags_WidthFixed, 150.0f);
         ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch);
@@ -37,8 +37,9 @@ void help_window(Dialogs& dialogs, glm::vec2 screen) {
         }
         ImGui::EndTable();
     }
-    ImGui::TextDisabled("Mouse and keys go to a panel while it wants them. F1, ? or Esc closes "
-                        "this window.");
+    ImGui::TextDisabled(
+        "Mouse and keys go to a panel while it wants them. F1, ? or Esc closes "
+        "this window.");
     ImGui::End();
 }
 
@@ -46,9 +47,8 @@ bool quit_prompt(Dialogs& dialogs, glm::vec2 screen) {
     if (!dialogs.quit_prompt) return false;
     centre_next_window(screen);
     ImGui::Begin("Quit?", nullptr,
-                 ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove |
-                     ImGuiWindowFlags_NoResize | ImGuiWindowFlags_AlwaysAutoResize |
-                     ImGuiWindowFlags_NoSavedSettings);
+                 ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
+                     ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings);
     ImGui::TextUnformatted("Quit Collidoscope?");
     ImGui::TextDisabled("Enter quits; Esc or any other key stays.");
     const bool quit = ImGui::Button("Quit (Enter)");

@@ -41,9 +41,9 @@ void race_window(Demo& demo, const UiFrame& frame, float top, float bottom) {
                                         ImVec2(kRightPanelWidth, room));
     // Collapsed until asked for, since a race runs every algorithm.
     ImGui::SetNextWindowCollapsed(!demo.race_live(), ImGuiCond_Once);
-    const bool open = ImGui::Begin("Race", nullptr,
-                                   ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
-                                       ImGuiWindowFlags_AlwaysAutoResize);
+    const bool open = ImGui::Begin(
+        "Race", nullptr,
+        ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_AlwaysAutoResize);
     toggle_on_title_click(open);
     if (!open) {
         ImGui::End();

@@ -71,10 +71,15 @@ public:
         std::ofstream(dir_ / "scene.csv") << kScene;
         start_xvfb();
         report_ = (dir_ / "state.json").string();
-        std::vector<std::string> argv = {COLLIDOSCOPE_APP, "--scene",
+        std::vector<std::string> argv = {COLLIDOSCOPE_APP,
+                                         "--scene",
                                          "csv:" + (dir_ / "scene.csv").string(),
-                                         "--msaa", "0", "--report-state", report_,
-                                         "--screenshot-dir", dir_.string()};
+                                         "--msaa",
+                                         "0",
+                                         "--report-state",
+                                         report_,
+                                         "--screenshot-dir",
+                                         dir_.string()};
         std::istringstream extra(args);
         for (std::string a; extra >> a;) argv.push_back(a);
         app_ = spawn(argv, display_, (dir_ / "app.log").string());
@@ -175,8 +180,8 @@ private:
     void start_xvfb() {
         int fds[2];
         ASSERT_EQ(pipe(fds), 0);
-        xvfb_ = spawn({"Xvfb", "-displayfd", std::to_string(fds[1]), "-screen", "0",
-                       "1280x720x24", "-nolisten", "tcp"},
+        xvfb_ = spawn({"Xvfb", "-displayfd", std::to_string(fds[1]), "-screen", "0", "1280x720x24",
+                       "-nolisten", "tcp"},
                       "", (dir_ / "xvfb.log").string(), fds[1]);
         close(fds[1]);
         // Xvfb writes the display number it took once it is ready.
@@ -227,8 +232,9 @@ TEST(AppInput, FirstClickAfterAPanelSelects) {
 // Bug: the wheel over the Selected-body panel zoomed the world behind it.
 TEST(AppInput, WheelOverAPanelDoesNotZoom) {
     Session app("--paused --select 0");
-    const json s = app.wait_for([](const json& s) { return s["windows"].contains("Selected body"); },
-                                "the Selected body panel");
+    const json s =
+        app.wait_for([](const json& s) { return s["windows"].contains("Selected body"); },
+                     "the Selected body panel");
     app.xdo("mousemove " + Session::point(app.panel(s, "Selected body", false)) +
             " click 4 click 4 click 4");
     app.barrier();
@@ -242,8 +248,8 @@ TEST(AppInput, WheelOverAPanelDoesNotZoom) {
 // selection; only the title's arrow opened the panel.
 TEST(AppInput, RaceTitleClickOpensItAndKeepsTheSelection) {
     Session app("--paused --select 0");
-    const json s = app.wait_for([](const json& s) { return s["windows"].contains("Race"); },
-                                "the Race panel");
+    const json s =
+        app.wait_for([](const json& s) { return s["windows"].contains("Race"); }, "the Race panel");
     ASSERT_EQ(s["windows"]["Race"]["collapsed"], true);
     app.xdo("mousemove " + Session::point(app.panel(s, "Race", true)) + " click 1");
     const json after = app.wait_for(
@@ -329,8 +335,8 @@ TEST(AppInput, DragWhilePausedUpdatesTheStructure) {
     const std::size_t at = text.find("Fat box (");
     ASSERT_NE(at, std::string::npos) << text;
     double lo_x = 0, lo_y = 0, hi_x = 0, hi_y = 0;
-    ASSERT_EQ(std::sscanf(text.c_str() + at, "Fat box (%lf, %lf) - (%lf, %lf)", &lo_x, &lo_y,
-                          &hi_x, &hi_y),
+    ASSERT_EQ(std::sscanf(text.c_str() + at, "Fat box (%lf, %lf) - (%lf, %lf)", &lo_x, &lo_y, &hi_x,
+                          &hi_y),
               4)
         << text;
     const double x = after["selected"]["position"][0], y = after["selected"]["position"][1];
