@@ -6,8 +6,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <exception>
+#include <filesystem>
 #include <memory>
+#include <thread>
 
 #include "scene_save.hpp"
 #include "screenshot.hpp"
@@ -58,12 +61,22 @@ int run_app(const Options& options) {
 }
 
 App::App(const Options& options, Demo& demo, Platform& platform)
-    : options_(options), demo_(demo), platform_(platform) {
+    : options_(options), demo_(demo), platform_(platform), report_(options.report_state) {
     // What the settings file keeps (settings_store.hpp), as the options carry it.
     ui_.panels() = options.panels;
     demo_.view().color_mode = options.color_mode;
     demo_.view().overlays_on_top = options.overlays_on_top;
     ImGui::GetIO().FontGlobalScale = options.ui_scale;
+    set_threads(options.threads > 0
+                    ? options.threads
+                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+}
+
+void App::set_threads(int threads) {
+    threads_ = threads;
+    thread_limit_.reset();  // one limit at a time: TBB would keep the lowest of several
+    thread_limit_.emplace(tbb::global_control::max_allowed_parallelism,
+                          static_cast<std::size_t>(threads));
 }
 
 namespace {
@@ -88,23 +101,27 @@ void print_race(const RaceReport& race) {
 }  // namespace
 
 int App::run() {
-    bool quit = false;
     int exit_code = 0;
     std::int64_t frame = 0;
+    const char* exit = "window";
     Clock::time_point previous = Clock::now();
     while (true) {
         const glm::vec2 screen(platform_.window_size());
-        bool fit_asked = false;
-        InputTargets targets{demo_, camera(), screen, quit, fit_asked};
+        Requests requests;
+        InputTargets targets{demo_, camera(), screen, requests, dialogs_};
+        events_.clear();
         SDL_Event event;
         while (SDL_PollEvent(&event)) {
             ImGui_ImplSDL2_ProcessEvent(&event);
-            input_.handle(event, targets);
+            events_.push_back(event);
         }
-        if (targets.save_scene) ui_.save_scene(demo_);
+        // ImGui's new frame first, so that whether it wants the mouse is decided where the
+        // mouse is now: a click or a wheel turn just after the mouse moved onto or off a
+        // panel goes where the pointer is, not where it was a frame ago.
+        platform_.begin_imgui_frame();
+        for (const SDL_Event& e : events_) input_.handle(e, targets);
+        if (requests.save_scene) ui_.save_scene(demo_);
         ++frame;
-        // The frame in which the user quits is still drawn, so a screenshot can capture it.
-        const bool last_frame = quit || (options_.frames && frame >= *options_.frames);
 
         // Step first, so the panels describe the world the frame draws.
         input_.update_drag(targets);
@@ -112,10 +129,19 @@ int App::run() {
         demo_.update_race(stepped);
         run_query();  // every frame, since the bodies move
 
-        platform_.begin_imgui_frame();
         const UiActions actions = ui_.draw(
-            demo_, {stats_, overlay_report_, query_report_, screen, platform_.gl_description()});
-        fit_camera_if_needed(screen, fit_asked || actions.fit_camera);
+            demo_,
+            {stats_, overlay_report_, query_report_, screen, platform_.gl_description(), threads_},
+            dialogs_);
+        if (actions.threads > 0) set_threads(actions.threads);
+        if (actions.quit) requests.quit_confirmed = true;
+        fit_camera_if_needed(screen, requests.fit_camera || actions.fit_camera);
+        // The frame in which the user quits is still drawn, so a screenshot can capture it.
+        const bool quit = requests.quit || requests.quit_confirmed;
+        if (requests.quit_confirmed) exit = "confirmed";
+        const bool last_frame = quit || (options_.frames && frame >= *options_.frames);
+        if (!quit && last_frame) exit = "frames";
+        report_state(screen, "running");
 
         const Clock::time_point render_start = Clock::now();
         const glm::ivec2 framebuffer = platform_.framebuffer_size();
@@ -125,6 +151,7 @@ int App::run() {
         renderer_.add_draw_calls(platform_.render_imgui(ImGui::GetDrawData()));
         const double render_ms = ms_between(render_start, Clock::now());
 
+        if (requests.screenshot) save_timestamped_screenshot(framebuffer);
         if (last_frame && !options_.screenshot.empty()) {
             std::string error = save_screenshot(options_.screenshot, framebuffer);
             if (!error.empty()) {
@@ -140,7 +167,10 @@ int App::run() {
                       {world.pair_count(), world.contact_count(),
                        world.broad_phase_stats().candidate_tests, renderer_.draw_calls()});
         previous = now;
-        if (last_frame) break;
+        if (last_frame) {
+            report_state(screen, exit);
+            break;
+        }
     }
     if (!options_.save_scene.empty()) {
         const SceneSaveResult saved = save_scene(demo_.world(), options_.save_scene);
@@ -187,6 +217,39 @@ void App::store_settings() const {
         std::fprintf(stderr, "collidoscope: settings not saved: %s\n", error.c_str());
 }
 
+void App::save_timestamped_screenshot(glm::ivec2 framebuffer) {
+    namespace fs = std::filesystem;
+    const std::time_t now = std::time(nullptr);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+    std::error_code ec;
+    const fs::path dir = fs::absolute(options_.screenshot_dir, ec);
+    // Two in the same second get -2, -3, ... rather than overwriting the first.
+    fs::path path = dir / (std::string("collidoscope-") + stamp + ".png");
+    for (int n = 2; fs::exists(path, ec); ++n) {
+        path = dir / (std::string("collidoscope-") + stamp + "-" + std::to_string(n) + ".png");
+    }
+    const std::string error = save_screenshot(path.string(), framebuffer);
+    if (error.empty()) {
+        last_screenshot_ = path.string();
+        ui_.toast("Screenshot saved in " + dir.string() + "/\n" + path.filename().string());
+    } else {
+        ui_.toast("Screenshot failed: " + error);
+        std::fprintf(stderr, "collidoscope: screenshot: %s\n", error.c_str());
+    }
+}
+
+void App::report_state(glm::vec2 screen, const char* exit) {
+    const Camera& cam = camera();
+    const Box3 bounds = demo_.world().bounds();
+    const glm::vec3 centre = bounds.center();
+    glm::vec2 centre_px(-1.0f);
+    cam.world_to_screen(centre, screen, centre_px);
+    const float pixel = cam.pixel_size_at(centre, screen);
+    report_.update(demo_, {dialogs_, pixel > 0.0f ? fitted_pixel_ / pixel : 0.0f, pixel, centre_px,
+                           threads_, last_screenshot_, exit});
+}
+
 void App::fit_camera_if_needed(glm::vec2 screen, bool asked) {
     const Box3 bounds = demo_.world().bounds();
     if (!asked && fitted_dim_ == demo_.dim() && same_box(bounds, fitted_bounds_)) return;
@@ -195,6 +258,7 @@ void App::fit_camera_if_needed(glm::vec2 screen, bool asked) {
     // intervals are drawn in a strip there.
     if (demo_.dim() == 2) framed.lo.y -= 0.14f * (bounds.hi.y - bounds.lo.y);
     camera().fit(framed, Ui::free_area(screen), screen);
+    fitted_pixel_ = camera().pixel_size_at(bounds.center(), screen);
     fitted_dim_ = demo_.dim();
     fitted_bounds_ = bounds;
 }

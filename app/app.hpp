@@ -4,7 +4,12 @@
 // window, and owns everything for the lifetime of the run.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
+
+#include <SDL_events.h>
+#include <tbb/global_control.h>
 
 #include "camera.hpp"
 #include "cli.hpp"
@@ -13,6 +18,7 @@
 #include "input.hpp"
 #include "platform.hpp"
 #include "renderer.hpp"
+#include "state_report.hpp"
 #include "ui.hpp"
 
 namespace collidoscope {
@@ -36,6 +42,11 @@ private:
     void fit_camera_if_needed(glm::vec2 screen, bool asked);
     // Writes the settings file (settings_store.hpp) from the state the app ends in.
     void store_settings() const;
+    // F12: a timestamped PNG in the screenshot folder, named in a toast.
+    void save_timestamped_screenshot(glm::ivec2 framebuffer);
+    // Runs the app's parallel work on `threads` oneTBB threads.
+    void set_threads(int threads);
+    void report_state(glm::vec2 screen, const char* exit);
     // The camera of the current dimension.
     Camera& camera();
     const Camera& camera() const;
@@ -46,6 +57,13 @@ private:
     Renderer renderer_;
     Ui ui_;
     Input input_;
+    Dialogs dialogs_;
+    StateReport report_;
+    std::vector<SDL_Event> events_;  // this frame's, handled after ImGui's new frame
+    int threads_ = 1;
+    std::optional<tbb::global_control> thread_limit_;
+    std::string last_screenshot_;
+    float fitted_pixel_ = 0.0f;  // world units per pixel at the centre when last fitted
     FrameStats stats_;
     Camera2D camera_2d_;
     Camera3D camera_3d_;

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "collide/registry.hpp"
+#include "controls.hpp"
 #include "tooling/cli_support.hpp"
 #include "tooling/parse.hpp"
 #include "tooling/scene_names.hpp"
@@ -28,6 +29,7 @@ struct RawArgs {
     std::optional<std::string> save_scene;  // persistence (issue 16)
     bool no_settings = false;
     std::optional<std::string> record, replay;  // record and replay
+    std::optional<std::string> screenshot_dir, report_state, threads;
     bool paused = false;
     bool swept = false;
     bool race = false;
@@ -83,25 +85,22 @@ void define_flags(CLI::App& app, RawArgs& raw) {
     value("Record and replay", "--replay", raw.replay, "FILE",
           "replay a recorded session bit for bit: its world replaces --dim,\n"
           "--scene, --count, --seed, --broadphase, --swept and --paused");
+    value("Runs and captures", "--screenshot-dir", raw.screenshot_dir, "DIR",
+          "where F12 saves its timestamped PNGs; default the current folder");
+    value("Runs and captures", "--report-state", raw.report_state, "FILE",
+          "keep FILE up to date with the app's state as JSON (selection,\n"
+          "zoom, algorithm, dialogs, panels, how it quit), for tests");
+    value("Runs and captures", "--threads", raw.threads, "T",
+          "oneTBB threads for the app's work (the Threads slider); default all");
     toggle("Information", "--list", raw.list, "list the algorithms and scenes, then exit");
     app.add_flag("-h,--help")
         ->description("show this text")
         ->disable_flag_override()
         ->group("Information");
     app.footer(
-        R"(Both --flag value and --flag=value work. Exit codes: 0 ok, 1 runtime failure, 2 bad usage.
-
-Mouse and keys
-  left click / drag      select a body / drag it (it keeps the drag's velocity)
-  shift + left drag      query a region (3D: a box at the orbit target's depth);
-                         shift + click or Esc clears it
-  right drag             2D: pan   3D: orbit (shift: pan)
-  middle drag            pan
-  wheel                  2D: zoom about the cursor   3D: dolly
-  P pause   O step   R reset scene   C or Home: fit camera   1-9 choose algorithm
-  S                      save the scene as scene-DATE-TIME.csv in the current folder
-  , .                    rewind one step / forward one step (the Timeline panel scrubs)
-  Esc                    clear the query region, or quit when there is none)");
+        "Both --flag value and --flag=value work. Exit codes: 0 ok, 1 runtime failure, 2 "
+        "bad usage.\n\nMouse and keys (F1 in the app shows them too)\n" +
+        controls_text());
 }
 
 constexpr const char* kDescription =
@@ -369,6 +368,24 @@ CliResult parse_cli(std::span<const std::string_view> args) {
     if (raw.query) opt.query = parse_query(*raw.query, opt.dim);
     if (raw.record) opt.record = *raw.record;
     if (raw.replay) opt.replay = *raw.replay;
+    if (raw.screenshot_dir) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(*raw.screenshot_dir, ec) ||
+            ::access(raw.screenshot_dir->c_str(), W_OK) != 0) {
+            throw InputError("--screenshot-dir: " + quote(*raw.screenshot_dir) +
+                             " is not a writable folder");
+        }
+        opt.screenshot_dir = *raw.screenshot_dir;
+    }
+    if (raw.report_state) opt.report_state = *raw.report_state;
+    if (raw.threads) {
+        auto threads = collide::parse_number<std::uint64_t>(*raw.threads);
+        if (!threads || *threads < 1 || *threads > 1024) {
+            throw InputError("--threads: " + quote(*raw.threads) +
+                             " is not a whole number from 1 to 1024");
+        }
+        opt.threads = static_cast<int>(*threads);
+    }
     opt.paused = raw.paused;
     opt.swept = raw.swept;
     opt.race = raw.race;

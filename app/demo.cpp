@@ -165,6 +165,9 @@ void Demo::act(const action::SetPhysics& a) {
 void Demo::act(const action::MoveBody& a) {
     if (a.id >= world_->body_count()) return;
     world_->move_body(a.id, a.pos, a.vel);
+    // A paused world does not step: the broad phase is brought up to date here, so the
+    // structure overlay and the panel show the body where it now is.
+    if (paused_) world_->refresh_broad_phase();
     history_.drop_after(world_->steps());
 }
 

@@ -56,28 +56,39 @@ std::optional<Box3> region_under(glm::vec2 a_px, glm::vec2 b_px, const InputTarg
 
 void Input::handle(const SDL_Event& event, InputTargets& t) {
     const ImGuiIO& io = ImGui::GetIO();
+    const bool shift = (SDL_GetModState() & KMOD_SHIFT) != 0;
     switch (event.type) {
-        case SDL_QUIT: t.quit = true; break;
+        case SDL_QUIT: t.requests.quit = true; break;
         case SDL_WINDOWEVENT:
-            if (event.window.event == SDL_WINDOWEVENT_CLOSE) t.quit = true;
+            if (event.window.event == SDL_WINDOWEVENT_CLOSE) t.requests.quit = true;
             break;
         case SDL_KEYDOWN:
-            if (!io.WantCaptureKeyboard) {
-                key_down(event.key.keysym.sym, t);
+            // The quit prompt takes the next key whoever has the keyboard: Enter quits,
+            // anything else stays. A held Esc's repeats neither quit nor reopen it.
+            if (t.dialogs.quit_prompt) {
+                if (event.key.repeat) break;
+                const SDL_Keycode key = event.key.keysym.sym;
+                t.dialogs.quit_prompt = false;
+                if (key == SDLK_RETURN || key == SDLK_KP_ENTER) t.requests.quit_confirmed = true;
+                break;
+            }
+            if (!io.WantCaptureKeyboard &&
+                !(event.key.repeat && event.key.keysym.sym == SDLK_ESCAPE)) {
+                key_down(event.key.keysym.sym, (event.key.keysym.mod & KMOD_SHIFT) != 0, t);
             }
             break;
         case SDL_MOUSEBUTTONDOWN: {
             mouse_ = {static_cast<float>(event.button.x), static_cast<float>(event.button.y)};
             if (io.WantCaptureMouse) break;
-            const bool shift = (SDL_GetModState() & KMOD_SHIFT) != 0;
-            if (event.button.button == SDL_BUTTON_LEFT && shift) {
-                region_ = {true, false, mouse_};
-            } else if (event.button.button == SDL_BUTTON_LEFT) {
-                pick(mouse_, t);
-            } else if (event.button.button == SDL_BUTTON_RIGHT) {
-                camera_drag_ = shift ? CameraDrag::kPan : CameraDrag::kTurn;
-            } else if (event.button.button == SDL_BUTTON_MIDDLE) {
-                camera_drag_ = CameraDrag::kPan;
+            t.dialogs.quit_prompt = false;  // acting on the world answers "stay"
+            const Binding* b = find_button(event.button.button, shift);
+            if (b == nullptr) break;
+            switch (b->command) {
+                case Command::kSelect: pick(mouse_, t); break;
+                case Command::kQueryRegion: region_ = {true, false, mouse_}; break;
+                case Command::kTurn: camera_drag_ = CameraDrag::kTurn; break;
+                case Command::kPan: camera_drag_ = CameraDrag::kPan; break;
+                default: break;
             }
             break;
         }
@@ -104,7 +115,8 @@ void Input::handle(const SDL_Event& event, InputTargets& t) {
             break;
         }
         case SDL_MOUSEWHEEL: {
-            if (io.WantCaptureMouse) break;
+            const Binding* b = find_button(kWheel, shift);
+            if (io.WantCaptureMouse || b == nullptr || b->command != Command::kZoom) break;
             float notches = event.wheel.preciseY;
             if (event.wheel.direction == SDL_MOUSEWHEEL_FLIPPED) notches = -notches;
             t.camera.zoom(mouse_, notches, t.screen);
@@ -114,45 +126,63 @@ void Input::handle(const SDL_Event& event, InputTargets& t) {
     }
 }
 
-void Input::key_down(int key, InputTargets& t) {
+void Input::key_down(int key, bool shift, InputTargets& t) {
+    const Binding* b = find_key(key, shift);
+    if (b == nullptr) return;
     Demo& demo = t.demo;
-    switch (key) {
-        case SDLK_ESCAPE:
-            // Escape closes an open menu first (ImGui does that), then clears the query
-            // region; only then does it quit.
-            if (ImGui::IsPopupOpen("",
-                                   ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel)) {
-                break;
-            }
-            if (demo.query() || region_.active) {
-                demo.set_query(std::nullopt);
-                region_.active = false;
-            } else {
-                t.quit = true;
-            }
-            break;
-        case SDLK_p: demo.set_paused(!demo.paused()); break;
-        case SDLK_o:
+    const auto algorithms = demo.algorithms();
+    // The current algorithm's row, to step from with [ and ].
+    std::size_t current = 0;
+    while (current < algorithms.size() && algorithms[current]->name != demo.broad_phase()) {
+        ++current;
+    }
+    const auto choose = [&](std::size_t i) {
+        if (i < algorithms.size()) demo.set_broad_phase(std::string(algorithms[i]->name));
+    };
+    const std::size_t n = algorithms.size();
+    switch (b->command) {
+        case Command::kEscape: escape(t); break;
+        case Command::kPause: demo.set_paused(!demo.paused()); break;
+        case Command::kStep:
             demo.set_paused(true);
             demo.step_once();
             break;
-        case SDLK_r: demo.reset(); break;
-        case SDLK_s:
+        case Command::kReset: demo.reset(); break;
+        case Command::kFitCamera: t.requests.fit_camera = true; break;
+        case Command::kAlgorithm:
+            choose(static_cast<std::size_t>(algorithm_for_key(key, shift)));
+            break;
+        case Command::kSaveScene:
             // S alone: Ctrl+S and the like are left to whatever may want them later.
-            if ((SDL_GetModState() & (KMOD_CTRL | KMOD_ALT | KMOD_GUI | KMOD_SHIFT)) == 0)
-                t.save_scene = true;
+            if ((SDL_GetModState() & (KMOD_CTRL | KMOD_ALT | KMOD_GUI)) == 0)
+                t.requests.save_scene = true;
             break;
-        case SDLK_c:
-        case SDLK_HOME: t.fit_camera = true; break;
-        case SDLK_COMMA: demo.step_back(); break;
-        case SDLK_PERIOD: demo.step_forward(); break;
-        default:
-            if (key >= SDLK_1 && key <= SDLK_9) {
-                const auto algorithms = demo.algorithms();
-                const auto n = static_cast<std::size_t>(key - SDLK_1);
-                if (n < algorithms.size()) demo.set_broad_phase(std::string(algorithms[n]->name));
-            }
+        case Command::kStepBack: demo.step_back(); break;
+        case Command::kStepForward: demo.step_forward();
             break;
+        case Command::kPreviousAlgorithm: choose((current + n - 1) % n); break;
+        case Command::kNextAlgorithm: choose((current + 1) % n); break;
+        case Command::kHelp: t.dialogs.help = !t.dialogs.help; break;
+        case Command::kScreenshot: t.requests.screenshot = true; break;
+        default: break;
+    }
+}
+
+void Input::escape(InputTargets& t) {
+    // An open menu closes first (ImGui does that).
+    if (ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel)) {
+        return;
+    }
+    Demo& demo = t.demo;
+    if (t.dialogs.help) {
+        t.dialogs.help = false;
+    } else if (demo.query() || region_.active) {
+        demo.set_query(std::nullopt);
+        region_.active = false;
+    } else if (demo.selected() != collide::kNoBody) {
+        demo.select(collide::kNoBody);
+    } else {
+        t.dialogs.quit_prompt = true;
     }
 }
 
@@ -174,7 +204,7 @@ void Input::pick(glm::vec2 px, InputTargets& t) {
     t.demo.select(hit);
     drag_.active = hit != collide::kNoBody;
     drag_.id = hit;
-    if (drag_.active) drag_.last_target = world.position(hit);
+    drag_.start_px = px;
 }
 
 void Input::update_region(InputTargets& t) {
@@ -194,6 +224,14 @@ void Input::update_drag(InputTargets& t) {
     if (!drag_.active || drag_.id >= world.body_count() || drag_.id != t.demo.selected()) {
         drag_.active = false;
         return;
+    }
+    // Until the cursor leaves the click slack this is a click: the body keeps its place and
+    // its velocity (a drag with no motion would smooth the velocity towards zero).
+    if (!drag_.moved) {
+        const glm::vec2 extent = glm::abs(mouse_ - drag_.start_px);
+        if (std::max(extent.x, extent.y) < kClickSlackPx) return;
+        drag_.moved = true;
+        drag_.last_target = world.position(drag_.id);
     }
     glm::vec3 cursor;
     if (!cursor_on_drag_plane(t, cursor)) return;

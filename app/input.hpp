@@ -1,27 +1,44 @@
 // Mouse and keyboard: camera control (pan, zoom, orbit, dolly), picking and dragging bodies,
-// dragging out a query region, and the keyboard shortcuts. Events reach the app only when
-// ImGui does not want them (io.WantCaptureMouse / WantCaptureKeyboard), so typing in a field
-// or dragging a slider never moves the camera.
+// dragging out a query region, and the keyboard shortcuts, dispatched through the bindings
+// table (controls.hpp). Events reach the app only when ImGui does not want them
+// (io.WantCaptureMouse / WantCaptureKeyboard), so typing in a field or dragging a slider
+// never moves the camera. The app hands events over after ImGui's new frame has seen them,
+// so that those flags describe where this frame's mouse is, not where it was.
 #pragma once
 
 #include <glm/glm.hpp>
 
 #include "camera.hpp"
 #include "collide/core.hpp"
+#include "controls.hpp"
 #include "demo.hpp"
 
 union SDL_Event;
 
 namespace collidoscope {
 
+// What input asks of the rest of the app this frame.
+struct Requests {
+    bool quit = false;            // the window was closed
+    bool quit_confirmed = false;  // Enter in the quit prompt
+    bool fit_camera = false;
+    bool screenshot = false;
+    bool save_scene = false;  // S: the app saves the world as a CSV scene
+};
+
+// The app's own windows that keys open and close; they stay open across frames.
+struct Dialogs {
+    bool help = false;
+    bool quit_prompt = false;  // "Quit?": Enter quits, any other key stays
+};
+
 // What input acts on, gathered for one frame.
 struct InputTargets {
     Demo& demo;
     Camera& camera;  // the current dimension's
     glm::vec2 screen;  // window size in points, the unit of mouse events
-    bool& quit;
-    bool& fit_camera;
-    bool save_scene = false;  // S: the app saves the world as a CSV scene
+    Requests& requests;
+    Dialogs& dialogs;
 };
 
 class Input {
@@ -39,6 +56,8 @@ private:
 
     struct BodyDrag {
         bool active = false;
+        bool moved = false;  // past the click slack: a click leaves the body as it was
+        glm::vec2 start_px{0.0f};
         collide::BodyId id = collide::kNoBody;
         glm::vec3 offset{0.0f};        // body centre minus the grabbed point
         glm::vec3 plane_normal{0.0f};  // 3D: the camera-facing plane through the body
@@ -54,7 +73,9 @@ private:
         glm::vec2 start_px{0.0f};
     };
 
-    void key_down(int key, InputTargets& t);
+    void key_down(int key, bool shift, InputTargets& t);
+    // Esc: the first thing there is to close or clear, else the quit prompt.
+    void escape(InputTargets& t);
     void update_region(InputTargets& t);
     // Where the cursor points in the drag's plane (2D: the world plane); false if nowhere.
     bool cursor_on_drag_plane(InputTargets& t, glm::vec3& out) const;

@@ -65,6 +65,10 @@ struct Options {
     // in `replay`, whose world replaces dim, scene, count, seed, algorithm, swept, paused.
     std::string record;
     std::string replay;
+    // Interaction (issue 16, A): F12's folder, the state report for tests, oneTBB threads.
+    std::string screenshot_dir = ".";  // where F12 writes its timestamped PNGs
+    std::string report_state;          // JSON state file (state_report.hpp); empty = none
+    int threads = 0;                   // oneTBB threads; 0 = every hardware thread
 };
 
 }  // namespace collidoscope

@@ -18,10 +18,11 @@ inline constexpr std::uint32_t kPairColor = 0xC8FFFFFF;
 inline constexpr std::uint32_t kContactColor = 0xFFFF40FF;
 inline constexpr std::uint32_t kSelectionColor = 0xFFFFFFFF;
 inline constexpr std::uint32_t kSelectionShadowColor = 0xC0000000;
-// Full-intensity red, which the bodies' colour ramp never reaches, so these stand out; both
-// differ from the greens, cyans and greys the algorithms trace their queries in.
-inline constexpr std::uint32_t kQueryRegionColor = 0xFFFF9900;
-inline constexpr std::uint32_t kQueryHitColor = 0xFFFFEB00;
+// Violets, a hue no structure overlay uses (they draw in white, grey, cyan, green, magenta,
+// pink, orange, yellow and the blue-green-yellow-red ramp; the enneatree's nodes are orange
+// and yellow) and the bodies' colour ramp never reaches, so the query stands out from both.
+inline constexpr std::uint32_t kQueryRegionColor = 0xFFB040FF;
+inline constexpr std::uint32_t kQueryHitColor = 0xFFC890FF;
 // The selected body's predicted impact (swept steps): a light orange, apart from the above.
 inline constexpr std::uint32_t kImpactColor = 0xFFFFB060;
 // Implicit contacts: surface points inside / outside the partner, signature cells, normals.

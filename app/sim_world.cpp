@@ -208,6 +208,9 @@ public:
     void move_body(BodyId id, const glm::vec3& pos, const glm::vec3& vel) override {
         world_.move_body(id, from3<D>(pos), from3<D>(vel));
     }
+    void refresh_broad_phase() override {
+        if (world_.steps() > 0) world_.refresh_pairs();
+    }
     BodyInfo body_info(BodyId id, std::size_t max_partners) const override;
     void fill_instances(ColorMode mode, std::vector<Instance>& out) override;
     void fill_shapes(ShapeGeometry& out) const override;

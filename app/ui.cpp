@@ -7,7 +7,10 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <thread>
+#include <utility>
 
+#include "controls.hpp"
 #include "palette.hpp"
 
 namespace collidoscope {
@@ -15,6 +18,7 @@ namespace {
 
 constexpr std::size_t kMaxListedPartners = 48;
 constexpr int kMaxDescribeLines = 12;  // taller descriptions scroll
+constexpr double kToastSeconds = 3.0;
 const ImVec4 kHeadingColor(0.55f, 0.80f, 1.0f, 1.0f);
 
 ImVec4 to_imvec(collide::Color c) {
@@ -73,7 +77,7 @@ ScreenRect Ui::free_area(glm::vec2 screen) {
              screen.y - kTimelineHeight - 2 * kPanelMargin}};
 }
 
-UiActions Ui::draw(Demo& demo, const UiFrame& frame) {
+UiActions Ui::draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs) {
     UiActions actions;
     ImGui::SetNextWindowPos(ImVec2(kPanelMargin, kPanelMargin), ImGuiCond_Once);
     ImGui::SetNextWindowSize(ImVec2(kLeftPanelWidth, frame.screen.y - 2 * kPanelMargin),
@@ -85,7 +89,7 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame) {
         physics_section(demo);
     }
     if (section("Broad phase", panels_.broad_phase)) {
-        broad_phase_section(demo);
+        broad_phase_section(demo, frame, actions);
     }
     // Above the overlays, so a region's answer shows without scrolling the panel.
     if (section("Query", panels_.query)) {
@@ -95,28 +99,38 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame) {
         overlays_section(demo, frame.overlays);
     }
     if (section("Mouse and keys", panels_.keys)) {
-        ImGui::TextUnformatted(
-            "Left click    select a body\n"
-            "Left drag     move it (it keeps the velocity)\n"
-            "Shift + drag  query a region\n"
-            "Right drag    2D pan, 3D orbit (shift: pan)\n"
-            "Middle drag   pan\n"
-            "Wheel         2D zoom at cursor, 3D dolly\n"
-            "P pause   O step   R reset\n"
-            "S             save the scene (CSV)\n"
-            "C / Home      fit the camera\n"
-            "1-9           choose the algorithm\n"
-            ", .           one step back / forward\n"
-            "Esc           clear the query, else quit");
+        ImGui::TextDisabled("Every key and mouse action:");
+        if (ImGui::Button("Keys and mouse (F1)")) dialogs.help = !dialogs.help;
     }
     ImGui::PopItemWidth();
     ImGui::End();
 
     // The selection panel first: the race window under the stats stops above it.
     const float selection_top = selection_panel(demo, frame);
-    stats_panel(demo, frame, selection_top, panels_.race);
+    stats_bottom_ = stats_panel(demo, frame, selection_top, panels_.race);
     timeline_panel(demo, frame);
+    help_window(dialogs, frame.screen);
+    actions.quit = quit_prompt(dialogs, frame.screen);
+    draw_toast(frame.screen);
     return actions;
+}
+
+void Ui::toast(std::string text) {
+    toast_ = std::move(text);
+    toast_until_ = ImGui::GetTime() + kToastSeconds;
+}
+
+void Ui::draw_toast(glm::vec2 screen) {
+    if (toast_.empty() || ImGui::GetTime() > toast_until_) return;
+    ImGui::SetNextWindowPos(ImVec2(0.5f * screen.x, screen.y - 3.0f * kPanelMargin),
+                            ImGuiCond_Always, ImVec2(0.5f, 1.0f));
+    ImGui::SetNextWindowBgAlpha(0.85f);
+    ImGui::Begin("##toast", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                     ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoFocusOnAppearing |
+                     ImGuiWindowFlags_NoNav);
+    ImGui::TextUnformatted(toast_.c_str());
+    ImGui::End();
 }
 
 void Ui::scene_section(Demo& demo, UiActions& actions) {
@@ -217,13 +231,15 @@ void Ui::physics_section(Demo& demo) {
     if (ImGui::RadioButton("id", mode == ColorMode::kId)) mode = ColorMode::kId;
 }
 
-void Ui::broad_phase_section(Demo& demo) {
+void Ui::broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& actions) {
     const auto algorithms = demo.algorithms();
     const collide::BroadPhaseEntry* current = nullptr;
     if (ImGui::BeginCombo("Algorithm", demo.broad_phase().c_str())) {
         for (std::size_t i = 0; i < algorithms.size(); ++i) {
             const std::string name(algorithms[i]->name);
-            const std::string label = (i < 9 ? std::to_string(i + 1) + "  " : "   ") + name;
+            std::string label = algorithm_key(i);
+            label.resize(std::max<std::size_t>(label.size(), 7) + 1, ' ');
+            label += name;
             const bool selected = name == demo.broad_phase();
             if (ImGui::Selectable(label.c_str(), selected)) demo.set_broad_phase(name);
             hint(std::string(algorithms[i]->description).c_str());
@@ -264,6 +280,13 @@ void Ui::broad_phase_section(Demo& demo) {
         ImGui::PopID();
     }
     if (params.empty()) ImGui::TextDisabled("(no parameters)");
+
+    int threads = frame.threads;
+    const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (ImGui::SliderInt("Threads", &threads, 1, hardware)) actions.threads = threads;
+    hint(
+        "oneTBB threads for the app's parallel work (sort-and-sweep's sweep among others); "
+        "collidoscope-bench --threads T measures the same");
 
     const collide::BroadPhaseStats s = demo.world().broad_phase_stats();
     if (ImGui::BeginTable("bpstats", 2, ImGuiTableFlags_SizingStretchProp)) {
@@ -385,7 +408,11 @@ float Ui::selection_panel(Demo& demo, const UiFrame& frame) {
     // of partners changes and never runs off the screen.
     ImGui::SetNextWindowPos(ImVec2(frame.screen.x - kPanelMargin, frame.screen.y - kPanelMargin),
                             ImGuiCond_Always, ImVec2(1.0f, 1.0f));
-    const float max_height = frame.screen.y * 0.45f;
+    // At most 45% of the window, and short enough to leave the race window its room under
+    // the stats panel (whose bottom is last frame's), so the two never overlap.
+    const float under_race = stats_bottom_ + 3.0f * kPanelMargin + kRaceMinHeight;
+    const float max_height =
+        std::max(std::min(frame.screen.y * 0.45f, frame.screen.y - under_race), 120.0f);
     ImGui::SetNextWindowSizeConstraints(ImVec2(kRightPanelWidth, 0.0f),
                                         ImVec2(kRightPanelWidth, max_height));
     bool open = true;

@@ -17,13 +17,26 @@ const ImVec4 kDiffers{0.95f, 0.30f, 0.30f, 1.0f};
 
 void race_section(Demo& demo);
 
+// A single click on the title (beside its arrow, which ImGui handles) opens or closes the
+// window; ImGui alone wants a double click there. Call right after Begin.
+void toggle_on_title_click(bool open) {
+    if (!ImGui::IsWindowHovered() || !ImGui::IsMouseClicked(ImGuiMouseButton_Left) ||
+        ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
+        return;
+    }
+    const ImVec2 mouse = ImGui::GetMousePos();
+    const ImVec2 at = ImGui::GetWindowPos();
+    const float title = ImGui::GetFrameHeight();
+    if (mouse.y < at.y + title && mouse.x > at.x + title) ImGui::SetWindowCollapsed(open);
+}
+
 }  // namespace
 
 void race_window(Demo& demo, const UiFrame& frame, float top, float bottom, bool& open) {
     ImGui::SetNextWindowPos(ImVec2(frame.screen.x - kPanelMargin, top), ImGuiCond_Always,
                             ImVec2(1.0f, 0.0f));
     // As tall as the rows need, down to `bottom` (then it scrolls).
-    const float room = std::max(bottom - top - kPanelMargin, 80.0f);
+    const float room = std::max(bottom - top - kPanelMargin, kRaceMinHeight);
     ImGui::SetNextWindowSizeConstraints(ImVec2(kRightPanelWidth, 0.0f),
                                         ImVec2(kRightPanelWidth, room));
     // Collapsed until asked for, since a race runs every algorithm.
@@ -31,6 +44,7 @@ void race_window(Demo& demo, const UiFrame& frame, float top, float bottom, bool
     open = ImGui::Begin(
         "Race", nullptr,
         ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_AlwaysAutoResize);
+    toggle_on_title_click(open);
     if (!open) {
         ImGui::End();
         return;

@@ -43,7 +43,7 @@ void table_row(const char* name, const std::string& value) {
     ImGui::TextUnformatted(value.c_str());
 }
 
-void stats_panel(Demo& demo, const UiFrame& frame, float bottom, bool& race_open) {
+float stats_panel(Demo& demo, const UiFrame& frame, float bottom, bool& race_open) {
     const FrameStats& stats = frame.stats;
     ImGui::SetNextWindowPos(ImVec2(frame.screen.x - kPanelMargin, kPanelMargin), ImGuiCond_Always,
                             ImVec2(1.0f, 0.0f));
@@ -96,6 +96,7 @@ void stats_panel(Demo& demo, const UiFrame& frame, float bottom, bool& race_open
     const float window_bottom = ImGui::GetWindowPos().y + ImGui::GetWindowHeight();
     ImGui::End();
     race_window(demo, frame, window_bottom + kPanelMargin, bottom, race_open);
+    return window_bottom;
 }
 
 }  // namespace collidoscope

@@ -146,11 +146,11 @@ TEST(AppSmokeControl, EmptyWorldIsSeenAsEmpty) {
 }
 
 // --query draws the region's outline and rings around the bodies found, in their own colours
-// (the app's kQueryRegionColor and kQueryHitColor, whose full-intensity red the bodies
-// never reach). Without multisampling, lines keep their exact colour.
+// (the app's kQueryRegionColor and kQueryHitColor, violets the bodies never reach). Without
+// multisampling, lines keep their exact colour.
 TEST(AppSmokeQuery, DrawsTheRegionAndWhatItFound) {
-    constexpr std::uint32_t kRegion = 0xFF9900;
-    constexpr std::uint32_t kHit = 0xFFEB00;
+    constexpr std::uint32_t kRegion = 0xB040FF;
+    constexpr std::uint32_t kHit = 0xC890FF;
     // Regions in the middle of 2,000-body uniform worlds (about 110 wide in 2D, 27 in 3D).
     const std::pair<int, std::string> runs[] = {{2, "40,40,80,80"}, {3, "8,8,8,19,19,19"}};
     for (const auto& [dim, region] : runs) {

@@ -92,8 +92,12 @@ public:
     // step's again.
     void restore(const Snapshot& s);
 
-    // Put a body somewhere (the app's drag); boxes follow at the next step.
+    // Put a body somewhere (the app's drag); its box follows at once, the pairs at the next
+    // step or refresh_pairs().
     void move_body(BodyId id, const Vec<D>& pos, const Vec<D>& vel);
+    // The broad and narrow phase again on the current boxes, without stepping: a viewer of a
+    // paused world that moved a body sees the structure, pairs and contacts where it now is.
+    void refresh_pairs();
 
     const Bodies<D>& bodies() const { return bodies_; }
     WorldSettings<D>& settings() { return settings_; }

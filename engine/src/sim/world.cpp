@@ -98,6 +98,12 @@ std::size_t World<D>::Snapshot::bytes() const {
 }
 
 template <int D>
+void World<D>::refresh_pairs() {
+    broad_phase_->update(boxes_, bodies_.is_static, pairs_);
+    find_contacts();
+}
+
+template <int D>
 void World<D>::step(StepObserver<D>* observer) {
     // Substeps reuse the step's pairs: bodies move a fraction of a radius per substep, and
     // contacts that appear in between are found at the next step.

@@ -1,0 +1,89 @@
+#include "state_report.hpp"
+
+#include <imgui.h>
+#include <imgui_internal.h>  // FindWindowByName: where a panel is, for tests to aim at
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+namespace collidoscope {
+namespace {
+
+nlohmann::json vec(const glm::vec3& v, int dim) {
+    nlohmann::json out = nlohmann::json::array();
+    for (int k = 0; k < dim; ++k) out.push_back(v[k]);
+    return out;
+}
+
+// Each of the app's windows shown this frame: x, y, width, height and whether it is collapsed.
+nlohmann::json windows() {
+    nlohmann::json out = nlohmann::json::object();
+    for (const char* name :
+         {"Collidoscope", "Stats", "Race", "Selected body", "Keys and mouse", "Quit?"}) {
+        const ImGuiWindow* w = ImGui::FindWindowByName(name);
+        // Not yet placed on its first frames (ImGui sizes auto-fitting windows hidden).
+        if (w == nullptr || !w->Active || w->Hidden) continue;
+        out[name] = {{"x", w->Pos.x},
+                     {"y", w->Pos.y},
+                     {"w", w->Size.x},
+                     {"h", w->Size.y},
+                     {"collapsed", w->Collapsed},
+                     {"title_h", w->TitleBarHeight()}};
+    }
+    return out;
+}
+
+}  // namespace
+
+void StateReport::update(const Demo& demo, const ReportFacts& facts) {
+    if (path_.empty()) return;
+    const SimWorld& world = demo.world();
+    nlohmann::json j;
+    j["algorithm"] = demo.broad_phase();
+    j["dim"] = demo.dim();
+    j["paused"] = demo.paused();
+    j["steps"] = world.steps();
+    j["zoom"] = facts.zoom;
+    j["world_per_point"] = facts.world_per_point;
+    j["world_centre_screen"] = {facts.world_centre.x, facts.world_centre.y};
+    j["threads"] = facts.threads;
+    j["help_open"] = facts.dialogs.help;
+    j["quit_prompt"] = facts.dialogs.quit_prompt;
+    j["query"] = demo.query().has_value();
+    j["last_screenshot"] = facts.last_screenshot;
+    j["exit"] = facts.exit;
+    const collide::BodyId id = demo.selected();
+    if (id == collide::kNoBody) {
+        j["selected"] = nullptr;
+    } else {
+        const BodyInfo info = world.body_info(id, 64);
+        j["selected"] = {{"id", id},
+                         {"position", vec(info.pos, demo.dim())},
+                         {"velocity", vec(info.vel, demo.dim())},
+                         {"partners", info.partner_total},
+                         {"describe", world.describe(id)}};
+    }
+    j["windows"] = windows();
+    const ImVec2 mouse = ImGui::GetIO().MousePos;  // where the panels see the pointer
+    j["mouse"] = {mouse.x, mouse.y};
+    std::string text = j.dump(1);
+    if (text == last_) return;
+    // Whole or not at all: a reader polling the file never sees half of it.
+    const std::string temp = path_ + ".tmp";
+    {
+        std::ofstream out(temp, std::ios::trunc);
+        out << text << "\n";
+        if (!out) {
+            std::fprintf(stderr, "collidoscope: cannot write %s\n", temp.c_str());
+            return;
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(temp, path_, ec);
+    if (!ec) last_ = std::move(text);
+}
+
+}  // namespace collidoscope

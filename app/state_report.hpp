@@ -1,0 +1,40 @@
+// The app's state as a small JSON file (--report-state FILE), for tests that drive the real
+// window with real input: what is selected and how it moves, what the broad phase says about
+// it, the camera's zoom, the algorithm, the open dialogs, where the panels are, and how the
+// app ended. The file is rewritten (whole, by a rename) whenever its content changes, so a
+// test can poll it while the app runs.
+#pragma once
+
+#include <string>
+
+#include <glm/glm.hpp>
+
+#include "demo.hpp"
+#include "input.hpp"
+
+namespace collidoscope {
+
+// What the report needs beyond the Demo.
+struct ReportFacts {
+    const Dialogs& dialogs;
+    float zoom;              // world units per pixel when fitted / now: 1 = as fitted
+    float world_per_point;   // world units per screen point at the world's centre
+    glm::vec2 world_centre;  // where the world's centre is on the screen, in points
+    int threads;
+    std::string last_screenshot;  // the last F12 picture's path; empty: none
+    std::string exit;             // "running", or how the app quit: "confirmed", "window", "frames"
+};
+
+class StateReport {
+public:
+    explicit StateReport(std::string path) : path_(std::move(path)) {}
+    // Writes the report if it differs from the last one written. Call between ImGui's
+    // NewFrame and Render, so the panels' places are this frame's.
+    void update(const Demo& demo, const ReportFacts& facts);
+
+private:
+    std::string path_;  // empty: no report
+    std::string last_;
+};
+
+}  // namespace collidoscope

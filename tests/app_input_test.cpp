@@ -1,0 +1,347 @@
+// The real app driven with real input: each test starts its own Xvfb (on a display it picks
+// itself, -displayfd), launches collidoscope with --report-state, sends mouse and keys with
+// xdotool, and reads the app's own report of what happened. Waits poll the report with a
+// generous bound, so the tests hold on a loaded machine; a check that something did NOT
+// happen is made after a later action that did (events are handled in order).
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "collide/registry.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kWait = std::chrono::seconds(10);  // for anything the app should do
+
+// Body 0: large, in the middle, moving; two small ones near the corners.
+constexpr const char* kScene =
+    "world,0,0,100,100\n"
+    "x,y,r,vx,vy\n"
+    "50,50,12,3,1\n"
+    "15,15,3,0,0\n"
+    "85,20,3,0,0\n";
+
+pid_t spawn(const std::vector<std::string>& argv, const std::string& display,
+            const std::string& log, int keep_fd = -1) {
+    const pid_t pid = fork();
+    if (pid != 0) return pid;
+    if (!display.empty()) setenv("DISPLAY", display.c_str(), 1);
+    const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out >= 0 && out != keep_fd) {
+        dup2(out, STDOUT_FILENO);
+        dup2(out, STDERR_FILENO);
+    }
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+}
+
+// One Xvfb and one app in it, with a scratch folder; both stopped at the end.
+class Session {
+public:
+    explicit Session(const std::string& args) {
+        dir_ = fs::path(INPUT_OUT_DIR) /
+               (::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                std::to_string(getpid()));
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+        std::ofstream(dir_ / "scene.csv") << kScene;
+        start_xvfb();
+        report_ = (dir_ / "state.json").string();
+        std::vector<std::string> argv = {COLLIDOSCOPE_APP,
+                                         "--scene",
+                                         "csv:" + (dir_ / "scene.csv").string(),
+                                         "--msaa",
+                                         "0",
+                                         "--report-state",
+                                         report_,
+                                         "--screenshot-dir",
+                                         dir_.string()};
+        std::istringstream extra(args);
+        for (std::string a; extra >> a;) argv.push_back(a);
+        app_ = spawn(argv, display_, (dir_ / "app.log").string());
+        // Ready once the window exists and the first frame wrote the report.
+        wait_for([&](const json&) {
+            return std::system(("DISPLAY=" + display_ +
+                                " xdotool search --name '^Collidoscope$' >/dev/null 2>&1")
+                                   .c_str()) == 0;
+        });
+        // Keys go to the window under the pointer (Xvfb has no window manager).
+        xdo("mousemove " + point(centre()));
+        // A few frames on, the panels have their places.
+        barrier();
+    }
+
+    ~Session() {
+        if (app_ > 0 && !exited_) {
+            kill(app_, SIGTERM);  // SDL turns it into a quit
+            waitpid(app_, nullptr, 0);
+        }
+        if (xvfb_ > 0) {
+            kill(xvfb_, SIGTERM);
+            waitpid(xvfb_, nullptr, 0);
+        }
+    }
+
+    // The report, or null while it cannot be read.
+    json state() const {
+        std::ifstream in(report_);
+        if (!in) return nullptr;
+        return json::parse(in, nullptr, false);
+    }
+
+    // Polls the report until `pred` holds; fails the test and returns the last report if it
+    // does not within kWait.
+    json wait_for(const std::function<bool(const json&)>& pred, const char* what = "") {
+        const auto deadline = Clock::now() + kWait;
+        json s;
+        while (Clock::now() < deadline) {
+            s = state();
+            if (!s.is_null() && !s.is_discarded() && pred(s)) return s;
+            std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        }
+        ADD_FAILURE() << "timed out waiting for " << what << "; last report:\n" << s.dump(1);
+        return s;
+    }
+
+    void xdo(const std::string& args) const {
+        const std::string cmd = "DISPLAY=" + display_ + " xdotool " + args;
+        ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    }
+
+    // Something that shows in the report, so that everything sent before it has been handled:
+    // the help window opened and closed again.
+    void barrier() {
+        xdo("key F1");
+        wait_for([](const json& s) { return s["help_open"] == true; }, "help to open");
+        xdo("key F1");
+        wait_for([](const json& s) { return s["help_open"] == false; }, "help to close");
+    }
+
+    // The app's exit status if it has quit (within `within`), else -1.
+    int exit_status(std::chrono::milliseconds within) {
+        const auto deadline = Clock::now() + within;
+        do {
+            int status = 0;
+            if (waitpid(app_, &status, WNOHANG) == app_) {
+                exited_ = true;
+                return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        } while (Clock::now() < deadline);
+        return -1;
+    }
+
+    // Where the world's centre (body 0's place) is on the screen.
+    std::pair<int, int> centre() const {
+        const json s = state();
+        return {static_cast<int>(std::lround(s["world_centre_screen"][0].get<double>())),
+                static_cast<int>(std::lround(s["world_centre_screen"][1].get<double>()))};
+    }
+
+    static std::string point(std::pair<int, int> p) {
+        return std::to_string(p.first) + " " + std::to_string(p.second);
+    }
+    // The middle of a panel's title bar, or of the whole panel.
+    std::pair<int, int> panel(const json& s, const char* name, bool title) const {
+        const json& w = s["windows"][name];
+        const double y = title ? w["y"].get<double>() + 0.5 * w["title_h"].get<double>()
+                               : w["y"].get<double>() + 0.5 * w["h"].get<double>();
+        return {static_cast<int>(w["x"].get<double>() + 0.5 * w["w"].get<double>()),
+                static_cast<int>(y)};
+    }
+
+    const fs::path& dir() const { return dir_; }
+
+private:
+    void start_xvfb() {
+        int fds[2];
+        ASSERT_EQ(pipe(fds), 0);
+        xvfb_ = spawn({"Xvfb", "-displayfd", std::to_string(fds[1]), "-screen", "0", "1280x720x24",
+                       "-nolisten", "tcp"},
+                      "", (dir_ / "xvfb.log").string(), fds[1]);
+        close(fds[1]);
+        // Xvfb writes the display number it took once it is ready.
+        std::string number;
+        pollfd p{fds[0], POLLIN, 0};
+        char c = 0;
+        while (poll(&p, 1, 10000) > 0 && read(fds[0], &c, 1) == 1 && c != '\n') number += c;
+        close(fds[0]);
+        ASSERT_FALSE(number.empty()) << "Xvfb did not start";
+        display_ = ":" + number;
+    }
+
+    fs::path dir_;
+    std::string display_;
+    std::string report_;
+    pid_t xvfb_ = -1;
+    pid_t app_ = -1;
+    bool exited_ = false;
+};
+
+bool selected(const json& s, int id) {
+    return s["selected"].is_object() && s["selected"]["id"] == id;
+}
+
+// Bug: a click was handled as a drag without motion, which smoothed the velocity to zero.
+TEST(AppInput, ClickKeepsTheVelocity) {
+    Session app("--paused");
+    // Held as long as a hand holds a click, so that frames pass with the button down.
+    app.xdo("mousemove " + Session::point(app.centre()) + " mousedown 1 sleep 0.2 mouseup 1");
+    const json s = app.wait_for([](const json& s) { return selected(s, 0); }, "body 0 selected");
+    EXPECT_EQ(s["selected"]["velocity"], json::array({3.0, 1.0}));
+    EXPECT_EQ(s["selected"]["position"], json::array({50.0, 50.0}));
+}
+
+// Bug: after using a panel, the first click in the world was ignored (ImGui's "wants the
+// mouse" was still the previous frame's, when the pointer was over the panel).
+TEST(AppInput, FirstClickAfterAPanelSelects) {
+    Session app("--paused");
+    const json s = app.state();
+    app.xdo("mousemove " + Session::point(app.panel(s, "Collidoscope", true)) + " click 1");
+    app.barrier();
+    // Straight from the panel to the body, as one burst of events.
+    app.xdo("mousemove " + Session::point(app.panel(s, "Collidoscope", true)) + " click 1 " +
+            "mousemove " + Session::point(app.centre()) + " click 1");
+    app.wait_for([](const json& s) { return selected(s, 0); }, "body 0 selected");
+}
+
+// Bug: the wheel over the Selected-body panel zoomed the world behind it.
+TEST(AppInput, WheelOverAPanelDoesNotZoom) {
+    Session app("--paused --select 0");
+    const json s =
+        app.wait_for([](const json& s) { return s["windows"].contains("Selected body"); },
+                     "the Selected body panel");
+    app.xdo("mousemove " + Session::point(app.panel(s, "Selected body", false)) +
+            " click 4 click 4 click 4");
+    app.barrier();
+    EXPECT_EQ(app.state()["zoom"], 1.0);
+    // The same wheel over the world does zoom.
+    app.xdo("mousemove " + Session::point(app.centre()) + " click 4");
+    app.wait_for([](const json& s) { return s["zoom"].get<double>() > 1.01; }, "a zoom");
+}
+
+// Bug: a click on the Race panel's title went through to the world and cleared the
+// selection; only the title's arrow opened the panel.
+TEST(AppInput, RaceTitleClickOpensItAndKeepsTheSelection) {
+    Session app("--paused --select 0");
+    const json s =
+        app.wait_for([](const json& s) { return s["windows"].contains("Race"); }, "the Race panel");
+    ASSERT_EQ(s["windows"]["Race"]["collapsed"], true);
+    app.xdo("mousemove " + Session::point(app.panel(s, "Race", true)) + " click 1");
+    const json after = app.wait_for(
+        [](const json& s) { return s["windows"]["Race"]["collapsed"] == false; }, "Race open");
+    EXPECT_TRUE(selected(after, 0)) << after.dump(1);
+}
+
+// The key of algorithm i (0-based) in the menu: 1-9, 0, then with shift.
+std::string key_of(std::size_t i) {
+    const std::string digit = std::to_string((i % 10 + 1) % 10);
+    return i < 10 ? digit : "shift+" + digit;
+}
+
+// Every algorithm of a dimension has a key, and [ ] step through them all.
+TEST(AppInput, EveryAlgorithmIsReachableFromTheKeyboard) {
+    Session app("--paused");
+    std::vector<std::string> names;
+    for (const collide::BroadPhaseEntry& e : collide::broadphases()) {
+        if (e.supports(2)) names.emplace_back(e.name);
+    }
+    ASSERT_LE(names.size(), 20u) << "more algorithms than digit keys: only [ ] reach the rest";
+    // Backwards, so that each key changes the algorithm (the first is the default's neighbour).
+    for (std::size_t i = names.size(); i-- > 0;) {
+        app.xdo("key " + key_of(i));
+        app.wait_for([&](const json& s) { return s["algorithm"] == names[i]; }, names[i].c_str());
+    }
+    for (std::size_t i = 1; i <= names.size(); ++i) {
+        app.xdo("key bracketright");
+        const std::string& want = names[i % names.size()];
+        app.wait_for([&](const json& s) { return s["algorithm"] == want; }, want.c_str());
+    }
+    app.xdo("key bracketleft");
+    app.wait_for([&](const json& s) { return s["algorithm"] == names.back(); }, "[");
+}
+
+// Bug: Esc with nothing to clear quit at once. Now it asks: Enter quits, any other key stays.
+TEST(AppInput, EscAsksBeforeQuitting) {
+    Session app("--paused --select 0");
+    app.xdo("key Escape");  // first it deselects
+    app.wait_for([](const json& s) { return s["selected"].is_null(); }, "deselected");
+    EXPECT_EQ(app.state()["quit_prompt"], false);
+    for (const char* stay : {"x", "Escape"}) {
+        app.xdo("key Escape");
+        app.wait_for([](const json& s) { return s["quit_prompt"] == true; }, "the quit prompt");
+        app.xdo(std::string("key ") + stay);
+        app.wait_for([](const json& s) { return s["quit_prompt"] == false; }, "prompt gone");
+        EXPECT_EQ(app.exit_status(std::chrono::milliseconds(0)), -1) << "quit after " << stay;
+    }
+    app.xdo("key Escape");
+    app.wait_for([](const json& s) { return s["quit_prompt"] == true; }, "the quit prompt");
+    app.xdo("key Return");
+    EXPECT_EQ(app.exit_status(std::chrono::milliseconds(10000)), 0);
+    EXPECT_EQ(app.state()["exit"], "confirmed");
+}
+
+// Bug: dragging a body while paused moved it, but the structure (overlay, panel) still held
+// it at its old place until the next step.
+TEST(AppInput, DragWhilePausedUpdatesTheStructure) {
+    Session app("--paused --select 0 --broadphase spatial-hash --overlay structure");
+    app.xdo("key o");  // one step builds the structure
+    const json before = app.wait_for(
+        [](const json& s) {
+            return s["steps"] == 1 && !s["selected"]["describe"].get<std::string>().empty();
+        },
+        "one step");
+    const std::string cell_before = before["selected"]["describe"];
+    // Drag body 0 from the centre towards the top left corner of the world, in a few moves.
+    const auto [cx, cy] = app.centre();
+    const int reach = static_cast<int>(30.0 / before["world_per_point"].get<double>());
+    std::string moves = "mousemove " + Session::point({cx, cy}) + " mousedown 1";
+    for (int k = 1; k <= 5; ++k) {
+        moves += " mousemove " + Session::point({cx - reach * k / 5, cy - reach * k / 5}) +
+                 " sleep 0.05";
+    }
+    app.xdo(moves + " sleep 0.3 mouseup 1");
+    const json after = app.wait_for(
+        [](const json& s) { return s["selected"]["position"][0].get<double>() < 30.0; },
+        "body 0 dragged");
+    EXPECT_EQ(after["steps"], 1) << "the drag stepped the world";
+    // spatial-hash names the fat box it bucketed the body by; it must hold the body now.
+    const std::string text = after["selected"]["describe"];
+    EXPECT_NE(text, before["selected"]["describe"].get<std::string>());
+    const std::size_t at = text.find("Fat box (");
+    ASSERT_NE(at, std::string::npos) << text;
+    double lo_x = 0, lo_y = 0, hi_x = 0, hi_y = 0;
+    ASSERT_EQ(std::sscanf(text.c_str() + at, "Fat box (%lf, %lf) - (%lf, %lf)", &lo_x, &lo_y, &hi_x,
+                          &hi_y),
+              4)
+        << text;
+    const double x = after["selected"]["position"][0], y = after["selected"]["position"][1];
+    EXPECT_TRUE(lo_x <= x && x <= hi_x && lo_y <= y && y <= hi_y)
+        << "body at " << x << ", " << y << "; " << text;
+}
+
+}  // namespace
