@@ -56,15 +56,19 @@ void World<D>::move_body(BodyId id, const Vec<D>& pos, const Vec<D>& vel) {
 
 template <int D>
 typename World<D>::Snapshot World<D>::snapshot() const {
-    Snapshot s{settings_,    bodies_.pos, bodies_.vel,         bodies_.rotation,
-               bodies_.spin, steps_,      solver_.warm_start()};
-    s.boxes = boxes_;
-    s.contacts = contacts_;
-    s.impact_pairs = continuous_.impact_pairs();
-    s.implicit_contacts = implicit_.contacts();
-    s.implicit_counters = implicit_.counters();
-    s.implicit_tests = implicit_.tests();
-    return s;
+    return {settings_,
+            bodies_.pos,
+            bodies_.vel,
+            bodies_.rotation,
+            bodies_.spin,
+            steps_,
+            solver_.warm_start(),
+            boxes_,
+            contacts_,
+            continuous_.impact_pairs(),
+            implicit_.contacts(),
+            implicit_.counters(),
+            implicit_.tests()};
 }
 
 template <int D>
