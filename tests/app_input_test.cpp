@@ -79,7 +79,10 @@ public:
                                          "--report-state",
                                          report_,
                                          "--screenshot-dir",
-                                         dir_.string()};
+                                         dir_.string(),
+                                         // A session that quits would write the settings file;
+                                         // tests neither read nor write it.
+                                         "--no-settings"};
         std::istringstream extra(args);
         for (std::string a; extra >> a;) argv.push_back(a);
         app_ = spawn(argv, display_, (dir_ / "app.log").string());
