@@ -128,6 +128,9 @@ private:
 // The form the seed's author built: 3-way nodes alternating their split axis.
 template <int D>
 using AlternatingEnneatree = Enneatree<D, true>;
+// The flat form under a one-parameter name, as the registry's template template rows take.
+template <int D>
+using FlatEnneatree = Enneatree<D, false>;
 
 // Defined here because the pairs, the query and the viewer (enneatree_view.cpp) all walk.
 template <int D, bool kAlternating>

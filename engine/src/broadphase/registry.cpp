@@ -66,7 +66,7 @@ constexpr std::array kBroadPhases = {
     row<LooseTree>("loose-tree",
                    "Loose quadtree/octree: depth by body size, node by centre, loose boxes "
                    "twice the node side; pairs by a pruned descent"),
-    row<Enneatree>("enneatree",
+    row<FlatEnneatree>("enneatree",
                    "Tree of overlapping halves (3 per axis: 9 children in 2D, 27 in 3D); depth "
                    "from size, pairs by walking up and back down"),
     row<AlternatingEnneatree>("enneatree-alt",
