@@ -271,7 +271,11 @@ std::map<std::string, std::size_t, std::less<>> read_header(CsvReader& reader,
 // Sets what the preamble gives; the rest keeps WorldSettings' defaults.
 template <int D>
 void apply_settings(const CsvReader& reader, const Preamble& preamble, WorldSettings<D>& s) {
-    for (const auto& [key, entry] : preamble) {
+    // Named copies of the pair: lambdas below capture them (clang 14 cannot capture a
+    // structured binding).
+    for (const auto& item : preamble) {
+        const std::string& key = item.first;
+        const PreambleLine& entry = item.second;
         const std::vector<float>& v = entry.values;
         const std::size_t want = key == "world" ? 2 * D : key == "gravity" ? D : 1;
         if (v.size() != want) {
