@@ -385,6 +385,7 @@ CliResult parse_cli(std::span<const std::string_view> args) {
                              " is not a whole number from 1 to 1024");
         }
         opt.threads = static_cast<int>(*threads);
+        if (auto warning = collide::threads_warning(*threads)) result.warnings.push_back(*warning);
     }
     opt.paused = raw.paused;
     opt.swept = raw.swept;

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "launch_options.hpp"
 #include "tooling/input_error.hpp"
@@ -21,6 +22,7 @@ enum class CliAction { kRun, kHelp, kList };
 struct CliResult {
     CliAction action = CliAction::kRun;
     Options options;
+    std::vector<std::string> warnings;  // one line each, for stderr; the app still runs
 };
 
 // Parses and validates the arguments after the program name. Throws collide::InputError.

@@ -1,6 +1,7 @@
 // collidoscope: the interactive demo. main() only parses the command line (exiting with 2
 // and a clear message on any mistake, before a window exists) and hands over to run_app.
 #include <cstdio>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "collidoscope: %s\nTry 'collidoscope --help' for usage.\n", e.what());
         return 2;
     }
+    for (const std::string& w : cli.warnings) std::fprintf(stderr, "collidoscope: warning: %s\n", w.c_str());
     switch (cli.action) {
         case CliAction::kHelp: std::fputs(help_text().c_str(), stdout); return 0;
         case CliAction::kList: std::fputs(list_text().c_str(), stdout); return 0;

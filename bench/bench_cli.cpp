@@ -246,12 +246,8 @@ Options parse_command_line(int argc, char** argv) {
     } catch (const InputError& e) {
         throw InputError(std::string("--scene: ") + e.what());
     }
-    if (const unsigned cores = std::thread::hardware_concurrency();
-        cores != 0 && static_cast<unsigned>(o.run.threads) > cores) {
-        o.warnings.push_back("--threads " + std::to_string(o.run.threads) + " is more than the " +
-                             std::to_string(cores) +
-                             " hardware threads of this machine; the threads will share them");
-    }
+    if (auto warning = threads_warning(static_cast<std::uint64_t>(o.run.threads)))
+        o.warnings.push_back(*warning);
     for (const std::string& a : o.algorithms) {
         const BroadPhaseEntry* e = find_subject(a);
         if (e == nullptr && a.starts_with("peer:"))

@@ -1,5 +1,7 @@
 #include "tooling/cli_support.hpp"
 
+#include <thread>
+
 #include <CLI/CLI.hpp>
 
 namespace collide {
@@ -10,6 +12,13 @@ void configure_cli(CLI::App& app, std::size_t column_width) {
     app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     app.get_formatter()->column_width(column_width);
     app.get_formatter()->label("OPTIONS", "options");
+}
+
+std::optional<std::string> threads_warning(std::uint64_t threads) {
+    const unsigned cores = std::thread::hardware_concurrency();
+    if (cores == 0 || threads <= cores) return std::nullopt;
+    return "--threads " + std::to_string(threads) + " is more than the " + std::to_string(cores) +
+           " hardware threads of this machine; the threads will share them";
 }
 
 }  // namespace collide

@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
 
 namespace CLI {
 class App;
@@ -15,5 +18,9 @@ namespace collide {
 
 // Sets up `app` as above, with option names padded to `column_width` in --help.
 void configure_cli(CLI::App& app, std::size_t column_width);
+
+// The one-line warning for a --threads above this machine's hardware threads (accepted: the
+// threads share the cores), or nothing.
+std::optional<std::string> threads_warning(std::uint64_t threads);
 
 }  // namespace collide
