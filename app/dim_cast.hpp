@@ -26,4 +26,15 @@ collide::Vec<D> from3(const glm::vec3& v) {
     }
 }
 
+// Boxes likewise: a world box in 3D coordinates (z dropped in 2D) and back (z = 0).
+template <int D>
+collide::Aabb<D> from3(const collide::Aabb<3>& b) {
+    return {from3<D>(b.lo), from3<D>(b.hi)};
+}
+
+template <int D>
+collide::Aabb<3> to3(const collide::Aabb<D>& b) {
+    return {to3<D>(b.lo), to3<D>(b.hi)};
+}
+
 }  // namespace collidoscope

@@ -19,16 +19,6 @@ constexpr int kRingSegments = 48;
 constexpr int kQueryRingSegments = 16;  // thousands of them: keep each one cheap
 constexpr float kQueryRingPx = 3.0f;    // smallest ring around a body the query found
 
-template <int D>
-collide::Aabb<D> to_aabb(const Box3& b) {
-    collide::Aabb<D> out;
-    for (int k = 0; k < D; ++k) {
-        out.lo[k] = b.lo[k];
-        out.hi[k] = b.hi[k];
-    }
-    return out;
-}
-
 void add_line(std::vector<LineVertex>& lines, const glm::vec3& a, const glm::vec3& b,
               collide::Color c) {
     lines.push_back({a, c});
@@ -331,7 +321,7 @@ OverlayReport build_overlays(const collide::World<D>& world, const OverlayReques
                              const collide::QueryTrace<D>& trace, OverlayGeometry& out) {
     OverlayReport report;
     std::vector<LineVertex>& lines = out.lines;
-    const collide::Aabb<D> view = to_aabb<D>(req.view);
+    const collide::Aabb<D> view = from3<D>(req.view);
     add_box<D>(lines, world.settings().bounds, kWorldOutlineColor);
 
     // A query region asks the algorithm for its query trace even with the structure off.
@@ -344,7 +334,7 @@ OverlayReport build_overlays(const collide::World<D>& world, const OverlayReques
         add_query_hits<D>(world, req, view, lines, report);
         // Last, so no other line covers it, and two pixels wide (a second box one pixel
         // larger), so it stands out from the cells an algorithm draws along it.
-        collide::Aabb<D> region = to_aabb<D>(*req.query);
+        collide::Aabb<D> region = from3<D>(*req.query);
         add_box<D>(lines, region, kQueryRegionColor);
         region.lo -= collide::Vec<D>(req.query_pixel);
         region.hi += collide::Vec<D>(req.query_pixel);

@@ -105,7 +105,7 @@ public:
     int dim() const override { return D; }
     std::size_t body_count() const override { return world_.bodies().size(); }
     Box3 bounds() const override {
-        return {to3<D>(world_.settings().bounds.lo), to3<D>(world_.settings().bounds.hi)};
+        return to3<D>(world_.settings().bounds);
     }
 
     void step() override { collide::step_counting_tunnelling(world_, tunnelling_); }
@@ -140,7 +140,7 @@ public:
         out.clear();
         query_trace_.clear();
         if (world_.steps() == 0) return;  // nothing is built before the first update
-        collide::Aabb<D> box{from3<D>(region.lo), from3<D>(region.hi)};
+        const collide::Aabb<D> box = from3<D>(region);
         world_.broad_phase()->query(box, out, &query_trace_);
     }
     std::string describe(BodyId id) const override {
