@@ -107,6 +107,13 @@ float wanted_height() {
     return ImGui::GetCursorPosY() - style.ItemSpacing.y + style.WindowPadding.y;
 }
 
+void same_line_if_fits(const char* label) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float width = ImGui::CalcTextSize(label, nullptr, true).x + 2.0f * style.FramePadding.x;
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    if (ImGui::GetItemRectMax().x + style.ItemSpacing.x + width <= right) ImGui::SameLine();
+}
+
 UiActions Ui::draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs) {
     UiActions actions;
     LayoutInput in = wants_;
@@ -212,14 +219,15 @@ void Ui::scene_section(Demo& demo, UiActions& actions) {
     }
 
     if (ImGui::Button("Reset (R)")) demo.reset();
-    ImGui::SameLine();
-    if (ImGui::Button(demo.paused() ? "Run (P)" : "Pause (P)")) demo.set_paused(!demo.paused());
-    ImGui::SameLine();
+    const char* run = demo.paused() ? "Run (P)" : "Pause (P)";
+    same_line_if_fits(run);
+    if (ImGui::Button(run)) demo.set_paused(!demo.paused());
+    same_line_if_fits("Step (O)");
     if (ImGui::Button("Step (O)")) {
         demo.set_paused(true);
         demo.step_once();
     }
-    ImGui::SameLine();
+    same_line_if_fits("Fit (C)");
     if (ImGui::Button("Fit (C)")) actions.fit_camera = true;
     if (ImGui::Button("Save scene (S)")) save_scene(demo);
     hint(
@@ -472,15 +480,9 @@ float Ui::selection_panel(Demo& demo, const ScreenRect& at) {
     ImGui::Separator();
     ImGui::Text("Pairs %zu, of which %zu touch", info.partner_total, info.contact_total);
     // Partner ids as buttons that select that body; touching ones in the contact colour.
-    const float right_edge = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-    const ImGuiStyle& style = ImGui::GetStyle();
     for (std::size_t i = 0; i < info.partners.size(); ++i) {
         const std::string label = std::to_string(info.partners[i]);
-        const float width = ImGui::CalcTextSize(label.c_str()).x + 2 * style.FramePadding.x;
-        if (i > 0) {
-            const float next = ImGui::GetItemRectMax().x + style.ItemSpacing.x + width;
-            if (next < right_edge) ImGui::SameLine();
-        }
+        if (i > 0) same_line_if_fits(label.c_str());
         if (info.partner_touches[i]) ImGui::PushStyleColor(ImGuiCol_Text, to_imvec(kContactColor));
         if (ImGui::SmallButton(label.c_str())) demo.select(info.partners[i]);
         if (info.partner_touches[i]) ImGui::PopStyleColor();

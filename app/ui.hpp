@@ -94,6 +94,9 @@ void timeline_panel(Demo& demo, const ScreenRect& at);
 void place_next_window(const ScreenRect& at);
 // The height the current window needs to show all its content, title bar included.
 float wanted_height();
+// Puts the next button (labelled `label`) on the same line if it fits before the window's
+// right edge, else on the next line; so rows of buttons wrap instead of being cut off.
+void same_line_if_fits(const char* label);
 // The keys and mouse window, from the bindings table, and the quit prompt (ui_help.cpp).
 void help_window(Dialogs& dialogs, glm::vec2 screen);
 // Returns true if the user chose to quit.

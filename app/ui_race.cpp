@@ -89,10 +89,9 @@ void race_row(const RaceEntry& e, const RaceReport& race, double fastest, double
     }
     char text[64];
     if (e.differs) {
-        std::snprintf(text, sizeof text, "%.3f ms  DIFFERS", e.ms);
+        std::snprintf(text, sizeof text, "%.3f  DIFFERS", e.ms);
     } else {
-        std::snprintf(text, sizeof text, "%.3f ms  x%.1f", e.ms,
-                      fastest > 0 ? e.ms / fastest : 1.0);
+        std::snprintf(text, sizeof text, "%.3f  x%.1f", e.ms, fastest > 0 ? e.ms / fastest : 1.0);
     }
     const ImVec4 color = e.differs ? kDiffers : e.ms == fastest ? kFastest : kOthers;
     ImGui::PushStyleColor(ImGuiCol_PlotHistogram, color);
@@ -147,9 +146,9 @@ float race_section(Demo& demo) {
     if (ImGui::BeginTable("race", 2, flags, ImVec2(0.0f, ImGui::GetContentRegionAvail().y))) {
         ImGui::TableSetupScrollFreeze(0, 1);
         ImGui::TableSetupColumn("algorithm", ImGuiTableColumnFlags_WidthFixed);
-        ImGui::TableSetupColumn("time", ImGuiTableColumnFlags_DefaultSort |
-                                            ImGuiTableColumnFlags_PreferSortAscending |
-                                            ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_DefaultSort |
+                                          ImGuiTableColumnFlags_PreferSortAscending |
+                                          ImGuiTableColumnFlags_WidthStretch);
         ImGui::TableHeadersRow();
         for (std::size_t i : sorted_rows(race)) race_row(race.entries[i], race, fastest, slowest);
         ImGui::EndTable();

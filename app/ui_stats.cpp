@@ -82,7 +82,11 @@ void parts_bar(const FrameBreakdown& b) {
 void frame_breakdown(const FrameStats& stats, const std::string& gl_description) {
     const FrameBreakdown b = stats.breakdown();
     parts_bar(b);
-    if (!ImGui::BeginTable("parts", 3, ImGuiTableFlags_SizingStretchProp)) return;
+    if (!ImGui::BeginTable("parts", 3, ImGuiTableFlags_None)) return;
+    // The figures fit their text; the names take the rest of the panel.
+    ImGui::TableSetupColumn("part", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed);
     for (std::size_t i = 0; i < kPartCount; ++i) {
         const Part part = static_cast<Part>(i);
         ImGui::TableNextRow();
@@ -114,7 +118,7 @@ void frame_breakdown(const FrameStats& stats, const std::string& gl_description)
         if (part == Part::kStep) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::TextDisabled("   of which broad phase");
+            ImGui::TextDisabled("   broad phase");
             ImGui::TableNextColumn();
             ImGui::TextDisabled("%.3f", b.phases[static_cast<std::size_t>(Phase::kBroad)]);
             ImGui::TableNextColumn();
@@ -140,8 +144,6 @@ void frame_breakdown(const FrameStats& stats, const std::string& gl_description)
         ImGui::Text("%.3f", *b.gpu);
     else
         ImGui::TextDisabled("n/a");
-    ImGui::TableNextColumn();
-    ImGui::TextDisabled("alongside");
     ImGui::EndTable();
     ImGui::TextDisabled("ms, means over the last %zu frames", b.frames);
 }

@@ -78,7 +78,7 @@ void timeline_panel(Demo& demo, const ScreenRect& at) {
     ImGui::Text("%zu steps kept (%" PRIu64 "-%" PRIu64 "), %s of %s", history.size(),
                 history.first_step(), history.last_step(), format_bytes(history.bytes()).c_str(),
                 format_bytes(history.max_bytes()).c_str());
-    ImGui::SameLine();
+    same_line_if_fits(demo.recording_path().empty() ? "Record" : "Stop recording");
     record_button(demo);
     if (const auto& replay = demo.replay()) {
         const char* state = replay->finished ? "done" : "playing";
