@@ -22,10 +22,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double ms_between(Clock::time_point a, Clock::time_point b) {
-    return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
 constexpr float kRingPx = 7.0f;  // smallest selection ring, in pixels
 
 // ImGui packs colours as 0xAABBGGRR; ours are 0xAARRGGBB.
@@ -66,7 +62,9 @@ App::App(const Options& options, Demo& demo, Platform& platform)
     ui_.panels() = options.panels;
     demo_.view().color_mode = options.color_mode;
     demo_.view().overlays_on_top = options.overlays_on_top;
-    ImGui::GetIO().FontGlobalScale = options.ui_scale;
+    // A scale the user chose, else the one the display's DPI suggests.
+    display_scale_ = platform.display_scale();
+    ImGui::GetIO().FontGlobalScale = options.ui_scale > 0.0f ? options.ui_scale : display_scale_;
     set_threads(options.threads > 0
                     ? options.threads
                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
@@ -85,8 +83,7 @@ namespace {
 void print_race(const RaceReport& race) {
     if (race.entries.empty()) return;
     std::string line = "collidoscope: race at step " + std::to_string(race.step) + " (" +
-                       std::to_string(race.bodies) + " bodies, reference " + race.reference +
-                       "):";
+                       std::to_string(race.bodies) + " bodies, reference " + race.reference + "):";
     std::string differ;
     for (const RaceEntry& e : race.entries) {
         if (!e.ran) continue;
@@ -104,8 +101,10 @@ int App::run() {
     int exit_code = 0;
     std::int64_t frame = 0;
     const char* exit = "window";
-    Clock::time_point previous = Clock::now();
     while (true) {
+        // Every moment of the frame is charged to one part (frame_stats.hpp), so the parts
+        // add up to the frame.
+        clock_.start_frame();
         const glm::vec2 screen(platform_.window_size());
         Requests requests;
         InputTargets targets{demo_, camera(), screen, requests, dialogs_};
@@ -115,24 +114,31 @@ int App::run() {
             ImGui_ImplSDL2_ProcessEvent(&event);
             events_.push_back(event);
         }
+        clock_.lap(Part::kOther);
         // ImGui's new frame first, so that whether it wants the mouse is decided where the
         // mouse is now: a click or a wheel turn just after the mouse moved onto or off a
         // panel goes where the pointer is, not where it was a frame ago.
         platform_.begin_imgui_frame();
+        clock_.lap(Part::kUi);
         for (const SDL_Event& e : events_) input_.handle(e, targets);
         if (requests.save_scene) ui_.save_scene(demo_);
         ++frame;
 
         // Step first, so the panels describe the world the frame draws.
         input_.update_drag(targets);
+        clock_.lap(Part::kOther);
         const bool stepped = demo_.update();
+        clock_.lap(Part::kStep);
         demo_.update_race(stepped);
+        clock_.lap(Part::kRace);
         run_query();  // every frame, since the bodies move
+        clock_.lap(Part::kOther);
 
         const UiActions actions = ui_.draw(
             demo_,
             {stats_, overlay_report_, query_report_, screen, platform_.gl_description(), threads_},
             dialogs_);
+        clock_.lap(Part::kUi);
         if (actions.threads > 0) set_threads(actions.threads);
         if (actions.quit) requests.quit_confirmed = true;
         fit_camera_if_needed(screen, requests.fit_camera || actions.fit_camera);
@@ -142,14 +148,20 @@ int App::run() {
         const bool last_frame = quit || (options_.frames && frame >= *options_.frames);
         if (!quit && last_frame) exit = "frames";
         report_state(screen, "running");
+        clock_.lap(Part::kOther);
 
-        const Clock::time_point render_start = Clock::now();
         const glm::ivec2 framebuffer = platform_.framebuffer_size();
-        overlay_report_ = render_world(screen, framebuffer);
+        gpu_timer_.begin();
+        overlay_report_ = build_world(screen);
+        clock_.lap(Part::kOverlays);
+        draw_world(screen, framebuffer);
+        clock_.lap(Part::kDraw);
         draw_labels(screen);
         ImGui::Render();
+        clock_.lap(Part::kUi);
         renderer_.add_draw_calls(platform_.render_imgui(ImGui::GetDrawData()));
-        const double render_ms = ms_between(render_start, Clock::now());
+        gpu_timer_.end();
+        clock_.lap(Part::kDraw);
 
         if (requests.screenshot) save_timestamped_screenshot(framebuffer);
         if (last_frame && !options_.screenshot.empty()) {
@@ -159,14 +171,15 @@ int App::run() {
                 exit_code = 1;
             }
         }
+        clock_.lap(Part::kOther);
         platform_.swap();
+        clock_.lap(Part::kPresent);
 
-        const Clock::time_point now = Clock::now();
         const SimWorld& world = demo_.world();
-        stats_.record(ms_between(previous, now), stepped, world.timings(), render_ms,
+        stats_.record(clock_.frame_ms(), clock_.parts(), gpu_timer_.result(), stepped,
+                      world.timings(),
                       {world.pair_count(), world.contact_count(),
                        world.broad_phase_stats().candidate_tests, renderer_.draw_calls()});
-        previous = now;
         if (last_frame) {
             report_state(screen, exit);
             break;
@@ -208,7 +221,9 @@ void App::store_settings() const {
     s.overlays.hidden_layers = 0;  // the algorithm's layer numbers
     s.overlays_on_top = demo_.view().overlays_on_top;
     s.color_mode = demo_.view().color_mode;
-    s.ui_scale = ImGui::GetIO().FontGlobalScale;
+    // Left unset while it is the display's, so a later display's DPI still decides.
+    const float scale = ImGui::GetIO().FontGlobalScale;
+    s.ui_scale = options_.ui_scale <= 0.0f && scale == display_scale_ ? 0.0f : scale;
     s.dim = demo_.dim();
     s.scene = demo_.scene();
     s.broadphase = demo_.broad_phase();
@@ -247,7 +262,7 @@ void App::report_state(glm::vec2 screen, const char* exit) {
     cam.world_to_screen(centre, screen, centre_px);
     const float pixel = cam.pixel_size_at(centre, screen);
     report_.update(demo_, {dialogs_, pixel > 0.0f ? fitted_pixel_ / pixel : 0.0f, pixel, centre_px,
-                           threads_, last_screenshot_, exit});
+                           threads_, last_screenshot_, exit, ui_.layout(), stats_.breakdown()});
 }
 
 void App::fit_camera_if_needed(glm::vec2 screen, bool asked) {
@@ -257,7 +272,7 @@ void App::fit_camera_if_needed(glm::vec2 screen, bool asked) {
     // 2D: leave room under the world: structure overlays such as sort-and-sweep's sorted
     // intervals are drawn in a strip there.
     if (demo_.dim() == 2) framed.lo.y -= 0.14f * (bounds.hi.y - bounds.lo.y);
-    camera().fit(framed, Ui::free_area(screen), screen);
+    camera().fit(framed, ui_.layout().world, screen);
     fitted_pixel_ = camera().pixel_size_at(bounds.center(), screen);
     fitted_dim_ = demo_.dim();
     fitted_bounds_ = bounds;
@@ -282,10 +297,9 @@ void App::run_query() {
     query_report_.found = query_hits_.size();
 }
 
-OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
+OverlayReport App::build_world(glm::vec2 screen) {
     SimWorld& world = demo_.world();
     const ViewOptions& view = demo_.view();
-    renderer_.begin_frame(framebuffer);
     world.fill_instances(view.color_mode, instances_);
 
     OverlayRequest req;
@@ -308,12 +322,20 @@ OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
     overlays_.clear();
     const OverlayReport report = world.fill_overlays(req, overlays_);
     world.fill_shapes(shapes_);
-    const glm::mat4 view_proj = cam.view_proj(screen);
+    return report;
+}
+
+void App::draw_world(glm::vec2 screen, glm::ivec2 framebuffer) {
+    // GL works in framebuffer pixels, the cameras in window points; they differ on HiDPI.
+    const float pixels_per_point = static_cast<float>(framebuffer.y) / std::max(screen.y, 1.0f);
+    const ScreenRect& view_rect = ui_.layout().world;
+    const glm::ivec2 lo = glm::ivec2(glm::floor(view_rect.min * pixels_per_point));
+    const glm::ivec2 hi = glm::ivec2(glm::ceil(view_rect.max * pixels_per_point));
+    renderer_.begin_frame(framebuffer, {lo.x, framebuffer.y - hi.y, hi.x - lo.x, hi.y - lo.y});
+    const ViewOptions& view = demo_.view();
+    const glm::mat4 view_proj = camera().view_proj(screen);
     // The bodies are drawn differently (flat discs, lit impostors), the overlays the same.
     if (demo_.dim() == 2) {
-        // GL works in framebuffer pixels, the cameras in window points; they differ on HiDPI.
-        const float pixels_per_point =
-            static_cast<float>(framebuffer.y) / std::max(screen.y, 1.0f);
         renderer_.draw_triangles(overlays_.triangles, view_proj, false);  // under the bodies
         renderer_.draw_circles(instances_, view_proj,
                                camera_2d_.world_per_pixel() / pixels_per_point);
@@ -325,17 +347,19 @@ OverlayReport App::render_world(glm::vec2 screen, glm::ivec2 framebuffer) {
         renderer_.draw_triangles(overlays_.triangles, view_proj, !view.overlays_on_top);
         renderer_.draw_lines(overlays_.lines, view_proj, !view.overlays_on_top);
     }
-    return report;
 }
 
 void App::draw_labels(glm::vec2 screen) const {
     if (overlays_.labels.empty()) return;
     ImDrawList* draw = ImGui::GetBackgroundDrawList();
+    const ScreenRect& view = ui_.layout().world;  // like the world, never under a panel
+    draw->PushClipRect(ImVec2(view.min.x, view.min.y), ImVec2(view.max.x, view.max.y));
     for (const Label& label : overlays_.labels) {
         glm::vec2 at;
         if (!camera().world_to_screen(label.at, screen, at)) continue;
         draw->AddText(ImVec2(at.x, at.y), to_imgui(label.color), label.text.c_str());
     }
+    draw->PopClipRect();
 }
 
 }  // namespace collidoscope

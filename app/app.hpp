@@ -15,6 +15,7 @@
 #include "cli.hpp"
 #include "demo.hpp"
 #include "frame_stats.hpp"
+#include "gpu_timer.hpp"
 #include "input.hpp"
 #include "platform.hpp"
 #include "renderer.hpp"
@@ -33,8 +34,11 @@ public:
     int run();
 
 private:
-    // Draws the world and its overlays into the back buffer; returns what the overlays drew.
-    OverlayReport render_world(glm::vec2 screen, glm::ivec2 framebuffer);
+    // Builds what the world view shows: body instances, overlay lines, implicit surfaces;
+    // returns what the overlays drew.
+    OverlayReport build_world(glm::vec2 screen);
+    // Draws it into the back buffer, inside the world view only.
+    void draw_world(glm::vec2 screen, glm::ivec2 framebuffer);
     void draw_labels(glm::vec2 screen) const;
     // Asks the broad phase for the bodies in the viewer's query region, if there is one.
     void run_query();
@@ -65,6 +69,9 @@ private:
     std::string last_screenshot_;
     float fitted_pixel_ = 0.0f;  // world units per pixel at the centre when last fitted
     FrameStats stats_;
+    FrameClock clock_;
+    GpuTimer gpu_timer_;
+    float display_scale_ = 1.0f;  // the UI scale the display's DPI suggests
     Camera2D camera_2d_;
     Camera3D camera_3d_;
     int fitted_dim_ = 0;

@@ -30,6 +30,7 @@ struct RawArgs {
     bool no_settings = false;
     std::optional<std::string> record, replay;  // record and replay
     std::optional<std::string> screenshot_dir, report_state, threads;
+    std::optional<std::string> ui_scale;  // layout (issue 15)
     bool paused = false;
     bool swept = false;
     bool race = false;
@@ -64,6 +65,9 @@ void define_flags(CLI::App& app, RawArgs& raw) {
           "comma-separated: aabbs, pairs, structure, implicit, all, none");
     value("View", "--size", raw.size, "WxH", "window size; default 1280x720");
     value("View", "--select", raw.select, "ID", "start with body ID selected");
+    value("View", "--ui-scale", raw.ui_scale, "S",
+          "text size in the panels, 0.5 to 2; default the settings file's, else\n"
+          "the display's DPI / 96");
     value("View", "--msaa", raw.msaa, "0|2|4|8",
           "multisampling (antialiasing); default 4. Software GL is faster with 0");
     value("View", "--query", raw.query, "x0,y0,x1,y1",
@@ -386,6 +390,15 @@ CliResult parse_cli(std::span<const std::string_view> args) {
         }
         opt.threads = static_cast<int>(*threads);
         if (auto warning = collide::threads_warning(*threads)) result.warnings.push_back(*warning);
+    }
+    if (raw.ui_scale) {
+        const auto scale = collide::parse_number<float>(*raw.ui_scale);
+        if (!scale || !(*scale >= 0.5f && *scale <= 2.0f)) {
+            throw InputError("--ui-scale: " + quote(*raw.ui_scale) +
+                             " is not a number from 0.5 to 2");
+        }
+        opt.ui_scale = *scale;
+        opt.given.ui_scale = true;
     }
     opt.paused = raw.paused;
     opt.swept = raw.swept;

@@ -40,6 +40,8 @@ constexpr std::array kBindings = {
     Binding{SDLK_F1, 0, Shift::kAny, Command::kHelp, "F1 or ?", "this help (again: close it)"},
     Binding{SDLK_SLASH, 0, Shift::kYes, Command::kHelp, nullptr, nullptr},  // ? on US keyboards
     Binding{SDLK_QUESTION, 0, Shift::kAny, Command::kHelp, nullptr, nullptr},
+    Binding{SDLK_TAB, 0, Shift::kAny, Command::kHideUi, "Tab",
+            "hide every panel (the world fills the window); again: show them"},
     Binding{SDLK_F12, 0, Shift::kAny, Command::kScreenshot, "F12",
             "screenshot: a timestamped PNG in the screenshot folder (--screenshot-dir)"},
     Binding{SDLK_ESCAPE, 0, Shift::kAny, Command::kEscape, "Esc",

@@ -26,6 +26,7 @@ enum class Command {
     kPreviousAlgorithm,
     kNextAlgorithm,
     kHelp,
+    kHideUi,
     kScreenshot,
     kSaveScene,
     kStepBack,     // rewind one step

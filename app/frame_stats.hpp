@@ -1,23 +1,36 @@
-// Per-frame measurements: a rolling history (for the stats panel's plots) of the frame time
-// and of each phase of the step plus rendering, and running totals for the summary that a
-// timed run (--frames) prints at exit.
+// Per-frame measurements: a rolling history (for the stats panel) of the frame time and of
+// the parts it is made of, and running totals for the summary that a timed run (--frames)
+// prints at exit. The parts are measured back to back through the frame (FrameClock), so
+// they add up to the frame's wall time; the GPU's time is measured apart (timer queries),
+// since it runs alongside the CPU and its cost to the frame shows up as waiting in the
+// present. The step's own phases (integrate, broad, narrow, resolve) are a breakdown of the
+// step part.
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "collide/world.hpp"
 
 namespace collidoscope {
 
-enum class Phase { kIntegrate, kBroad, kNarrow, kResolve, kRender, kCount };
+// The step's phases, from World's StepTimings.
+enum class Phase { kIntegrate, kBroad, kNarrow, kResolve, kCount };
+// The parts of a frame, in the order they happen.
+enum class Part { kStep, kRace, kUi, kOverlays, kDraw, kPresent, kOther, kCount };
 
 inline constexpr std::size_t kPhaseCount = static_cast<std::size_t>(Phase::kCount);
+inline constexpr std::size_t kPartCount = static_cast<std::size_t>(Part::kCount);
 inline constexpr std::size_t kHistory = 120;
 
 const char* phase_name(Phase p);
+const char* part_name(Part p);
+// What a part holds, one sentence for a tooltip.
+const char* part_help(Part p);
 
 // A fixed-size ring of recent values, laid out for ImGui::PlotLines (values + offset).
 class History {
@@ -28,10 +41,30 @@ public:
     int offset() const { return static_cast<int>(next_); }
     float latest() const { return values_[(next_ + kHistory - 1) % kHistory]; }
     float max() const;
+    // The mean of the latest `n` values (at most kHistory).
+    float mean(std::size_t n) const;
 
 private:
     std::array<float, kHistory> values_{};
     std::size_t next_ = 0;
+};
+
+// Times a frame as consecutive laps: each lap() charges the time since the previous one
+// to a part, so every moment of the frame is charged to exactly one part.
+class FrameClock {
+public:
+    using Clock = std::chrono::steady_clock;
+    // Starts the next frame where the last one ended (no moment between frames is lost).
+    void start_frame();
+    void lap(Part p);
+    // The frame so far, in ms, and the parts.
+    double frame_ms() const;
+    const std::array<double, kPartCount>& parts() const { return parts_; }
+
+private:
+    Clock::time_point frame_start_ = Clock::now();
+    Clock::time_point last_ = frame_start_;
+    std::array<double, kPartCount> parts_{};
 };
 
 // Facts about the last frame that the summary repeats.
@@ -42,29 +75,47 @@ struct FrameFacts {
     int draw_calls = 0;
 };
 
+// Means over the recent frames (those in the history), in ms.
+struct FrameBreakdown {
+    std::size_t frames = 0;  // how many frames the means are over
+    double frame = 0.0;
+    std::array<double, kPartCount> parts{};
+    std::array<double, kPhaseCount> phases{};  // per frame, over the frames that stepped
+    std::optional<double> gpu;                 // none: no timer query result (yet)
+};
+
 class FrameStats {
 public:
-    // Records one frame. `stepped` says whether the world stepped (the step's timings are
-    // only recorded then); `frame_ms` is the wall time since the previous frame.
-    void record(double frame_ms, bool stepped, const collide::StepTimings& step, double render_ms,
+    // Records one frame. `stepped` says whether the world stepped (the step's phases are
+    // only recorded then); `gpu_ms` is a timer query's result, if there is one.
+    void record(double frame_ms, const std::array<double, kPartCount>& parts,
+                std::optional<double> gpu_ms, bool stepped, const collide::StepTimings& step,
                 const FrameFacts& facts);
 
     const History& frame_ms() const { return frame_ms_; }
-    const History& phase(Phase p) const { return phases_[static_cast<std::size_t>(p)]; }
+    const History& part(Part p) const { return parts_[static_cast<std::size_t>(p)]; }
     const FrameFacts& last() const { return last_; }
     float fps() const;  // over the recent history
+    FrameBreakdown breakdown() const;
 
     // One paragraph for stdout after a timed run.
     std::string summary(const std::string& algorithm, int dim, const std::string& scene,
                         std::size_t bodies) const;
 
 private:
+    std::size_t seen() const;
+
     History frame_ms_;
+    std::array<History, kPartCount> parts_;
     std::array<History, kPhaseCount> phases_;
+    History gpu_ms_;
     FrameFacts last_;
     std::uint64_t frames_ = 0;
     std::uint64_t steps_ = 0;
+    std::uint64_t gpu_frames_ = 0;
     double total_frame_ms_ = 0;
+    double total_gpu_ms_ = 0;
+    std::array<double, kPartCount> total_part_ms_{};
     std::array<double, kPhaseCount> total_phase_ms_{};
 };
 

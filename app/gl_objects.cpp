@@ -50,6 +50,9 @@ private:
 void delete_buffer(GLuint id) {
     glDeleteBuffers(1, &id);
 }
+void delete_query(GLuint id) {
+    glDeleteQueries(1, &id);
+}
 void delete_vertex_array(GLuint id) {
     glDeleteVertexArrays(1, &id);
 }

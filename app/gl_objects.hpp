@@ -41,10 +41,12 @@ private:
 void delete_buffer(GLuint id);
 void delete_vertex_array(GLuint id);
 void delete_program(GLuint id);
+void delete_query(GLuint id);
 
 using GlBuffer = GlName<delete_buffer>;
 using GlVertexArray = GlName<delete_vertex_array>;
 using GlProgram = GlName<delete_program>;
+using GlQuery = GlName<delete_query>;
 
 GlBuffer make_buffer();
 GlVertexArray make_vertex_array();

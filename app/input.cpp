@@ -163,6 +163,7 @@ void Input::key_down(int key, bool shift, InputTargets& t) {
         case Command::kPreviousAlgorithm: choose((current + n - 1) % n); break;
         case Command::kNextAlgorithm: choose((current + 1) % n); break;
         case Command::kHelp: t.dialogs.help = !t.dialogs.help; break;
+        case Command::kHideUi: t.dialogs.ui_hidden = !t.dialogs.ui_hidden; break;
         case Command::kScreenshot: t.requests.screenshot = true; break;
         default: break;
     }

@@ -30,6 +30,7 @@ struct Requests {
 struct Dialogs {
     bool help = false;
     bool quit_prompt = false;  // "Quit?": Enter quits, any other key stays
+    bool ui_hidden = false;    // Tab: every panel hidden, the world fills the window
 };
 
 // What input acts on, gathered for one frame.

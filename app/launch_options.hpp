@@ -53,13 +53,14 @@ struct Options {
     PanelState panels;
     ColorMode color_mode = ColorMode::kSpeed;
     bool overlays_on_top = true;
-    float ui_scale = 1.0f;
+    float ui_scale = 0.0f;  // text size in the panels; 0: from the display's DPI
     // What the command line gave, which the stored settings do not override.
     struct Given {
         bool size = false;
         bool overlay = false;
         bool scene = false;  // --dim, --scene or --broadphase: the stored scene is not used
         bool no_settings = false;
+        bool ui_scale = false;  // --ui-scale
     } given;
     // Record and replay (session_file.hpp): write the session to `record`; replay the one
     // in `replay`, whose world replaces dim, scene, count, seed, algorithm, swept, paused.

@@ -6,6 +6,8 @@
 #include <glad/gl.h>
 #include <imgui.h>
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace collidoscope {
@@ -102,6 +104,19 @@ glm::ivec2 Platform::framebuffer_size() const {
     glm::ivec2 s;
     SDL_GL_GetDrawableSize(window_, &s.x, &s.y);
     return s;
+}
+
+float Platform::display_scale() const {
+    constexpr float kBaseDpi = 96.0f;  // what a scale of 1 is drawn for
+    float dpi = 0.0f;
+    const int display = std::max(SDL_GetWindowDisplayIndex(window_), 0);
+    if (SDL_GetDisplayDPI(display, nullptr, &dpi, nullptr) != 0 || !(dpi > 0.0f)) return 1.0f;
+    // Where the window's points are already several pixels (macOS Retina), they carry
+    // that part of the DPI.
+    const float pixels_per_point =
+        static_cast<float>(framebuffer_size().y) / static_cast<float>(std::max(window_size().y, 1));
+    const float scale = dpi / kBaseDpi / std::max(pixels_per_point, 1.0f);
+    return std::clamp(std::round(4.0f * scale) / 4.0f, 1.0f, 2.0f);
 }
 
 void Platform::begin_imgui_frame() {

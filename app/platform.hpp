@@ -26,6 +26,10 @@ public:
     glm::ivec2 window_size() const;       // points, the unit of mouse events
     glm::ivec2 framebuffer_size() const;  // pixels, the unit of GL (differs on HiDPI)
 
+    // The UI scale the display's DPI suggests: its horizontal DPI over 96 (per point), in
+    // quarter steps from 1 to 2 (1 where SDL cannot tell).
+    float display_scale() const;
+
     void begin_imgui_frame();
     // Renders ImGui's draw data and returns how many draw calls it issued.
     int render_imgui(ImDrawData* data);

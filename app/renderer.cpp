@@ -1,5 +1,6 @@
 #include "renderer.hpp"
 
+#include <algorithm>
 #include <cstddef>
 
 #include <glm/gtc/type_ptr.hpp>
@@ -72,13 +73,17 @@ Renderer::Renderer() : instance_vao_(make_vertex_array()), line_vao_(make_vertex
     multisampled_ = samples > 1;
 }
 
-void Renderer::begin_frame(glm::ivec2 framebuffer) {
+void Renderer::begin_frame(glm::ivec2 framebuffer, glm::ivec4 clip) {
     framebuffer_ = glm::max(framebuffer, glm::ivec2(1));
     draw_calls_ = 0;
     glViewport(0, 0, framebuffer_.x, framebuffer_.y);
+    glDisable(GL_SCISSOR_TEST);  // the whole window is cleared
     glClearColor(kBackground.r, kBackground.g, kBackground.b, 1.0f);
     glClearDepth(1.0);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    // ImGui's renderer sets its own scissor and restores this one after.
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(clip.x, clip.y, std::max(clip.z, 0), std::max(clip.w, 0));
     glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
 }

@@ -19,8 +19,10 @@ public:
     // Compiles the embedded shaders; needs a current OpenGL 3.3 core context.
     Renderer();
 
-    // Sets the viewport, clears colour and depth, and resets the draw-call count.
-    void begin_frame(glm::ivec2 framebuffer);
+    // Sets the viewport, clears colour and depth, and resets the draw-call count. Drawing
+    // then stays inside `clip` (x, y from the bottom, width, height in framebuffer pixels):
+    // the world view, so nothing is drawn under a panel.
+    void begin_frame(glm::ivec2 framebuffer, glm::ivec4 clip);
 
     void draw_circles(std::span<const Instance> circles, const glm::mat4& view_proj,
                       float world_per_pixel);

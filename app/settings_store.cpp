@@ -142,7 +142,7 @@ std::string settings_text(const Settings& settings) {
     out << "window_width=" << s.width << "\nwindow_height=" << s.height << "\n";
     for (const auto& [name, field] : flags_of(s)) out << name << "=" << (*field ? 1 : 0) << "\n";
     out << "color_mode=" << (s.color_mode == ColorMode::kId ? "id" : "speed") << "\n";
-    out << "ui_scale=" << s.ui_scale << "\n";
+    if (s.ui_scale > 0.0f) out << "ui_scale=" << s.ui_scale << "\n";
     out << "dim=" << s.dim << "\nscene=" << s.scene << "\nbroadphase=" << s.broadphase << "\n";
     return out.str();
 }
@@ -188,7 +188,7 @@ std::string apply_settings(const Settings& s, Options& options) {
     options.panels.race = s.panels.race || options.race;
     options.color_mode = s.color_mode;
     options.overlays_on_top = s.overlays_on_top;
-    options.ui_scale = s.ui_scale;
+    if (!options.given.ui_scale) options.ui_scale = s.ui_scale;
     if (options.given.scene) return {};
 
     // The last scene: its name checked as the command line checks it, each part dropped

@@ -21,7 +21,7 @@ struct Settings {
     OverlayFlags overlays;  // hidden layers are the algorithm's, so not kept
     bool overlays_on_top = true;
     ColorMode color_mode = ColorMode::kSpeed;
-    float ui_scale = 1.0f;
+    float ui_scale = 0.0f;  // 0: the display's DPI decides
     int dim = 2;
     std::string scene = "uniform";
     std::string broadphase;  // empty: the default algorithm

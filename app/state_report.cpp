@@ -18,11 +18,28 @@ nlohmann::json vec(const glm::vec3& v, int dim) {
     return out;
 }
 
+nlohmann::json rect(const ScreenRect& r) {
+    return {{"x", r.min.x}, {"y", r.min.y}, {"w", r.size().x}, {"h", r.size().y}};
+}
+
+// The frame's parts (which add up to the frame), the step's phases and the GPU's time.
+nlohmann::json breakdown(const FrameBreakdown& b) {
+    nlohmann::json parts = nlohmann::json::object();
+    for (std::size_t i = 0; i < kPartCount; ++i) parts[part_name(Part(i))] = b.parts[i];
+    nlohmann::json phases = nlohmann::json::object();
+    for (std::size_t i = 0; i < kPhaseCount; ++i) phases[phase_name(Phase(i))] = b.phases[i];
+    return {{"frames", b.frames},
+            {"frame_ms", b.frame},
+            {"parts_ms", parts},
+            {"step_phases_ms", phases},
+            {"gpu_ms", b.gpu ? nlohmann::json(*b.gpu) : nlohmann::json("n/a")}};
+}
+
 // Each of the app's windows shown this frame: x, y, width, height and whether it is collapsed.
 nlohmann::json windows() {
     nlohmann::json out = nlohmann::json::object();
-    for (const char* name :
-         {"Collidoscope", "Stats", "Race", "Selected body", "Keys and mouse", "Quit?"}) {
+    for (const char* name : {"Collidoscope", "Stats", "Race", "Selected body", "Timeline",
+                             "Keys and mouse", "Quit?"}) {
         const ImGuiWindow* w = ImGui::FindWindowByName(name);
         // Not yet placed on its first frames (ImGui sizes auto-fitting windows hidden).
         if (w == nullptr || !w->Active || w->Hidden) continue;
@@ -67,6 +84,12 @@ void StateReport::update(const Demo& demo, const ReportFacts& facts) {
                          {"describe", world.describe(id)}};
     }
     j["windows"] = windows();
+    const ImVec2 screen = ImGui::GetIO().DisplaySize;
+    j["screen"] = {screen.x, screen.y};
+    j["ui_hidden"] = facts.dialogs.ui_hidden;
+    j["ui_scale"] = ImGui::GetIO().FontGlobalScale;
+    j["world_view"] = rect(facts.layout.world);
+    j["frame"] = breakdown(facts.frame);
     const ImVec2 mouse = ImGui::GetIO().MousePos;  // where the panels see the pointer
     j["mouse"] = {mouse.x, mouse.y};
     std::string text = j.dump(1);

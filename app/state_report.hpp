@@ -1,8 +1,8 @@
 // The app's state as a small JSON file (--report-state FILE), for tests that drive the real
 // window with real input: what is selected and how it moves, what the broad phase says about
-// it, the camera's zoom, the algorithm, the open dialogs, where the panels are, and how the
-// app ended. The file is rewritten (whole, by a rename) whenever its content changes, so a
-// test can poll it while the app runs.
+// it, the camera's zoom, the algorithm, the open dialogs, where the panels and the world view
+// are, where the frames' time went, and how the app ended. The file is rewritten (whole, by a
+// rename) whenever its content changes, so a test can poll it while the app runs.
 #pragma once
 
 #include <string>
@@ -10,7 +10,9 @@
 #include <glm/glm.hpp>
 
 #include "demo.hpp"
+#include "frame_stats.hpp"
 #include "input.hpp"
+#include "ui_layout.hpp"
 
 namespace collidoscope {
 
@@ -23,6 +25,8 @@ struct ReportFacts {
     int threads;
     std::string last_screenshot;  // the last F12 picture's path; empty: none
     std::string exit;             // "running", or how the app quit: "confirmed", "window", "frames"
+    const UiLayout& layout;       // the world view's rectangle
+    FrameBreakdown frame;         // where the recent frames' time went
 };
 
 class StateReport {

@@ -17,7 +17,6 @@ namespace collidoscope {
 namespace {
 
 constexpr std::size_t kMaxListedPartners = 48;
-constexpr int kMaxDescribeLines = 12;  // taller descriptions scroll
 constexpr double kToastSeconds = 3.0;
 const ImVec4 kHeadingColor(0.55f, 0.80f, 1.0f, 1.0f);
 
@@ -41,6 +40,31 @@ bool section(const char* label, bool& open) {
     ImGui::SetNextItemOpen(open, ImGuiCond_Once);
     open = ImGui::CollapsingHeader(label);
     return open;
+}
+
+// A label too long for the room beside its widget goes on its own wrapped line above it,
+// and the widget takes the panel's width; returns the label to give the widget.
+std::string fit_label(const char* label) {
+    const float room = ImGui::GetContentRegionAvail().x - ImGui::CalcItemWidth() -
+                       ImGui::GetStyle().ItemInnerSpacing.x;
+    if (ImGui::CalcTextSize(label).x <= room) return label;
+    ImGui::TextWrapped("%s", label);
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    return std::string("##") + label;
+}
+
+// A checkbox whose label wraps (after the box) instead of running past the panel's edge.
+bool wrapped_checkbox(const char* label, bool* value) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float room =
+        ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight() - style.ItemInnerSpacing.x;
+    if (ImGui::CalcTextSize(label).x <= room) return ImGui::Checkbox(label, value);
+    ImGui::PushID(label);
+    const bool changed = ImGui::Checkbox("##box", value);
+    ImGui::PopID();
+    ImGui::SameLine(0.0f, style.ItemInnerSpacing.x);
+    ImGui::TextWrapped("%s", label);
+    return changed;
 }
 
 void hint(const char* text) {
@@ -71,44 +95,69 @@ const char* scene_label(const Demo& demo) {
 
 }  // namespace
 
-ScreenRect Ui::free_area(glm::vec2 screen) {
-    return {{kLeftPanelWidth + 2 * kPanelMargin, 0.0f},
-            {screen.x - kRightPanelWidth - 2 * kPanelMargin,
-             screen.y - kTimelineHeight - 2 * kPanelMargin}};
+void place_next_window(const ScreenRect& at) {
+    ImGui::SetNextWindowPos(ImVec2(at.min.x, at.min.y), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(at.size().x, at.size().y), ImGuiCond_Always);
+}
+
+float wanted_height() {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    // The cursor is below the last item (and its spacing), counted from the window's top
+    // and before scrolling.
+    return ImGui::GetCursorPosY() - style.ItemSpacing.y + style.WindowPadding.y;
+}
+
+void same_line_if_fits(const char* label) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float width = ImGui::CalcTextSize(label, nullptr, true).x + 2.0f * style.FramePadding.x;
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    if (ImGui::GetItemRectMax().x + style.ItemSpacing.x + width <= right) ImGui::SameLine();
 }
 
 UiActions Ui::draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs) {
     UiActions actions;
-    ImGui::SetNextWindowPos(ImVec2(kPanelMargin, kPanelMargin), ImGuiCond_Once);
-    ImGui::SetNextWindowSize(ImVec2(kLeftPanelWidth, frame.screen.y - 2 * kPanelMargin),
-                             ImGuiCond_Once);
-    ImGui::Begin("Collidoscope");
-    ImGui::PushItemWidth(-110.0f);  // room for the labels on the right
-    if (section("Scene", panels_.scene)) {
-        scene_section(demo, actions);
-        physics_section(demo);
-    }
-    if (section("Broad phase", panels_.broad_phase)) {
-        broad_phase_section(demo, frame, actions);
-    }
-    // Above the overlays, so a region's answer shows without scrolling the panel.
-    if (section("Query", panels_.query)) {
-        query_section(demo, frame);
-    }
-    if (section("Overlays", panels_.overlays)) {
-        overlays_section(demo, frame.overlays);
-    }
-    if (section("Mouse and keys", panels_.keys)) {
-        ImGui::TextDisabled("Every key and mouse action:");
-        if (ImGui::Button("Keys and mouse (F1)")) dialogs.help = !dialogs.help;
-    }
-    ImGui::PopItemWidth();
-    ImGui::End();
+    LayoutInput in = wants_;
+    in.screen = frame.screen;
+    in.ui_scale = ImGui::GetIO().FontGlobalScale;
+    in.hidden = dialogs.ui_hidden;
+    in.race_open = panels_.race;
+    in.selection = demo.selected() != collide::kNoBody;
+    in.title_height = ImGui::GetFrameHeight();
+    layout_ = compute_layout(in);
+    if (dialogs.ui_hidden && !was_hidden_) toast("Panels hidden: Tab shows them again");
+    was_hidden_ = dialogs.ui_hidden;
+    if (!dialogs.ui_hidden) {
+        const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize;
+        place_next_window(layout_.left);
+        ImGui::Begin("Collidoscope", nullptr, fixed | ImGuiWindowFlags_NoCollapse);
+        ImGui::PushItemWidth(-110.0f * in.ui_scale);  // room for the labels on the right
+        if (section("Scene", panels_.scene)) {
+            scene_section(demo, actions);
+            physics_section(demo);
+        }
+        if (section("Broad phase", panels_.broad_phase)) {
+            broad_phase_section(demo, frame, actions);
+        }
+        // Above the overlays, so a region's answer shows without scrolling the panel.
+        if (section("Query", panels_.query)) {
+            query_section(demo, frame);
+        }
+        if (section("Overlays", panels_.overlays)) {
+            overlays_section(demo, frame.overlays);
+        }
+        if (section("Mouse and keys", panels_.keys)) {
+            ImGui::TextDisabled("Every key and mouse action:");
+            if (ImGui::Button("Keys and mouse (F1)")) dialogs.help = !dialogs.help;
+            ImGui::TextDisabled("Tab hides every panel (and shows them again).");
+        }
+        ImGui::PopItemWidth();
+        ImGui::End();
 
-    // The selection panel first: the race window under the stats stops above it.
-    const float selection_top = selection_panel(demo, frame);
-    stats_bottom_ = stats_panel(demo, frame, selection_top, panels_.race);
-    timeline_panel(demo, frame);
+        wants_.stats_wants = stats_panel(demo, frame, layout_.stats);
+        wants_.race_wants = race_window(demo, layout_.race, panels_.race);
+        wants_.selection_wants = selection_panel(demo, layout_.selection);
+        timeline_panel(demo, layout_.timeline);
+    }
     help_window(dialogs, frame.screen);
     actions.quit = quit_prompt(dialogs, frame.screen);
     draw_toast(frame.screen);
@@ -170,14 +219,15 @@ void Ui::scene_section(Demo& demo, UiActions& actions) {
     }
 
     if (ImGui::Button("Reset (R)")) demo.reset();
-    ImGui::SameLine();
-    if (ImGui::Button(demo.paused() ? "Run (P)" : "Pause (P)")) demo.set_paused(!demo.paused());
-    ImGui::SameLine();
+    const char* run = demo.paused() ? "Run (P)" : "Pause (P)";
+    same_line_if_fits(run);
+    if (ImGui::Button(run)) demo.set_paused(!demo.paused());
+    same_line_if_fits("Step (O)");
     if (ImGui::Button("Step (O)")) {
         demo.set_paused(true);
         demo.step_once();
     }
-    ImGui::SameLine();
+    same_line_if_fits("Fit (C)");
     if (ImGui::Button("Fit (C)")) actions.fit_camera = true;
     if (ImGui::Button("Save scene (S)")) save_scene(demo);
     hint(
@@ -204,11 +254,13 @@ void Ui::physics_section(Demo& demo) {
     changed |= ImGui::SliderFloat("Time step", &p.dt, 1.0f / 960.0f, 1.0f / 15.0f, "%.4f s",
                                   ImGuiSliderFlags_Logarithmic);
     changed |= ImGui::Checkbox("Swept boxes", &p.swept);
-    hint("Each body's box covers its motion over the step, and a time-of-impact test stops "
-         "fast bodies at their first touch, so they cannot pass through others");
+    hint(
+        "Each body's box covers its motion over the step, and a time-of-impact test stops "
+        "fast bodies at their first touch, so they cannot pass through others");
     changed |= ImGui::Checkbox("Count tunnelling", &p.count_tunnelling);
-    hint("Checks every step, by a sweep of its own over the bodies' paths, for pairs that "
-         "passed into each other without a contact");
+    hint(
+        "Checks every step, by a sweep of its own over the bodies' paths, for pairs that "
+        "passed into each other without a contact");
     if (changed) demo.set_physics(p);
     if (p.swept || p.count_tunnelling) {
         const ContinuousFacts f = demo.world().continuous_facts();
@@ -270,10 +322,10 @@ void Ui::broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& action
         // Through the demo, so a recorded session has the change.
         if (p.toggle) {
             bool on = p.value >= 0.5f;
-            if (ImGui::Checkbox(p.name, &on)) demo.set_param(p.name, on ? 1.0f : 0.0f);
+            if (wrapped_checkbox(p.name, &on)) demo.set_param(p.name, on ? 1.0f : 0.0f);
         } else {
             float value = p.value;
-            if (ImGui::SliderFloat(p.name, &value, p.min, p.max, "%.3g")) {
+            if (ImGui::SliderFloat(fit_label(p.name).c_str(), &value, p.min, p.max, "%.3g")) {
                 demo.set_param(p.name, value);
             }
         }
@@ -288,14 +340,19 @@ void Ui::broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& action
         "oneTBB threads for the app's parallel work (sort-and-sweep's sweep among others); "
         "collidoscope-bench --threads T measures the same");
 
+    // Closed at first: the Stats panel has the tests and the memory, and the Overlays
+    // section below should stay in reach.
     const collide::BroadPhaseStats s = demo.world().broad_phase_stats();
-    if (ImGui::BeginTable("bpstats", 2, ImGuiTableFlags_SizingStretchProp)) {
-        table_row("Candidate tests", format_count(s.candidate_tests));
-        table_row("Structure memory", format_bytes(s.structure_bytes));
-        table_row("Nodes / cells", format_count(s.nodes));
-        table_row("Depth", s.depth > 0 ? std::to_string(s.depth) : std::string("-"));
-        table_row("Re-inserted", format_count(s.reinserted));
-        ImGui::EndTable();
+    if (ImGui::TreeNode("What it built")) {
+        if (ImGui::BeginTable("bpstats", 2, ImGuiTableFlags_SizingStretchProp)) {
+            table_row("Candidate tests", format_count(s.candidate_tests));
+            table_row("Structure memory", format_bytes(s.structure_bytes));
+            table_row("Nodes / cells", format_count(s.nodes));
+            table_row("Depth", s.depth > 0 ? std::to_string(s.depth) : std::string("-"));
+            table_row("Re-inserted", format_count(s.reinserted));
+            ImGui::EndTable();
+        }
+        ImGui::TreePop();
     }
 }
 
@@ -311,8 +368,9 @@ void Ui::overlays_section(Demo& demo, const OverlayReport& report) {
     hint("Magenta: the bodies really touch (a narrow-phase contact).");
     if (o.pairs) capped_note(report.pairs_drawn, report.pairs_in_view, report.pairs_total);
     ImGui::Checkbox("Implicit contacts", &o.implicit);
-    hint("Implicit bodies in contact and the selected one: surface points inside (red) or "
-         "outside (green) the partner, signature cells, contact normals (yellow)");
+    hint(
+        "Implicit bodies in contact and the selected one: surface points inside (red) or "
+        "outside (green) the partner, signature cells, contact normals (yellow)");
     ImGui::Checkbox("Structure", &o.structure);
     hint("What the algorithm built: cells, nodes, intervals");
     if (o.structure) {
@@ -323,7 +381,7 @@ void Ui::overlays_section(Demo& demo, const OverlayReport& report) {
             const std::uint64_t bit = std::uint64_t{1} << i;
             bool shown = (o.hidden_layers & bit) == 0;
             ImGui::PushID(static_cast<int>(i));
-            if (ImGui::Checkbox(layers[i].c_str(), &shown)) o.hidden_layers ^= bit;
+            if (wrapped_checkbox(layers[i].c_str(), &shown)) o.hidden_layers ^= bit;
             ImGui::PopID();
         }
     }
@@ -340,30 +398,16 @@ void Ui::save_scene(const Demo& demo) {
 
 namespace {
 
-// What the algorithm has to say about the body, in a child region that scrolls when long.
-// `window_max` is the panel's height limit: the child takes what is left of it, so the panel
-// itself does not need to scroll.
-void describe_section(const Demo& demo, collide::BodyId id, float window_max) {
+// What the algorithm has to say about the body, wrapped to the panel (which scrolls).
+void describe_section(const Demo& demo, collide::BodyId id) {
     const std::string text = demo.world().describe(id);
     if (text.empty()) return;
     ImGui::Separator();
     ImGui::TextColored(kHeadingColor, "%s", demo.broad_phase().c_str());
     const std::size_t end = text.find_last_not_of('\n') + 1;  // a trailing newline adds no line
-    const int lines = 1 + static_cast<int>(std::count(text.begin(), text.begin() + end, '\n'));
-    const ImGuiStyle& style = ImGui::GetStyle();
-    const float line = ImGui::GetTextLineHeight();
-    float height = static_cast<float>(std::min(lines, kMaxDescribeLines)) * line;
-    float scrollbar = 0.0f;  // room for the horizontal one when a line is wider than the panel
-    if (ImGui::CalcTextSize(text.c_str(), text.c_str() + end).x >
-        ImGui::GetContentRegionAvail().x) {
-        scrollbar = style.ScrollbarSize;
-    }
-    const float room = window_max - ImGui::GetCursorPosY() - style.WindowPadding.y - scrollbar;
-    height = std::max(std::min(height, room), std::min(height, 3.0f * line)) + scrollbar;
-    ImGui::BeginChild("describe", ImVec2(0.0f, height), false,
-                      ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::PushTextWrapPos(0.0f);
     ImGui::TextUnformatted(text.c_str(), text.c_str() + end);
-    ImGui::EndChild();
+    ImGui::PopTextWrapPos();
 }
 
 }  // namespace
@@ -400,25 +444,17 @@ void Ui::query_section(Demo& demo, const UiFrame& frame) {
     }
 }
 
-float Ui::selection_panel(Demo& demo, const UiFrame& frame) {
+float Ui::selection_panel(Demo& demo, const ScreenRect& at) {
     const collide::BodyId id = demo.selected();
-    if (id == collide::kNoBody) return frame.screen.y;
+    if (id == collide::kNoBody) return 0.0f;
     const BodyInfo info = demo.world().body_info(id, kMaxListedPartners);
-    // Anchored to the bottom right and sized to its content, so it grows upwards as the list
-    // of partners changes and never runs off the screen.
-    ImGui::SetNextWindowPos(ImVec2(frame.screen.x - kPanelMargin, frame.screen.y - kPanelMargin),
-                            ImGuiCond_Always, ImVec2(1.0f, 1.0f));
-    // At most 45% of the window, and short enough to leave the race window its room under
-    // the stats panel (whose bottom is last frame's), so the two never overlap.
-    const float under_race = stats_bottom_ + 3.0f * kPanelMargin + kRaceMinHeight;
-    const float max_height =
-        std::max(std::min(frame.screen.y * 0.45f, frame.screen.y - under_race), 120.0f);
-    ImGui::SetNextWindowSizeConstraints(ImVec2(kRightPanelWidth, 0.0f),
-                                        ImVec2(kRightPanelWidth, max_height));
+    // Its own place under the race; the content scrolls when the list of partners or the
+    // description is longer than the room.
+    place_next_window(at);
     bool open = true;
     ImGui::Begin("Selected body", &open,
-                 ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_AlwaysAutoResize |
-                     ImGuiWindowFlags_NoMove);
+                 ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoMove |
+                     ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
     const bool three = demo.dim() == 3;
     ImGui::Text("Body %u%s", id, info.is_static ? "  (static)" : "");
     if (three) {
@@ -444,15 +480,9 @@ float Ui::selection_panel(Demo& demo, const UiFrame& frame) {
     ImGui::Separator();
     ImGui::Text("Pairs %zu, of which %zu touch", info.partner_total, info.contact_total);
     // Partner ids as buttons that select that body; touching ones in the contact colour.
-    const float right_edge = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-    const ImGuiStyle& style = ImGui::GetStyle();
     for (std::size_t i = 0; i < info.partners.size(); ++i) {
         const std::string label = std::to_string(info.partners[i]);
-        const float width = ImGui::CalcTextSize(label.c_str()).x + 2 * style.FramePadding.x;
-        if (i > 0) {
-            const float next = ImGui::GetItemRectMax().x + style.ItemSpacing.x + width;
-            if (next < right_edge) ImGui::SameLine();
-        }
+        if (i > 0) same_line_if_fits(label.c_str());
         if (info.partner_touches[i]) ImGui::PushStyleColor(ImGuiCol_Text, to_imvec(kContactColor));
         if (ImGui::SmallButton(label.c_str())) demo.select(info.partners[i]);
         if (info.partner_touches[i]) ImGui::PopStyleColor();
@@ -461,11 +491,11 @@ float Ui::selection_panel(Demo& demo, const UiFrame& frame) {
         ImGui::TextDisabled("... and %zu more", info.partner_total - info.partners.size());
     }
     if (info.partner_total > 0) ImGui::TextDisabled("magenta: touching; click to select");
-    describe_section(demo, id, max_height);
-    const float top = ImGui::GetWindowPos().y;
+    describe_section(demo, id);
+    const float wanted = wanted_height();
     ImGui::End();
     if (!open) demo.select(collide::kNoBody);
-    return top;
+    return wanted;
 }
 
 }  // namespace collidoscope

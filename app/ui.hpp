@@ -1,7 +1,9 @@
 // The ImGui panels: a control panel on the left (scene, broad phase, overlays), the stats
-// panel on the right (timings with rolling plots, pair counts, memory, draw calls) and an
-// info panel for the selected body. Panels act on the Demo directly; what needs the rest of
-// the app (fitting the camera) comes back as UiActions.
+// panel on the right (what the frame's time went on, pair counts, memory, draw calls), the
+// race and an info panel for the selected body under it, and the timeline under the world.
+// Each is placed where the layout (ui_layout.hpp) says; Tab hides them all. Panels act on
+// the Demo directly; what needs the rest of the app (fitting the camera) comes back as
+// UiActions.
 #pragma once
 
 #include <cstdint>
@@ -12,16 +14,11 @@
 #include "camera.hpp"
 #include "demo.hpp"
 #include "frame_stats.hpp"
-#include "scene_save.hpp"
 #include "input.hpp"
+#include "scene_save.hpp"
+#include "ui_layout.hpp"
 
 namespace collidoscope {
-
-inline constexpr float kPanelMargin = 8.0f;
-inline constexpr float kLeftPanelWidth = 310.0f;
-inline constexpr float kRightPanelWidth = 290.0f;
-inline constexpr float kTimelineHeight = 84.0f;  // the strip under the world
-inline constexpr float kRaceMinHeight = 80.0f;  // the race window's least room when open
 
 // What the last query of the viewer's region returned.
 struct QueryReport {
@@ -46,13 +43,13 @@ struct UiActions {
 
 class Ui {
 public:
-    // Lays out every panel for this frame, and the help, the quit prompt and the toast.
+    // Lays out every panel for this frame (none while dialogs.ui_hidden), and the help, the
+    // quit prompt and the toast.
     UiActions draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs);
+    // This frame's layout (set by draw): the panels' rectangles and the world view's.
+    const UiLayout& layout() const { return layout_; }
     // Shows `text` at the bottom of the window for a few seconds.
     void toast(std::string text);
-
-    // The part of the window the panels leave free, where the camera frames the world.
-    static ScreenRect free_area(glm::vec2 screen);
 
     // Which sections are open: set before the first frame, followed after (settings file).
     PanelState& panels() { return panels_; }
@@ -66,12 +63,14 @@ private:
     void broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& actions);
     void overlays_section(Demo& demo, const OverlayReport& report);
     void query_section(Demo& demo, const UiFrame& frame);
-    // Returns the top of the panel (the screen's bottom when nothing is selected).
-    float selection_panel(Demo& demo, const UiFrame& frame);
+    // Returns the height its content wants.
+    float selection_panel(Demo& demo, const ScreenRect& at);
 
     void draw_toast(glm::vec2 screen);
 
-    float stats_bottom_ = 0.0f;  // last frame's: the selection panel leaves room under it
+    UiLayout layout_;
+    LayoutInput wants_;  // last frame's content heights, for this frame's layout
+    bool was_hidden_ = false;
     std::string toast_;
     double toast_until_ = 0.0;  // ImGui::GetTime() when the toast goes
     // The count slider's value while it is being dragged; the world is only rebuilt when
@@ -81,16 +80,23 @@ private:
     SceneSaveResult last_save_;  // message empty until the first save
 };
 
+// Each panel is placed in its rectangle `at` from the layout and scrolls when its content is
+// taller; those in the right column return the height their content wants.
 // The stats panel (ui_stats.cpp).
-// The stats panel; the race window under it ends above `bottom`. Returns the stats panel's
-// bottom.
-float stats_panel(Demo& demo, const UiFrame& frame, float bottom, bool& race_open);
-// The race window, from `top` down to at most `bottom` (ui_race.cpp); it starts expanded if
-// `open` (or the race is live), and `open` follows it.
-void race_window(Demo& demo, const UiFrame& frame, float top, float bottom, bool& open);
-
+float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at);
+// The race window (ui_race.cpp); it starts expanded if `open` (or the race is live), and
+// `open` follows it.
+float race_window(Demo& demo, const ScreenRect& at, bool& open);
 // The timeline strip under the world: rewind, Record, replay (ui_timeline.cpp).
-void timeline_panel(Demo& demo, const UiFrame& frame);
+void timeline_panel(Demo& demo, const ScreenRect& at);
+
+// Places the next window at `at`, this frame and every frame.
+void place_next_window(const ScreenRect& at);
+// The height the current window needs to show all its content, title bar included.
+float wanted_height();
+// Puts the next button (labelled `label`) on the same line if it fits before the window's
+// right edge, else on the next line; so rows of buttons wrap instead of being cut off.
+void same_line_if_fits(const char* label);
 // The keys and mouse window, from the bindings table, and the quit prompt (ui_help.cpp).
 void help_window(Dialogs& dialogs, glm::vec2 screen);
 // Returns true if the user chose to quit.

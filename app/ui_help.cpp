@@ -2,6 +2,8 @@
 // dispatches through, and the prompt Esc opens before the app quits.
 #include <imgui.h>
 
+#include <algorithm>
+
 #include "controls.hpp"
 #include "ui.hpp"
 
@@ -20,12 +22,17 @@ void centre_next_window(glm::vec2 screen) {
 void help_window(Dialogs& dialogs, glm::vec2 screen) {
     if (!dialogs.help) return;
     centre_next_window(screen);
-    ImGui::SetNextWindowSize(ImVec2(640.0f, 0.0f), ImGuiCond_Always);
+    // As wide as the text needs at this UI scale, and never taller or wider than the window
+    // (it scrolls then).
+    const float scale = ImGui::GetIO().FontGlobalScale;
+    const glm::vec2 room = screen - 2.0f * kPanelMargin;
+    ImGui::SetNextWindowSizeConstraints(ImVec2(0.0f, 0.0f), ImVec2(room.x, room.y));
+    ImGui::SetNextWindowSize(ImVec2(std::min(640.0f * scale, room.x), 0.0f), ImGuiCond_Always);
     ImGui::Begin("Keys and mouse", &dialogs.help,
                  ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
                      ImGuiWindowFlags_NoSavedSettings);
     if (ImGui::BeginTable("bindings", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
-        ImGui::TableSetupColumn("keys", ImGuiTableColumnFlags_WidthFixed, 150.0f);
+        ImGui::TableSetupColumn("keys", ImGuiTableColumnFlags_WidthFixed, 150.0f * scale);
         ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch);
         for (const Binding& b : bindings()) {
             if (b.keys == nullptr) continue;  // a second key, named in the row above

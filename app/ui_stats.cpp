@@ -1,8 +1,9 @@
-// The stats panel: frame rate, the time of each phase with a rolling plot, and what the
-// broad phase did this frame.
+// The stats panel: frame rate, where the frame's time went (parts that add up to it, the
+// step's phases, the GPU alongside), and what the broad phase did this frame.
 #include <imgui.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <string>
 
@@ -43,33 +44,130 @@ void table_row(const char* name, const std::string& value) {
     ImGui::TextUnformatted(value.c_str());
 }
 
-float stats_panel(Demo& demo, const UiFrame& frame, float bottom, bool& race_open) {
+namespace {
+
+// One colour per part, for the table's swatches and the bar.
+constexpr std::array<ImU32, kPartCount> kPartColors = {
+    IM_COL32(90, 170, 255, 255), IM_COL32(240, 200, 80, 255), IM_COL32(200, 120, 240, 255),
+    IM_COL32(80, 210, 170, 255), IM_COL32(255, 140, 90, 255), IM_COL32(150, 150, 160, 255),
+    IM_COL32(90, 90, 100, 255)};
+
+void swatch_cell(ImU32 color) {
+    const float side = ImGui::GetTextLineHeight() * 0.7f;
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const float dy = 0.5f * (ImGui::GetTextLineHeight() - side);
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + dy),
+                                              ImVec2(at.x + side, at.y + dy + side), color);
+    ImGui::Dummy(ImVec2(side, ImGui::GetTextLineHeight()));
+    ImGui::SameLine();
+}
+
+// The parts side by side in one bar as wide as the panel, each as long as its share.
+void parts_bar(const FrameBreakdown& b) {
+    const float width = ImGui::GetContentRegionAvail().x;
+    const float height = ImGui::GetTextLineHeight() * 0.6f;
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    float x = at.x;
+    for (std::size_t i = 0; i < kPartCount && b.frame > 0.0; ++i) {
+        const float w = width * static_cast<float>(b.parts[i] / b.frame);
+        draw->AddRectFilled(ImVec2(x, at.y), ImVec2(x + w, at.y + height), kPartColors[i]);
+        x += w;
+    }
+    ImGui::Dummy(ImVec2(width, height));
+}
+
+// Where the frame's time went: the parts (which add up to it), the step's phases under the
+// step, and the GPU's time beside them.
+void frame_breakdown(const FrameStats& stats, const std::string& gl_description) {
+    const FrameBreakdown b = stats.breakdown();
+    parts_bar(b);
+    if (!ImGui::BeginTable("parts", 3, ImGuiTableFlags_None)) return;
+    // The figures fit their text; the names take the rest of the panel.
+    ImGui::TableSetupColumn("part", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed);
+    for (std::size_t i = 0; i < kPartCount; ++i) {
+        const Part part = static_cast<Part>(i);
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        swatch_cell(kPartColors[i]);
+        ImGui::TextUnformatted(part_name(part));
+        if (ImGui::IsItemHovered()) {
+            // The part's own history, on its own scale.
+            const History& h = stats.part(part);
+            ImGui::BeginTooltip();
+            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 24.0f);
+            ImGui::TextUnformatted(part_help(part));
+            ImGui::PopTextWrapPos();
+            if (part == Part::kStep) {
+                for (std::size_t k = 0; k < kPhaseCount; ++k) {
+                    ImGui::Text("  %-13s %.3f ms a step", phase_name(Phase(k)), b.phases[k]);
+                }
+            }
+            ImGui::PlotLines("##history", h.data(), h.size(), h.offset(), nullptr, 0.0f,
+                             std::max(h.max() * 1.15f, 0.01f), ImVec2(240.0f, 40.0f));
+            ImGui::EndTooltip();
+        }
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f", b.parts[i]);
+        ImGui::TableNextColumn();
+        if (b.frame > 0.0) ImGui::Text("%4.1f %%", 100.0 * b.parts[i] / b.frame);
+        // The broad phase's share of the step is what this lab is about; the other phases
+        // are in the step's tooltip.
+        if (part == Part::kStep) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextDisabled("   broad phase");
+            ImGui::TableNextColumn();
+            ImGui::TextDisabled("%.3f", b.phases[static_cast<std::size_t>(Phase::kBroad)]);
+            ImGui::TableNextColumn();
+        }
+    }
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted("= frame");
+    ImGui::TableNextColumn();
+    ImGui::Text("%.3f", b.frame);
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted("GPU (?)");
+    if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip(
+            "The GPU's time for the frame's drawing (GL timer queries, read a few frames\n"
+            "late). It runs alongside the CPU parts above, not after them: what the CPU\n"
+            "waits for it shows up in present / wait.\n\n%s",
+            gl_description.c_str());
+    }
+    ImGui::TableNextColumn();
+    if (b.gpu)
+        ImGui::Text("%.3f", *b.gpu);
+    else
+        ImGui::TextDisabled("n/a");
+    ImGui::EndTable();
+    ImGui::TextDisabled("ms, means over the last %zu frames", b.frames);
+}
+
+}  // namespace
+
+float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at) {
     const FrameStats& stats = frame.stats;
-    ImGui::SetNextWindowPos(ImVec2(frame.screen.x - kPanelMargin, kPanelMargin), ImGuiCond_Always,
-                            ImVec2(1.0f, 0.0f));
-    ImGui::SetNextWindowSize(ImVec2(kRightPanelWidth, 0.0f), ImGuiCond_Always);
-    ImGui::Begin("Stats", nullptr, ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove);
+    place_next_window(at);
+    ImGui::Begin("Stats", nullptr,
+                 ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse);
 
     ImGui::Text("%.1f fps  (%.2f ms a frame)%s", stats.fps(), stats.frame_ms().latest(),
                 demo.paused() ? "  paused" : "");
-    // One plot per phase with the current value written over it. Each has its own scale
-    // (the recent maximum), since the phases differ by orders of magnitude.
-    const float width = ImGui::GetContentRegionAvail().x;
-    for (std::size_t i = 0; i < kPhaseCount; ++i) {
-        const History& h = stats.phase(Phase(i));
-        const float top = std::max(h.max() * 1.15f, 0.01f);
-        char overlay[80];
-        std::snprintf(overlay, sizeof overlay, "%s  %.3f ms  (max %.3f)", phase_name(Phase(i)),
-                      h.latest(), h.max());
-        ImGui::PushID(static_cast<int>(i));
-        ImGui::PlotLines("##phase", h.data(), h.size(), h.offset(), overlay, 0.0f, top,
-                         ImVec2(width, 34.0f));
-        ImGui::PopID();
-    }
+    const History& h = stats.frame_ms();
+    ImGui::PlotLines("##frame", h.data(), h.size(), h.offset(), nullptr, 0.0f,
+                     std::max(h.max() * 1.15f, 0.01f),
+                     ImVec2(ImGui::GetContentRegionAvail().x, 1.5f * ImGui::GetTextLineHeight()));
+    frame_breakdown(stats, frame.gl_description);
 
     const SimWorld& world = demo.world();
     const collide::BroadPhaseStats bp = world.broad_phase_stats();
     const FrameFacts& last = stats.last();
+    ImGui::Separator();
     if (ImGui::BeginTable("stats", 2, ImGuiTableFlags_SizingStretchProp)) {
         table_row("Algorithm", demo.broad_phase());
         table_row("Bodies", format_count(world.body_count()));
@@ -83,20 +181,14 @@ float stats_panel(Demo& demo, const UiFrame& frame, float bottom, bool& race_ope
                               static_cast<double>(bp.candidate_tests));
         }
         table_row("Efficiency", efficiency);
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::TextDisabled("  (pairs / tests)");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Pairs found / candidate tests");
         table_row("Structure memory", format_bytes(bp.structure_bytes));
         table_row("Draw calls", std::to_string(last.draw_calls));
         ImGui::EndTable();
     }
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("%s", frame.gl_description.c_str());
-    ImGui::PopStyleColor();
-    const float window_bottom = ImGui::GetWindowPos().y + ImGui::GetWindowHeight();
+    const float wanted = wanted_height();
     ImGui::End();
-    race_window(demo, frame, window_bottom + kPanelMargin, bottom, race_open);
-    return window_bottom;
+    return wanted;
 }
 
 }  // namespace collidoscope

@@ -51,15 +51,11 @@ void record_button(Demo& demo) {
 
 }  // namespace
 
-void timeline_panel(Demo& demo, const UiFrame& frame) {
-    const ScreenRect area = Ui::free_area(frame.screen);
-    const float width = area.max.x - area.min.x;
-    ImGui::SetNextWindowPos(ImVec2(area.min.x, frame.screen.y - kPanelMargin - kTimelineHeight),
-                            ImGuiCond_Always);
-    ImGui::SetNextWindowSize(ImVec2(width, kTimelineHeight), ImGuiCond_Always);
+void timeline_panel(Demo& demo, const ScreenRect& at) {
+    place_next_window(at);
     ImGui::Begin("Timeline", nullptr,
-                 ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
-                     ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoFocusOnAppearing);
+                 ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse |
+                     ImGuiWindowFlags_NoFocusOnAppearing);
     const SessionHistory& history = demo.history();
     const std::uint64_t now = demo.world().steps();
     if (ImGui::ArrowButton("##back", ImGuiDir_Left)) demo.step_back();
@@ -82,7 +78,7 @@ void timeline_panel(Demo& demo, const UiFrame& frame) {
     ImGui::Text("%zu steps kept (%" PRIu64 "-%" PRIu64 "), %s of %s", history.size(),
                 history.first_step(), history.last_step(), format_bytes(history.bytes()).c_str(),
                 format_bytes(history.max_bytes()).c_str());
-    ImGui::SameLine();
+    same_line_if_fits(demo.recording_path().empty() ? "Record" : "Stop recording");
     record_button(demo);
     if (const auto& replay = demo.replay()) {
         const char* state = replay->finished ? "done" : "playing";

@@ -62,27 +62,22 @@ pid_t spawn(const std::vector<std::string>& argv, const std::string& display,
 // One Xvfb and one app in it, with a scratch folder; both stopped at the end.
 class Session {
 public:
-    explicit Session(const std::string& args) {
+    // `screen`: Xvfb's screen, WxHxDEPTH.
+    explicit Session(const std::string& args, const std::string& screen = "1280x720x24") {
         dir_ = fs::path(INPUT_OUT_DIR) /
                (::testing::UnitTest::GetInstance()->current_test_info()->name() +
                 std::to_string(getpid()));
         fs::remove_all(dir_);
         fs::create_directories(dir_);
         std::ofstream(dir_ / "scene.csv") << kScene;
-        start_xvfb();
+        start_xvfb(screen);
         report_ = (dir_ / "state.json").string();
-        std::vector<std::string> argv = {COLLIDOSCOPE_APP,
-                                         "--scene",
-                                         "csv:" + (dir_ / "scene.csv").string(),
-                                         "--msaa",
-                                         "0",
-                                         "--report-state",
-                                         report_,
-                                         "--screenshot-dir",
-                                         dir_.string(),
-                                         // A session that quits would write the settings file;
-                                         // tests neither read nor write it.
-                                         "--no-settings"};
+        std::vector<std::string> argv = {
+            COLLIDOSCOPE_APP, "--scene", "csv:" + (dir_ / "scene.csv").string(), "--msaa", "0",
+            "--report-state", report_, "--screenshot-dir", dir_.string(),
+            // A session that quits would write the settings file;
+            // tests neither read nor write it.
+            "--no-settings"};
         std::istringstream extra(args);
         for (std::string a; extra >> a;) argv.push_back(a);
         app_ = spawn(argv, display_, (dir_ / "app.log").string());
@@ -180,10 +175,10 @@ public:
     const fs::path& dir() const { return dir_; }
 
 private:
-    void start_xvfb() {
+    void start_xvfb(const std::string& screen) {
         int fds[2];
         ASSERT_EQ(pipe(fds), 0);
-        xvfb_ = spawn({"Xvfb", "-displayfd", std::to_string(fds[1]), "-screen", "0", "1280x720x24",
+        xvfb_ = spawn({"Xvfb", "-displayfd", std::to_string(fds[1]), "-screen", "0", screen,
                        "-nolisten", "tcp"},
                       "", (dir_ / "xvfb.log").string(), fds[1]);
         close(fds[1]);
@@ -345,6 +340,90 @@ TEST(AppInput, DragWhilePausedUpdatesTheStructure) {
     const double x = after["selected"]["position"][0], y = after["selected"]["position"][1];
     EXPECT_TRUE(lo_x <= x && x <= hi_x && lo_y <= y && y <= hi_y)
         << "body at " << x << ", " << y << "; " << text;
+}
+
+// A panel's or the world view's rectangle in the report.
+struct Box {
+    std::string name;
+    double x0, y0, x1, y1;
+};
+
+Box box_of(const std::string& name, const json& r) {
+    const double x = r["x"], y = r["y"], w = r["w"], h = r["h"];
+    return {name, x, y, x + w, y + h};
+}
+
+bool overlap(const Box& a, const Box& b) {
+    constexpr double kSlack = 0.5;  // touching edges are no overlap
+    return a.x0 < b.x1 - kSlack && b.x0 < a.x1 - kSlack && a.y0 < b.y1 - kSlack &&
+           b.y0 < a.y1 - kSlack;
+}
+
+// Every panel lies inside the window, none overlaps another, none covers the world view, and
+// the world view keeps a useful size.
+void expect_layout_holds(const json& s) {
+    const double sw = s["screen"][0], sh = s["screen"][1];
+    const Box world = box_of("world view", s["world_view"]);
+    EXPECT_GT(world.x1 - world.x0, 0.3 * sw) << s.dump(1);
+    EXPECT_GT(world.y1 - world.y0, 0.5 * sh) << s.dump(1);
+    std::vector<Box> panels;
+    for (const auto& [name, w] : s["windows"].items()) panels.push_back(box_of(name, w));
+    for (std::size_t i = 0; i < panels.size(); ++i) {
+        const Box& a = panels[i];
+        EXPECT_TRUE(a.x0 >= 0 && a.y0 >= 0 && a.x1 <= sw + 0.5 && a.y1 <= sh + 0.5)
+            << a.name << " runs off the " << sw << "x" << sh << " window";
+        EXPECT_FALSE(overlap(a, world)) << a.name << " covers the world view";
+        for (std::size_t k = i + 1; k < panels.size(); ++k) {
+            EXPECT_FALSE(overlap(a, panels[k])) << a.name << " overlaps " << panels[k].name;
+        }
+    }
+}
+
+// The frame's parts add up to the frame, and the named ones explain most of it.
+void expect_frame_adds_up(const json& s) {
+    const json& f = s["frame"];
+    const double frame = f["frame_ms"];
+    double sum = 0.0;
+    for (const auto& [name, ms] : f["parts_ms"].items()) {
+        EXPECT_GE(ms.get<double>(), 0.0) << name;
+        sum += ms.get<double>();
+    }
+    EXPECT_GT(frame, 0.0);
+    EXPECT_NEAR(sum, frame, 0.01 + 1e-3 * frame) << f.dump(1);
+    for (const char* part : {"UI build", "draw submission", "present / wait"}) {
+        EXPECT_GT(f["parts_ms"][part].get<double>(), 0.0) << part;
+    }
+    EXPECT_LT(f["parts_ms"]["other"].get<double>(), 0.5 * frame) << f.dump(1);
+    EXPECT_TRUE(f["gpu_ms"].is_number() || f["gpu_ms"] == "n/a") << f["gpu_ms"];
+}
+
+// Bug: the Selected-body panel slid up over Stats and Race and hid its own title, and the
+// race list ran below the window. One launch: 1280x720, then the window made 1920x1080,
+// then Tab hides every panel and shows them again.
+TEST(AppLayout, PanelsNeitherOverlapNorCoverTheWorld) {
+    Session app("--select 0 --race --ui-scale 1", "1920x1080x24");
+    const auto all_shown = [](const json& s) {
+        const json& w = s["windows"];
+        return w.contains("Collidoscope") && w.contains("Stats") && w.contains("Timeline") &&
+               w.contains("Selected body") && w.contains("Race") &&
+               w["Race"]["collapsed"] == false && s["frame"]["frames"].get<int>() >= 20;
+    };
+    json s = app.wait_for(all_shown, "every panel at 1280x720");
+    EXPECT_EQ(s["screen"], json::array({1280.0, 720.0}));
+    expect_layout_holds(s);
+    expect_frame_adds_up(s);
+
+    app.xdo("search --name '^Collidoscope$' windowmove 0 0 windowsize 1920 1080");
+    s = app.wait_for([&](const json& s) { return s["screen"][0] == 1920.0 && all_shown(s); },
+                     "1920x1080");
+    expect_layout_holds(s);
+
+    app.xdo("key Tab");
+    s = app.wait_for([](const json& s) { return s["ui_hidden"] == true; }, "Tab to hide");
+    s = app.wait_for([](const json& s) { return !s["windows"].contains("Stats"); }, "no panels");
+    EXPECT_EQ(box_of("", s["world_view"]).x1 - box_of("", s["world_view"]).x0, 1920.0);
+    app.xdo("key Tab");
+    app.wait_for([](const json& s) { return s["windows"].contains("Stats"); }, "Tab to show");
 }
 
 }  // namespace
