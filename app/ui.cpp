@@ -84,6 +84,7 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs) {
                              ImGuiCond_Once);
     ImGui::Begin("Collidoscope");
     ImGui::PushItemWidth(-110.0f);  // room for the labels on the right
+    if (section("Tour", tour_open_)) tour_section(actions);
     if (section("Scene", panels_.scene)) {
         scene_section(demo, actions);
         physics_section(demo);
