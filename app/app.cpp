@@ -30,7 +30,7 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 constexpr float kRingPx = 7.0f;  // smallest selection ring, in pixels
 // --preset-shots: frames each preset runs before its pictures, so the structure is built
 // and the bodies have moved.
-constexpr int kShotFrames = 12;
+constexpr int kShotFrames = 8;
 
 // ImGui packs colours as 0xAABBGGRR; ours are 0xAARRGGBB.
 ImU32 to_imgui(collide::Color c) {
