@@ -22,10 +22,11 @@ constexpr Preset kPresets[] = {
      "split line stays in the node above. This scene puts most bodies on the centre lines: "
      "they all pile up in the root and its children, and every one of them is tested "
      "against all the others there. The label of a node is how many bodies it holds: see "
-     "the centre, and Candidate tests in the Stats panel. The next stop runs the enneatree "
+     "the centre (the view is zoomed on it; C shows the whole world), and Candidate tests "
+     "in the Stats panel. The next stop runs the enneatree "
      "on the same scene.",
      "--dim 2 --scene centerline --count 1500 --seed 1 --broadphase quadtree "
-     "--overlay structure --select 0"},
+     "--overlay structure --select 0 --camera 28,28,66,66"},
     {"enneatree-centerline", "The enneatree on the same scene",
      "The enneatree splits each axis into three overlapping halves (left, centre, right), "
      "so a node has 9 children in 2D. A small body on a centre line fits the middle child "
@@ -33,7 +34,7 @@ constexpr Preset kPresets[] = {
      "lines are covered by small regions, and no node collects hundreds of bodies. Compare "
      "Candidate tests in the Stats panel with the previous stop.",
      "--dim 2 --scene centerline --count 1500 --seed 1 --broadphase enneatree "
-     "--overlay structure --select 0"},
+     "--overlay structure --select 0 --camera 28,28,66,66"},
     {"morton-cells", "Morton cells and the Z-order curve",
      "Each body is covered by up to four power-of-two cells, and every cell is named by its "
      "Morton code: the bits of x and y interleaved. Sorting the codes puts the cells on the "
