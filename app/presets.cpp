@@ -50,7 +50,7 @@ constexpr Preset kPresets[] = {
      "split line, and moving a body rarely changes its node. The price: loose boxes overlap "
      "their neighbours, so a search for pairs must look into the neighbouring nodes too.",
      "--dim 2 --scene powerlaw --count 500 --seed 4 --broadphase loose-tree "
-     "--overlay structure --select 3"},
+     "--overlay structure --select 12"},
     {"hierarchical-hash-powerlaw", "Hierarchical hash levels on sizes that span 1000x",
      "On this scene the largest body is a thousand times the smallest: no single grid fits "
      "them all. The hierarchical hash keeps one hashed grid per size, each cell twice the "
@@ -112,7 +112,8 @@ constexpr Preset kPresets[] = {
     {"octree-3d", "3D: the octree's centre planes",
      "The quadtree's failure in 3D: bodies on the three centre planes cannot go below the "
      "node whose split plane they cross, so the root and its children hold most of them. "
-     "Each number is how many bodies a node holds. See Candidate tests in the Stats panel: "
+     "Each number is how many bodies a node holds; the one at the centre is the root's. See "
+     "Candidate tests in the Stats panel: "
      "all the bodies of a crowded node are tested against each other. Drag with the right "
      "button to turn the view.",
      "--dim 3 --scene centerline --count 800 --seed 1 --broadphase octree "
