@@ -19,6 +19,7 @@
 #include "cli.hpp"
 #include "demo.hpp"
 #include "presets.hpp"
+#include "settings_store.hpp"
 
 namespace {
 
@@ -81,6 +82,16 @@ TEST(Presets, DemoShowsAPresetThroughActions) {
         collidoscope::action::SetWorld{o.dim, o.scene, o.count, o.seed, o.broadphase};
     const std::string line = collidoscope::format_action(world);
     EXPECT_EQ(collidoscope::format_action(collidoscope::parse_action(line)), line);
+}
+
+// The settings file keeps the preset shown on exit, and reads it back.
+TEST(Presets, SettingsFileKeepsThePreset) {
+    collidoscope::Settings s;
+    s.preset = "morton-cells";
+    const std::string text = collidoscope::settings_text(s);
+    EXPECT_NE(text.find("preset=morton-cells\n"), std::string::npos) << text;
+    EXPECT_EQ(collidoscope::parse_settings(text, "test").settings.preset, "morton-cells");
+    EXPECT_EQ(collidoscope::settings_text({}).find("preset="), std::string::npos);
 }
 
 // The world between the panels, as 0xRRGGBB, or empty if the file cannot be read.
