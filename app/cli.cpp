@@ -395,6 +395,8 @@ RawArgs with_preset(std::span<const std::string_view> args, RawArgs raw) {
     }
     RawArgs out;
     split_args(words, out);
+    // The preset's selection is a body of its own count: another count drops it.
+    if (raw.count && !raw.select) out.select.reset();
     split_args(args, out);
     return out;
 }

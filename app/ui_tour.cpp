@@ -14,7 +14,8 @@ void Ui::tour_section(UiActions& actions) {
     const std::span<const Preset> all = presets();
     const Preset* current = find_preset(preset_);
     const auto index = current ? static_cast<std::size_t>(current - all.data()) : all.size();
-    if (ImGui::BeginCombo("Preset", current ? current->title.data() : "(choose a stop)")) {
+    ImGui::SetNextItemWidth(-1.0f);  // the titles are long; the section names the list
+    if (ImGui::BeginCombo("##preset", current ? current->title.data() : "(choose a stop)")) {
         for (const Preset& p : all) {
             if (ImGui::Selectable(p.title.data(), &p == current)) actions.preset = p.name;
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("--preset %s", p.name.data());

@@ -57,6 +57,7 @@ TEST(Presets, EveryPresetParsesAndTeaches) {
 TEST(Presets, FlagsBesideAPresetOverrideIt) {
     const Options o = parse({"--count", "99", "--preset", "quadtree-centerline"});
     EXPECT_EQ(o.count, 99u);
+    EXPECT_EQ(o.select, collide::kNoBody) << "the preset's selection is of its own count";
     EXPECT_EQ(o.scene, "centerline");
     EXPECT_EQ(o.broadphase, "quadtree");
     const Options p = parse({"--preset", "quadtree-centerline", "--param", "capacity=3"});
