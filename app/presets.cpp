@@ -97,9 +97,9 @@ constexpr Preset kPresets[] = {
      "A few small fast bodies (bullets) fly among big slow ones. Without care a bullet can "
      "jump over a body between two steps. With swept boxes each body's box covers its whole "
      "move over the step, so the broad phase sees the crossing, and a time-of-impact test "
-     "stops the bullet at its first touch. The selected bullet's long box and predicted "
-     "impact are drawn.",
-     "--dim 2 --scene bullets --count 400 --seed 1 --broadphase sort-and-sweep --swept "
+     "stops the bullet at its first touch; the ringed bullet's next impact is written beside "
+     "it. Count tunnelling (left panel) stays at 0: untick Swept boxes and it climbs.",
+     "--dim 2 --scene bullets --count 1000 --seed 1 --broadphase sort-and-sweep --swept "
      "--overlay aabbs,pairs --select 0"},
     {"implicit-blobs", "Implicit blobs in contact",
      "Some bodies here are metaball blobs: their surface is where a density field crosses a "
