@@ -105,8 +105,9 @@ constexpr Preset kPresets[] = {
      "Some bodies here are metaball blobs: their surface is where a density field crosses a "
      "threshold, not a circle. The broad phase still sees only boxes, so its pairs (white "
      "lines) are the same as for circles. For each pair the narrow phase tests one surface "
-     "against the other's field; a blob in contact shows its signature, the blue grid of "
-     "cells its surface passes through, which lets most of those tests be skipped.",
+     "against the other's field. A blob in contact shows its signature, the blue grid of "
+     "cells that may hold a point of it: a sample point outside those cells is outside the "
+     "blob without evaluating the field, so most tests are skipped.",
      "--dim 2 --scene blobs --count 120 --seed 2 --broadphase dynamic-aabb-tree "
      "--overlay implicit,pairs"},
     {"octree-3d", "3D: the octree's centre planes",
