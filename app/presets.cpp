@@ -62,7 +62,7 @@ constexpr Preset kPresets[] = {
     {"spatial-hash", "The spatial hash: occupied cells and fat boxes",
      "One uniform grid, hashed into a table, the cell side chosen from the bodies' sizes. "
      "Each occupied cell is tinted by how many bodies it holds: the clusters light up. "
-     "Bodies are filed by a fat box a little larger than their own, and re-filed only when "
+     "Bodies are filed by a fat box (cyan) a little larger than their own, re-filed only when "
      "they leave it, so most frames touch few cells. Cells here are the table's: they cover "
      "only where there are bodies.",
      "--dim 2 --scene clusters --count 1500 --seed 1 --broadphase spatial-hash "
@@ -70,8 +70,9 @@ constexpr Preset kPresets[] = {
     {"radix-chunks", "Radix chunks: cut by rank, not by space",
      "The bodies' bounds are radix-sorted and cut into chunks of about k bodies each by "
      "rank (quantiles), one axis per level: so each chunk holds the same number of bodies "
-     "however dense or empty its part of the world is. The thick lines are the slabs, the "
-     "thin ones the cuts inside them. A sweep inside each chunk finds the pairs; bodies "
+     "however dense or empty its part of the world is. The yellow lines bound the slabs, the "
+     "blue ones are the cuts inside them, and the selected body's chunk is pink. A sweep inside "
+     "each chunk finds the pairs; bodies "
      "that cross a cut are split into pieces.",
      "--dim 2 --scene clusters --count 2000 --seed 3 --broadphase radix-chunks "
      "--overlay structure --select 11"},
@@ -87,10 +88,11 @@ constexpr Preset kPresets[] = {
      "--overlay structure,pairs --select 9"},
     {"dynamic-tree", "The dynamic AABB tree's fat boxes",
      "The tree Box2D and Bullet use: every leaf holds a body's box fattened by a margin, "
-     "and inner nodes bound their children (drawn by depth). A body that moves inside its "
+     "and inner nodes bound their children (coloured by depth, leaves orange). A body that moves "
+     "inside its "
      "fat box costs nothing; only a body that leaves it is removed and re-inserted. The "
-     "selected body's path to the root is highlighted: every node on it is a box the tree "
-     "tested to find it.",
+     "selected body's fat box is white and its ancestors up to the root magenta: a search "
+     "for its partners passes through each of them.",
      "--dim 2 --scene uniform --count 300 --seed 6 --broadphase dynamic-aabb-tree "
      "--overlay structure --select 21"},
     {"swept-bullets", "Swept boxes stop bullets",
