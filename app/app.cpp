@@ -12,6 +12,7 @@
 #include <memory>
 #include <thread>
 
+#include "presets.hpp"
 #include "scene_save.hpp"
 #include "screenshot.hpp"
 #include "settings_store.hpp"
@@ -23,6 +24,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr float kRingPx = 7.0f;  // smallest selection ring, in pixels
+// --preset-shots: frames each preset runs before its pictures, so the structure is built
+// and the bodies have moved.
+constexpr int kShotFrames = 8;
 
 // ImGui packs colours as 0xAABBGGRR; ours are 0xAARRGGBB.
 ImU32 to_imgui(collide::Color c) {
@@ -47,7 +51,7 @@ int run_app(const Options& options) {
     }
     try {
         Platform platform("Collidoscope", options.width, options.height, options.msaa,
-                          /*vsync=*/!options.frames.has_value());
+                          /*vsync=*/!options.frames && options.preset_shots.empty());
         App app(options, *demo, platform);
         return app.run();
     } catch (const std::exception& e) {
@@ -65,6 +69,10 @@ App::App(const Options& options, Demo& demo, Platform& platform)
     // A scale the user chose, else the one the display's DPI suggests.
     display_scale_ = platform.display_scale();
     ImGui::GetIO().FontGlobalScale = options.ui_scale > 0.0f ? options.ui_scale : display_scale_;
+    camera_box_ = options.camera;
+    preset_ = options.preset;
+    ui_.set_preset(preset_);
+    if (!options.preset_shots.empty()) show_preset(std::string(presets().front().name));
     set_threads(options.threads > 0
                     ? options.threads
                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
@@ -140,6 +148,7 @@ int App::run() {
             dialogs_);
         clock_.lap(Part::kUi);
         if (actions.threads > 0) set_threads(actions.threads);
+        if (!actions.preset.empty()) show_preset(actions.preset);
         if (actions.quit) requests.quit_confirmed = true;
         fit_camera_if_needed(screen, requests.fit_camera || actions.fit_camera);
         // The frame in which the user quits is still drawn, so a screenshot can capture it.
@@ -164,6 +173,8 @@ int App::run() {
         clock_.lap(Part::kDraw);
 
         if (requests.screenshot) save_timestamped_screenshot(framebuffer);
+        const bool shots_done =
+            !options_.preset_shots.empty() && take_preset_shot(framebuffer, exit_code);
         if (last_frame && !options_.screenshot.empty()) {
             std::string error = save_screenshot(options_.screenshot, framebuffer);
             if (!error.empty()) {
@@ -180,8 +191,8 @@ int App::run() {
                       world.timings(),
                       {world.pair_count(), world.contact_count(),
                        world.broad_phase_stats().candidate_tests, renderer_.draw_calls()});
-        if (last_frame) {
-            report_state(screen, exit);
+        if (last_frame || shots_done) {
+            report_state(screen, last_frame ? exit : "shots");
             break;
         }
     }
@@ -191,7 +202,8 @@ int App::run() {
         if (!saved.ok) exit_code = 1;
     }
     // A scripted run (--frames) reads the settings but leaves the file as it was.
-    if (!options_.frames && !options_.settings_file.empty()) store_settings();
+    if (!options_.frames && options_.preset_shots.empty() && !options_.settings_file.empty())
+        store_settings();
     if (options_.frames) {
         std::fputs(stats_
                        .summary(demo_.broad_phase(), demo_.dim(), demo_.scene(),
@@ -227,9 +239,54 @@ void App::store_settings() const {
     s.dim = demo_.dim();
     s.scene = demo_.scene();
     s.broadphase = demo_.broad_phase();
+    if (preset_still_shown()) s.preset = preset_;
     const std::string error = save_settings(options_.settings_file, s);
     if (!error.empty())
         std::fprintf(stderr, "collidoscope: settings not saved: %s\n", error.c_str());
+}
+
+void App::show_preset(const std::string& name) {
+    const std::string_view args[] = {"--preset", name};
+    const Options wanted = parse_cli(args).options;  // every preset parses (tests/)
+    demo_.show(wanted);
+    camera_box_ = wanted.camera;
+    fitted_dim_ = 0;  // frame it on the next frame
+    preset_ = name;
+    ui_.set_preset(name);
+}
+
+bool App::preset_still_shown() const {
+    if (preset_.empty()) return false;
+    const std::string_view args[] = {"--preset", preset_};
+    const Options o = parse_cli(args).options;
+    return o.dim == demo_.dim() && o.scene == demo_.scene() && o.count == demo_.count() &&
+           o.seed == demo_.seed() && o.broadphase == demo_.broad_phase();
+}
+
+bool App::take_preset_shot(glm::ivec2 framebuffer, int& exit_code) {
+    // Frame kShotFrames has the overlays; the world is then paused and the next frame, the
+    // same world, is drawn without them.
+    ++shot_frame_;
+    if (shot_frame_ < kShotFrames) return false;
+    const bool plain = shot_frame_ > kShotFrames;
+    const std::string name(presets()[shot_preset_].name);
+    const std::string path = options_.preset_shots + "/" + name + (plain ? "-plain" : "") + ".png";
+    const std::string error = save_screenshot(path, framebuffer);
+    if (!error.empty()) {
+        std::fprintf(stderr, "collidoscope: screenshot: %s\n", error.c_str());
+        exit_code = 1;
+    }
+    if (!plain) {
+        demo_.set_paused(true);
+        const std::uint64_t hidden = demo_.view().overlays.hidden_layers;
+        demo_.view().overlays = {};
+        demo_.view().overlays.hidden_layers = hidden;
+        return false;
+    }
+    shot_frame_ = 0;
+    if (++shot_preset_ == presets().size()) return true;
+    show_preset(std::string(presets()[shot_preset_].name));
+    return false;
 }
 
 void App::save_timestamped_screenshot(glm::ivec2 framebuffer) {
@@ -268,10 +325,11 @@ void App::report_state(glm::vec2 screen, const char* exit) {
 void App::fit_camera_if_needed(glm::vec2 screen, bool asked) {
     const Box3 bounds = demo_.world().bounds();
     if (!asked && fitted_dim_ == demo_.dim() && same_box(bounds, fitted_bounds_)) return;
-    Box3 framed = bounds;
+    if (asked) camera_box_.reset();  // C frames the whole world
+    Box3 framed = camera_box_.value_or(bounds);
     // 2D: leave room under the world: structure overlays such as sort-and-sweep's sorted
     // intervals are drawn in a strip there.
-    if (demo_.dim() == 2) framed.lo.y -= 0.14f * (bounds.hi.y - bounds.lo.y);
+    if (demo_.dim() == 2 && !camera_box_) framed.lo.y -= 0.14f * (bounds.hi.y - bounds.lo.y);
     camera().fit(framed, ui_.layout().world, screen);
     fitted_pixel_ = camera().pixel_size_at(bounds.center(), screen);
     fitted_dim_ = demo_.dim();

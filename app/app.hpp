@@ -48,6 +48,14 @@ private:
     void store_settings() const;
     // F12: a timestamped PNG in the screenshot folder, named in a toast.
     void save_timestamped_screenshot(glm::ivec2 framebuffer);
+    // Loads the preset `name` live (presets.hpp): the world through the Demo's actions, the
+    // camera's framing, and the Tour's paragraph.
+    void show_preset(const std::string& name);
+    // Whether the world shown is still the current preset's (the settings file keeps it).
+    bool preset_still_shown() const;
+    // --preset-shots: after this frame is drawn, writes its picture when one is due, and
+    // moves on to the next preset; true when every preset has its pictures.
+    bool take_preset_shot(glm::ivec2 framebuffer, int& exit_code);
     // Runs the app's parallel work on `threads` oneTBB threads.
     void set_threads(int threads);
     void report_state(glm::vec2 screen, const char* exit);
@@ -76,6 +84,11 @@ private:
     Camera3D camera_3d_;
     int fitted_dim_ = 0;
     Box3 fitted_bounds_;
+    std::optional<Box3> camera_box_;  // what the camera frames; empty: the whole world
+    std::string preset_;              // the preset last loaded; empty: none
+    // --preset-shots: the preset being shot, and its frames so far.
+    std::size_t shot_preset_ = 0;
+    int shot_frame_ = 0;
     OverlayReport overlay_report_;
     QueryReport query_report_;
     std::vector<collide::BodyId> query_hits_;

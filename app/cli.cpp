@@ -11,6 +11,7 @@
 
 #include "collide/registry.hpp"
 #include "controls.hpp"
+#include "presets.hpp"
 #include "tooling/cli_support.hpp"
 #include "tooling/parse.hpp"
 #include "tooling/scene_names.hpp"
@@ -31,6 +32,8 @@ struct RawArgs {
     std::optional<std::string> record, replay;  // record and replay
     std::optional<std::string> screenshot_dir, report_state, threads;
     std::optional<std::string> ui_scale;  // layout (issue 15)
+    std::optional<std::string> preset, camera, preset_shots;  // presets (presets.hpp)
+    std::vector<std::string> params;                          // --param, in order
     bool paused = false;
     bool swept = false;
     bool race = false;
@@ -96,7 +99,30 @@ void define_flags(CLI::App& app, RawArgs& raw) {
           "zoom, algorithm, dialogs, panels, how it quit), for tests");
     value("Runs and captures", "--threads", raw.threads, "T",
           "oneTBB threads for the app's work (the Threads slider); default all");
-    toggle("Information", "--list", raw.list, "list the algorithms and scenes, then exit");
+    value("Tour", "--preset", raw.preset, "NAME",
+          "start on a stop of the guided tour (see --list): its scene, algorithm,\n"
+          "overlays, selection and framing; flags beside it override them. With\n"
+          "none of the flags that choose the world, the first start opens on the\n"
+          "first preset, and later ones on the last preset or scene shown");
+    app.add_option_function<std::vector<std::string>>(
+           "--param",
+           [&raw](const std::vector<std::string>& v) {
+               raw.params.insert(raw.params.end(), v.begin(), v.end());
+           },
+           "set one of the algorithm's tunables (repeatable; '-' for spaces in\n"
+           "NAME), e.g. --param capacity=4; the panel lists them")
+        ->type_name("NAME=VALUE")
+        ->group("Scene")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false);
+    value("View", "--camera", raw.camera, "x0,y0,x1,y1",
+          "frame this part of the world (3D: x0,y0,z0,x1,y1,z1) rather than\n"
+          "all of it; C frames all of it again");
+    value("Runs and captures", "--preset-shots", raw.preset_shots, "DIR",
+          "load every preset in turn, run it a few frames, and write\n"
+          "DIR/NAME.png and, of the same frame with the overlays off,\n"
+          "DIR/NAME-plain.png; then quit (for tests)");
+    toggle("Information", "--list", raw.list, "list the algorithms, scenes and presets, then exit");
     app.add_flag("-h,--help")
         ->description("show this text")
         ->disable_flag_override()
@@ -115,9 +141,9 @@ std::string quote(std::string_view s) {
     return "'" + collide::excerpt(s, 200) + "'";
 }
 
-// Splits the arguments into flags; every mistake CLI11 finds is reported in our words.
-RawArgs split_args(std::span<const std::string_view> args) {
-    RawArgs raw;
+// Splits the arguments into flags, over what `raw` already holds (a flag given again
+// replaces it); every mistake CLI11 finds is reported in our words.
+void split_args(std::span<const std::string_view> args, RawArgs& raw) {
     CLI::App app(kDescription, "collidoscope");
     define_flags(app, raw);
     try {
@@ -150,7 +176,6 @@ RawArgs split_args(std::span<const std::string_view> args) {
         if (!arg.starts_with("--")) throw InputError("unexpected argument " + quote(arg));
         throw InputError("unknown option " + quote(arg.substr(0, arg.find('='))));
     }
-    return raw;
 }
 
 // As the bench says it: the value and the allowed range, whatever is wrong with it.
@@ -278,12 +303,13 @@ void validate_screenshot(std::string_view text, Options& opt) {
     opt.screenshot = std::string(text);
 }
 
-// "x0,y0,x1,y1" (2D) or "x0,y0,z0,x1,y1,z1" (3D): the lo corner, then the hi corner.
-collide::Aabb<3> parse_query(std::string_view text, int dim) {
+// "x0,y0,x1,y1" (2D) or "x0,y0,z0,x1,y1,z1" (3D): the lo corner, then the hi corner, for
+// --query and --camera.
+collide::Aabb<3> parse_box(const std::string& flag, std::string_view text, int dim) {
     const std::vector<std::string_view> fields = collide::split(text, ',');
     const std::size_t want = 2 * static_cast<std::size_t>(dim);
     if (fields.size() != want) {
-        throw InputError("--query: " + quote(text) + " has " + std::to_string(fields.size()) +
+        throw InputError(flag + ": " + quote(text) + " has " + std::to_string(fields.size()) +
                          (fields.size() == 1 ? " number" : " numbers") + "; " +
                          std::to_string(dim) + "D needs " + std::to_string(want) +
                          (dim == 2 ? " (x0,y0,x1,y1)" : " (x0,y0,z0,x1,y1,z1)"));
@@ -292,7 +318,7 @@ collide::Aabb<3> parse_query(std::string_view text, int dim) {
     for (std::size_t i = 0; i < want; ++i) {
         auto n = collide::parse_number<float>(fields[i]);
         if (!n) {
-            throw InputError("--query: " + quote(fields[i]) + " " +
+            throw InputError(flag + ": " + quote(fields[i]) + " " +
                              collide::number_problem(fields[i]) + " (in " + quote(text) + ")");
         }
         v[i] = *n;
@@ -303,7 +329,7 @@ collide::Aabb<3> parse_query(std::string_view text, int dim) {
         const float lo = v[k];
         const float hi = v[k + dim];
         if (lo > hi) {
-            throw InputError("--query: " + std::string(1, kAxis[k]) +
+            throw InputError(flag + ": " + std::string(1, kAxis[k]) +
                              "0 = " + quote(fields[static_cast<std::size_t>(k)]) +
                              " is greater than " + std::string(1, kAxis[k]) +
                              "1 = " + quote(fields[static_cast<std::size_t>(k + dim)]) +
@@ -315,6 +341,70 @@ collide::Aabb<3> parse_query(std::string_view text, int dim) {
     return box;
 }
 
+// A folder files will be written to: it must exist and be writable.
+std::string writable_folder(const char* flag, const std::string& dir) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec) || ::access(dir.c_str(), W_OK) != 0)
+        throw InputError(std::string(flag) + ": " + quote(dir) + " is not a writable folder");
+    return dir;
+}
+
+template <int D>
+std::vector<collide::Param> params_of(std::string_view algorithm) {
+    const std::span<collide::Param> params = collide::make_broadphase<D>(algorithm)->params();
+    return {params.begin(), params.end()};
+}
+
+// "NAME=VALUE" checked against the algorithm's tunables: the name one of them, the value in
+// its range.
+ParamSetting parse_param(std::string_view text, const Options& opt) {
+    const std::size_t eq = text.find('=');
+    if (eq == std::string_view::npos || eq == 0)
+        throw InputError("--param: " + quote(text) + " must be NAME=VALUE");
+    const std::string_view name = text.substr(0, eq);
+    const std::string_view value_text = text.substr(eq + 1);
+    const std::optional<float> value = collide::parse_number<float>(value_text);
+    if (!value) {
+        throw InputError("--param " + std::string(name) + ": " + quote(value_text) + " " +
+                         collide::number_problem(value_text));
+    }
+    const std::vector<collide::Param> params =
+        opt.dim == 2 ? params_of<2>(opt.broadphase) : params_of<3>(opt.broadphase);
+    std::string names;
+    for (const collide::Param& p : params) {
+        if (!collide::param_matches(p.name, name)) {
+            names += std::string(names.empty() ? "" : ", ") + p.name;
+            continue;
+        }
+        if (*value < p.min || *value > p.max) {
+            std::ostringstream range;
+            range << "[" << p.min << ", " << p.max << "]";
+            throw InputError("--param " + std::string(name) + ": " + quote(value_text) +
+                             " is outside " + opt.broadphase + "'s range " + range.str());
+        }
+        return {p.name, *value};
+    }
+    throw InputError("--param: " + opt.broadphase + " has no parameter " + quote(name) +
+                     (names.empty() ? " (it has none)" : " (it has: " + names + ")"));
+}
+
+// The preset's flags, then the command line's over them.
+RawArgs with_preset(std::span<const std::string_view> args, RawArgs raw) {
+    const Preset* preset = find_preset(*raw.preset);
+    if (preset == nullptr)
+        throw InputError("--preset: unknown preset " + quote(*raw.preset) + " (see --list)");
+    std::vector<std::string_view> words;
+    for (const std::string_view w : collide::split(preset->args, ' ')) {
+        if (!w.empty()) words.push_back(w);
+    }
+    RawArgs out;
+    split_args(words, out);
+    // The preset's selection is a body of its own count: another count drops it.
+    if (raw.count && !raw.select) out.select.reset();
+    split_args(args, out);
+    return out;
+}
+
 }  // namespace
 
 CliResult parse_cli(std::span<const std::string_view> args) {
@@ -322,13 +412,18 @@ CliResult parse_cli(std::span<const std::string_view> args) {
     for (std::string_view a : args) {
         if (a == "--help" || a == "-h") return {CliAction::kHelp, {}};
     }
-    RawArgs raw = split_args(args);
+    RawArgs raw;
+    split_args(args, raw);
     CliResult result;
     if (raw.list) {
         result.action = CliAction::kList;
         return result;
     }
     Options& opt = result.options;
+    if (raw.preset) {
+        raw = with_preset(args, std::move(raw));
+        opt.preset = *raw.preset;
+    }
     if (raw.dim) opt.dim = parse_dim(*raw.dim);
     if (raw.count) opt.count = parse_count("--count", *raw.count, kMaxAppBodies);
     if (raw.seed) {
@@ -369,18 +464,14 @@ CliResult parse_cli(std::span<const std::string_view> args) {
         opt.msaa = static_cast<int>(*samples);
     }
     // After the scene: a CSV file may have set the dimension, which decides the count.
-    if (raw.query) opt.query = parse_query(*raw.query, opt.dim);
+    if (raw.query) opt.query = parse_box("--query", *raw.query, opt.dim);
+    if (raw.camera) opt.camera = parse_box("--camera", *raw.camera, opt.dim);
+    for (const std::string& p : raw.params) opt.params.push_back(parse_param(p, opt));
+    if (raw.preset_shots) opt.preset_shots = writable_folder("--preset-shots", *raw.preset_shots);
     if (raw.record) opt.record = *raw.record;
     if (raw.replay) opt.replay = *raw.replay;
-    if (raw.screenshot_dir) {
-        std::error_code ec;
-        if (!std::filesystem::is_directory(*raw.screenshot_dir, ec) ||
-            ::access(raw.screenshot_dir->c_str(), W_OK) != 0) {
-            throw InputError("--screenshot-dir: " + quote(*raw.screenshot_dir) +
-                             " is not a writable folder");
-        }
-        opt.screenshot_dir = *raw.screenshot_dir;
-    }
+    if (raw.screenshot_dir)
+        opt.screenshot_dir = writable_folder("--screenshot-dir", *raw.screenshot_dir);
     if (raw.report_state) opt.report_state = *raw.report_state;
     if (raw.threads) {
         auto threads = collide::parse_number<std::uint64_t>(*raw.threads);
@@ -412,6 +503,9 @@ CliResult parse_cli(std::span<const std::string_view> args) {
     opt.given = {raw.size.has_value(), raw.overlay.has_value(),
                  raw.dim || raw.scene || raw.broadphase || raw.query || raw.select,
                  raw.no_settings};
+    opt.given.view = raw.dim || raw.scene || raw.count || raw.seed || raw.broadphase ||
+                     raw.overlay || raw.select || raw.query || raw.replay || raw.preset ||
+                     raw.camera || !raw.params.empty();
     return result;
 }
 
@@ -438,6 +532,12 @@ std::string list_text() {
         out << "  " << name << s.description << "\n";
     }
     out << "  csv:PATH              bodies from a CSV file; its header sets the dimension\n";
+    out << "\nPresets, the guided tour (--preset):\n";
+    for (const Preset& p : presets()) {
+        std::string name(p.name);
+        name.resize(std::max<std::size_t>(name.size(), 28), ' ');
+        out << "  " << name << p.title << "\n";
+    }
     return out.str();
 }
 

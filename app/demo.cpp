@@ -48,16 +48,29 @@ Demo::Demo(const Options& options) : race_live_(options.race) {
     if (!options.record.empty()) start_recording(options.record);
     // What the command line asks of the world is logged like any action; a replay has its
     // own in the file.
-    if (!replay_) {
-        if (options.swept) {
-            Physics p = scene_physics_;
-            p.swept = true;
+    apply_options(options, !replay_);
+}
+
+void Demo::apply_options(const Options& options, bool world) {
+    if (world) {
+        for (const ParamSetting& p : options.params) set_param(p.name, p.value);
+        if (options.swept != physics().swept) {
+            Physics p = physics();
+            p.swept = options.swept;
             set_physics(p);
         }
-        if (options.paused) set_paused(true);
+        if (options.paused != paused_) set_paused(options.paused);
     }
-    if (options.select != collide::kNoBody) select(options.select);
-    if (options.query) set_query(options.query);
+    if (options.select != selected_) select(options.select);
+    if (options.query || query_) set_query(options.query);
+}
+
+void Demo::show(const Options& options) {
+    apply(action::SetWorld{options.dim, options.scene, options.count, options.seed,
+                           options.broadphase});
+    if (!last_error_.empty()) return;
+    apply_options(options, true);
+    view_.overlays = options.overlays;
 }
 
 Demo::~Demo() {
@@ -82,29 +95,35 @@ void Demo::act(const action::SetDim& a) {
     auto it = std::find_if(scenes_.begin(), scenes_.end(),
                            [&](const SceneChoice& s) { return s.name == scene_; });
     if (it == scenes_.end() || (it->dim != 0 && it->dim != a.dim)) scene = scenes_.front().name;
-    rebuild(a.dim, scene, count_, seed_, false);
+    rebuild(a.dim, scene, count_, seed_, false, broad_phase_);
 }
 
 void Demo::act(const action::SetScene& a) {
-    if (a.name != scene_) rebuild(dim_, a.name, count_, seed_, false);
+    if (a.name != scene_) rebuild(dim_, a.name, count_, seed_, false, broad_phase_);
 }
 
 void Demo::act(const action::SetCount& a) {
-    if (a.count != count_) rebuild(dim_, scene_, a.count, seed_, true);
+    if (a.count != count_) rebuild(dim_, scene_, a.count, seed_, true, broad_phase_);
 }
 
 void Demo::act(const action::SetSeed& a) {
-    if (a.seed != seed_) rebuild(dim_, scene_, count_, a.seed, true);
+    if (a.seed != seed_) rebuild(dim_, scene_, count_, a.seed, true, broad_phase_);
 }
 
 void Demo::act(const action::Reset&) {
-    rebuild(dim_, scene_, count_, seed_, true);
+    rebuild(dim_, scene_, count_, seed_, true, broad_phase_);
+}
+
+void Demo::act(const action::SetWorld& a) {
+    const bool other_algorithm = a.broadphase != broad_phase_;
+    if (rebuild(a.dim, a.scene, a.count, a.seed, false, a.broadphase) && other_algorithm)
+        view_.overlays.hidden_layers = 0;  // layer numbers mean something else in another one
 }
 
 bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::uint64_t seed,
-                   bool keep_physics) {
+                   bool keep_physics, const std::string& wanted) {
     // Keep the algorithm across dimensions when it exists in both.
-    std::string algorithm = broad_phase_;
+    std::string algorithm = wanted;
     const collide::BroadPhaseEntry* entry = collide::find_broadphase(algorithm);
     if (!entry || !entry->supports(dim)) algorithm = std::string(collide::kDefaultBroadPhase);
     const Physics physics = world_ ? world_->physics() : Physics{};

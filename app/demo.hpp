@@ -62,6 +62,10 @@ public:
 
     // Applies one change, logging it for the session (see the top of this file).
     void apply(const UserAction& action);
+    // Shows what `options` describe (a preset, cli.hpp): the world and algorithm as one
+    // action, then its tunables, swept steps, pause, selection and query as actions of
+    // their own, and its overlays. On a world that cannot be built, last_error() says why.
+    void show(const Options& options);
 
     SimWorld& world() { return *world_; }
     const SimWorld& world() const { return *world_; }
@@ -154,6 +158,7 @@ private:
     void act(const action::SetCount& a);
     void act(const action::SetSeed& a);
     void act(const action::Reset& a);
+    void act(const action::SetWorld& a);
     void act(const action::SetBroadPhase& a);
     void act(const action::SetParam& a);
     void act(const action::SetPhysics& a);
@@ -168,9 +173,13 @@ private:
     // A replay's actions up to the current step.
     void apply_replay();
 
-    // Builds a world from the given description and, only if that succeeds, adopts it.
+    // What the options ask of the world just built, as actions: with `world`, the
+    // algorithm's tunables, swept steps and pause; always the selection and the query.
+    void apply_options(const Options& options, bool world);
+    // Builds a world from the given description and, only if that succeeds, adopts it
+    // (with `algorithm`, or the default where the dimension lacks it).
     bool rebuild(int dim, const std::string& scene, std::size_t count, std::uint64_t seed,
-                 bool keep_physics);
+                 bool keep_physics, const std::string& algorithm);
 
     std::unique_ptr<SimWorld> world_;
     std::vector<SceneChoice> scenes_;

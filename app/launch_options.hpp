@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "collide/core.hpp"
 #include "collide/debug_draw.hpp"
@@ -28,6 +29,12 @@ struct PanelState {
     bool race = false;  // the Race window, expanded
 };
 
+// One --param: an algorithm's tunable by its name ('-' may stand for a space), and its value.
+struct ParamSetting {
+    std::string name;  // as the algorithm spells it (BroadPhase::params)
+    float value = 0.0f;
+};
+
 struct Options {
     int dim = 2;
     std::string scene = "uniform";  // a scene_list() name or "csv:PATH"
@@ -45,6 +52,12 @@ struct Options {
     int msaa = 4;                               // samples per pixel; 0 = off
     collide::BodyId select = collide::kNoBody;  // body selected at start (for screenshots)
     std::optional<collide::Aabb<3>> query;      // region queried from the start; 2D: z = 0
+    // Presets (presets.hpp): the one started on, the algorithm's tunables, and the part of
+    // the world the camera frames (else all of it); 2D: z = 0.
+    std::string preset;
+    std::vector<ParamSetting> params;
+    std::optional<collide::Aabb<3>> camera;
+    std::string preset_shots;  // --preset-shots: a folder for every preset's pictures
 
     // Persistence (settings_store.hpp): the scene written on exit, the settings file (read
     // at start, written on exit; empty with --no-settings), and what the file sets.
@@ -61,6 +74,7 @@ struct Options {
         bool scene = false;  // --dim, --scene or --broadphase: the stored scene is not used
         bool no_settings = false;
         bool ui_scale = false;  // --ui-scale
+        bool view = false;  // any flag that chooses what is shown (world, algorithm, overlays)
     } given;
     // Record and replay (session_file.hpp): write the session to `record`; replay the one
     // in `replay`, whose world replaces dim, scene, count, seed, algorithm, swept, paused.

@@ -111,6 +111,10 @@ std::string format_action(const UserAction& action) {
             [](const SetCount& a) { return "count " + std::to_string(a.count); },
             [](const SetSeed& a) { return "seed " + std::to_string(a.seed); },
             [](const Reset&) { return std::string("reset"); },
+            [](const SetWorld& a) {
+                return "world " + std::to_string(a.dim) + " " + std::to_string(a.count) + " " +
+                       std::to_string(a.seed) + " " + a.broadphase + " " + a.scene;
+            },
             [](const SetBroadPhase& a) { return "broadphase " + a.name; },
             [](const SetParam& a) { return "param " + text(a.value) + " " + a.name; },
             [](const SetPhysics& a) {
@@ -147,10 +151,23 @@ UserAction parse_action(std::string_view line) {
         if (name.empty()) fail("'scene' takes a scene name");
         return SetScene{std::move(name)};
     }
-    if (key == "dim") {
-        const int dim = take(1).number<int>(0);
+    const auto dim_of = [](int dim) {
         if (dim != 2 && dim != 3) fail("dimension " + std::to_string(dim) + " is neither 2 nor 3");
-        return SetDim{dim};
+        return dim;
+    };
+    const auto algorithm_of = [](std::string_view name) {
+        if (!collide::find_broadphase(name)) fail("unknown algorithm '" + std::string(name) + "'");
+        return std::string(name);
+    };
+    if (key == "dim") return SetDim{dim_of(take(1).number<int>(0))};
+    if (key == "world") {
+        // The scene last: a CSV path may hold spaces.
+        if (words.size() < 6) fail("'world' takes a dimension, count, seed, algorithm and scene");
+        const Words w(key, {words.begin(), words.begin() + 5}, 4);
+        const auto n = w.number<std::size_t>(1);
+        if (n > kMaxAppBodies) fail("count " + std::to_string(n) + " is over the maximum");
+        return SetWorld{dim_of(w.number<int>(0)), rest_of(line, words, 5), n,
+                        w.number<std::uint64_t>(2), algorithm_of(w[3])};
     }
     if (key == "count") {
         const auto n = take(1).number<std::size_t>(0);
@@ -165,11 +182,7 @@ UserAction parse_action(std::string_view line) {
         take(0);
         return Reset{};
     }
-    if (key == "broadphase") {
-        const std::string name(take(1)[0]);
-        if (!collide::find_broadphase(name)) fail("unknown algorithm '" + name + "'");
-        return SetBroadPhase{name};
-    }
+    if (key == "broadphase") return SetBroadPhase{algorithm_of(take(1)[0])};
     if (key == "param") {
         // The value first: names hold spaces ("margin (box size)").
         if (words.size() < 3) fail("'param' takes a value and a parameter name");

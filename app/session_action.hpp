@@ -33,6 +33,14 @@ struct SetSeed {
     std::uint64_t seed = 0;
 };
 struct Reset {};
+// A new world and algorithm at once (a preset): one rebuild rather than one per setting.
+struct SetWorld {
+    int dim = 2;
+    std::string scene;
+    std::size_t count = 0;
+    std::uint64_t seed = 0;
+    std::string broadphase;
+};
 struct SetBroadPhase {
     std::string name;
 };
@@ -76,6 +84,7 @@ namespace collidoscope {
 
 using UserAction =
     std::variant<action::SetDim, action::SetScene, action::SetCount, action::SetSeed, action::Reset,
+                 action::SetWorld,
                  action::SetBroadPhase, action::SetParam, action::SetPhysics, action::SetPaused,
                  action::StepOnce, action::Seek, action::MoveBody, action::Select, action::SetQuery,
                  action::Check>;

@@ -88,6 +88,8 @@ std::string set_value(Settings& s, std::string_view key, std::string_view value)
         s.scene = std::string(value);
     } else if (key == "broadphase") {
         s.broadphase = std::string(value);
+    } else if (key == "preset") {
+        s.preset = std::string(value);  // main checks it against the presets
     }
     // Other keys are a newer app's: skipped.
     return {};
@@ -144,6 +146,7 @@ std::string settings_text(const Settings& settings) {
     out << "color_mode=" << (s.color_mode == ColorMode::kId ? "id" : "speed") << "\n";
     if (s.ui_scale > 0.0f) out << "ui_scale=" << s.ui_scale << "\n";
     out << "dim=" << s.dim << "\nscene=" << s.scene << "\nbroadphase=" << s.broadphase << "\n";
+    if (!s.preset.empty()) out << "preset=" << s.preset << "\n";
     return out.str();
 }
 

@@ -1,6 +1,6 @@
 // Settings that persist between sessions (as Box2D's samples keep theirs): the window size,
 // which panels are open, the overlays, the colour mode, the UI scale and the last scene
-// (dimension, scene and algorithm; there are no presets). They live in
+// (dimension, scene and algorithm, or the tour's preset while it was still shown). They live in
 // $XDG_CONFIG_HOME/collidoscope/settings.ini (else ~/.config/collidoscope/settings.ini) as
 // key=value lines. A plain struct with text in and out, no SDL or ImGui: a bad file gives one
 // warning naming the file and line, and the defaults, never an exception.
@@ -25,6 +25,7 @@ struct Settings {
     int dim = 2;
     std::string scene = "uniform";
     std::string broadphase;  // empty: the default algorithm
+    std::string preset;      // the preset shown on exit (presets.hpp); empty: none
 };
 
 // What reading a settings file gave: the settings (the defaults if anything was wrong) and,

@@ -131,6 +131,7 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs) {
         place_next_window(layout_.left);
         ImGui::Begin("Collidoscope", nullptr, fixed | ImGuiWindowFlags_NoCollapse);
         ImGui::PushItemWidth(-110.0f * in.ui_scale);  // room for the labels on the right
+        if (section("Tour", tour_open_)) tour_section(actions);
         if (section("Scene", panels_.scene)) {
             scene_section(demo, actions);
             physics_section(demo);

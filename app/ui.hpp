@@ -38,7 +38,8 @@ struct UiFrame {
 struct UiActions {
     bool fit_camera = false;
     bool quit = false;
-    int threads = 0;  // the count the slider asks for; 0: unchanged
+    int threads = 0;     // the count the slider asks for; 0: unchanged
+    std::string preset;  // the preset the Tour asks to load; empty: none
 };
 
 class Ui {
@@ -56,6 +57,8 @@ public:
     const PanelState& panels() const { return panels_; }
     // Saves the world under a timestamped name; the panel shows the outcome (the S key).
     void save_scene(const Demo& demo);
+    // The preset the Tour section shows (presets.hpp); empty: none yet.
+    void set_preset(std::string name) { preset_ = std::move(name); }
 
 private:
     void scene_section(Demo& demo, UiActions& actions);
@@ -63,6 +66,8 @@ private:
     void broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& actions);
     void overlays_section(Demo& demo, const OverlayReport& report);
     void query_section(Demo& demo, const UiFrame& frame);
+    // The guided tour (ui_tour.cpp): the presets, and the current one's paragraph.
+    void tour_section(UiActions& actions);
     // Returns the height its content wants.
     float selection_panel(Demo& demo, const ScreenRect& at);
 
@@ -77,6 +82,8 @@ private:
     // the slider is let go, since building a million bodies takes a moment.
     int count_edit_ = -1;
     PanelState panels_;
+    std::string preset_;
+    bool tour_open_ = true;
     SceneSaveResult last_save_;  // message empty until the first save
 };
 

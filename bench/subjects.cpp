@@ -35,15 +35,6 @@ constexpr std::array kReferences = {
 
 }  // namespace
 
-bool param_matches(std::string_view param_name, std::string_view given) {
-    if (param_name.size() != given.size()) return false;
-    for (std::size_t i = 0; i < given.size(); ++i) {
-        const char g = given[i] == '-' || given[i] == '_' ? ' ' : given[i];
-        if (g != param_name[i]) return false;
-    }
-    return true;
-}
-
 std::span<const BroadPhaseEntry> references() {
     return kReferences;
 }

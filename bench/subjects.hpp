@@ -9,13 +9,11 @@
 #include <string_view>
 
 #include "collide/registry.hpp"
+#include "tooling/cli_support.hpp"  // param_matches
 
 namespace collide::bench {
 
 inline constexpr std::string_view kFloor = "floor";
-
-// Whether a Param's name is the one a --param gave (spaces may be written '-' or '_').
-bool param_matches(std::string_view param_name, std::string_view given);
 
 // floor and the peers this build has.
 std::span<const BroadPhaseEntry> references();

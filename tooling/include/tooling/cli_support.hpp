@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace CLI {
 class App;
@@ -18,6 +19,10 @@ namespace collide {
 
 // Sets up `app` as above, with option names padded to `column_width` in --help.
 void configure_cli(CLI::App& app, std::size_t column_width);
+
+// Whether a Param's name is the one a --param gave (spaces may be written '-' or '_'), for
+// the app's and the bench's --param.
+bool param_matches(std::string_view param_name, std::string_view given);
 
 // The one-line warning for a --threads above this machine's hardware threads (accepted: the
 // threads share the cores), or nothing.

@@ -1,0 +1,141 @@
+// The guided tour's presets (app/presets.*): every preset parses as the command line it is,
+// flags beside --preset override it, Demo::show loads one through logged actions, and the
+// real app under Xvfb draws each one (--preset-shots): a picture that is not blank, whose
+// world region changes when the preset's overlays are switched off in the same frame.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#define STB_IMAGE_IMPLEMENTATION
+#include <stb_image.h>
+
+#include "cli.hpp"
+#include "demo.hpp"
+#include "presets.hpp"
+#include "settings_store.hpp"
+
+namespace {
+
+using collidoscope::Options;
+
+Options parse(std::vector<std::string_view> args) {
+    return collidoscope::parse_cli(args).options;
+}
+
+TEST(Presets, EveryPresetParsesAndTeaches) {
+    std::set<std::string_view> names;
+    bool three_d = false;
+    for (const collidoscope::Preset& p : collidoscope::presets()) {
+        SCOPED_TRACE(std::string(p.name));
+        EXPECT_TRUE(names.insert(p.name).second) << "two presets share the name";
+        EXPECT_TRUE(std::all_of(p.name.begin(), p.name.end(), [](char c) {
+            return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+        })) << "not kebab-case";
+        EXPECT_FALSE(p.title.empty());
+        const auto sentences = std::count(p.paragraph.begin(), p.paragraph.end(), '.');
+        EXPECT_GE(sentences, 3) << p.paragraph;
+        EXPECT_LE(p.paragraph.size(), 700u) << "longer than a short paragraph";
+        Options o;
+        EXPECT_NO_THROW(o = parse({"--preset", p.name}));
+        EXPECT_EQ(o.preset, p.name);
+        EXPECT_TRUE(o.given.view);
+        const auto& f = o.overlays;
+        EXPECT_TRUE(f.structure || f.pairs || f.aabbs || f.implicit) << "shows no overlay";
+        three_d |= o.dim == 3;
+    }
+    EXPECT_TRUE(three_d) << "no 3D preset";
+    EXPECT_EQ(collidoscope::find_preset("no-such-preset"), nullptr);
+}
+
+TEST(Presets, FlagsBesideAPresetOverrideIt) {
+    const Options o = parse({"--count", "99", "--preset", "quadtree-centerline"});
+    EXPECT_EQ(o.count, 99u);
+    EXPECT_EQ(o.select, collide::kNoBody) << "the preset's selection is of its own count";
+    EXPECT_EQ(o.scene, "centerline");
+    EXPECT_EQ(o.broadphase, "quadtree");
+    const Options p = parse({"--preset", "quadtree-centerline", "--param", "capacity=3"});
+    ASSERT_EQ(p.params.size(), 1u);
+    EXPECT_EQ(p.params[0].value, 3.0f);
+    EXPECT_THROW(parse({"--preset", "nope"}), collide::InputError);
+}
+
+// Loading a preset goes through logged actions: a world action that reads back as itself,
+// and the preset's selection and overlays.
+TEST(Presets, DemoShowsAPresetThroughActions) {
+    Options start = parse({"--count", "50", "--no-settings"});
+    collidoscope::Demo demo(start);
+    const Options o = parse({"--preset", "enneatree-centerline"});
+    demo.show(o);
+    EXPECT_EQ(demo.last_error(), "");
+    EXPECT_EQ(demo.scene(), "centerline");
+    EXPECT_EQ(demo.count(), o.count);
+    EXPECT_EQ(demo.broad_phase(), "enneatree");
+    EXPECT_EQ(demo.selected(), o.select);
+    EXPECT_TRUE(demo.view().overlays.structure);
+    const collidoscope::UserAction world =
+        collidoscope::action::SetWorld{o.dim, o.scene, o.count, o.seed, o.broadphase};
+    const std::string line = collidoscope::format_action(world);
+    EXPECT_EQ(collidoscope::format_action(collidoscope::parse_action(line)), line);
+}
+
+// The settings file keeps the preset shown on exit, and reads it back.
+TEST(Presets, SettingsFileKeepsThePreset) {
+    collidoscope::Settings s;
+    s.preset = "morton-cells";
+    const std::string text = collidoscope::settings_text(s);
+    EXPECT_NE(text.find("preset=morton-cells\n"), std::string::npos) << text;
+    EXPECT_EQ(collidoscope::parse_settings(text, "test").settings.preset, "morton-cells");
+    EXPECT_EQ(collidoscope::settings_text({}).find("preset="), std::string::npos);
+}
+
+// The world between the panels, as 0xRRGGBB, or empty if the file cannot be read.
+std::vector<std::uint32_t> world_region(const std::string& png) {
+    int w = 0, h = 0, channels = 0;
+    unsigned char* pixels = stbi_load(png.c_str(), &w, &h, &channels, 3);
+    if (pixels == nullptr) return {};
+    std::vector<std::uint32_t> out;
+    for (int y = h * 5 / 100; y < h * 80 / 100; ++y) {
+        for (int x = w * 28 / 100; x < w * 74 / 100; ++x) {
+            const unsigned char* p = pixels + 3 * (y * w + x);
+            out.push_back((std::uint32_t{p[0]} << 16) | (std::uint32_t{p[1]} << 8) | p[2]);
+        }
+    }
+    stbi_image_free(pixels);
+    return out;
+}
+
+TEST(Presets, EveryPresetDrawsItsOverlays) {
+    const std::string dir = PRESET_OUT_DIR;
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string cmd = "xvfb-run -a -s '-screen 0 1280x720x24' '" COLLIDOSCOPE_APP
+                            "' --no-settings --msaa 0 --preset-shots '" +
+                            dir + "' > /dev/null";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    for (const collidoscope::Preset& p : collidoscope::presets()) {
+        SCOPED_TRACE(std::string(p.name));
+        const std::vector<std::uint32_t> on =
+            world_region(dir + "/" + std::string(p.name) + ".png");
+        const std::vector<std::uint32_t> off =
+            world_region(dir + "/" + std::string(p.name) + "-plain.png");
+        ASSERT_FALSE(on.empty()) << "no picture";
+        ASSERT_EQ(on.size(), off.size());
+        const std::set<std::uint32_t> colours(on.begin(), on.end());
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < on.size(); ++i) differ += on[i] != off[i];
+        const double share = static_cast<double>(differ) / static_cast<double>(on.size());
+        std::cout << p.name << ": " << colours.size() << " colours; overlays change "
+                  << share * 100.0 << "% of the world region\n";
+        EXPECT_GT(colours.size(), 50u) << "the world region is nearly blank";
+        EXPECT_GT(share, 0.005) << "switching the overlays off changes (almost) nothing";
+    }
+}
+
+}  // namespace
