@@ -17,8 +17,9 @@
 //   is clamped to a coarser level and none lands in ODE's all-pairs "big boxes" list.
 //   ODE's hash space clears and fills an n x n bit matrix of tested pairs in every
 //   collide (0.16.2 still does), so the peer refuses bodies past 2^31 bytes of it;
-// - quadtree: the root block spans the bounds of the first frame's boxes; depth as deep
-//   as leaves hold about one body each and stay at least four median box sides wide;
+// - quadtree: the root block spans the bounds of the first frame's boxes; depth (the
+//   "depth" parameter; 0, the default, chooses) as deep as leaves hold about one body each
+//   and stay at least four median box sides wide;
 // - sweep and prune: dSAP_AXES_XYZ (sort on x, prune on y and z).
 // Geoms get their AABB before dSpaceAdd, so the quadtree files each in its block at once
 // (added dirty, all would start in the root block, whose list is scanned per removal).
@@ -102,8 +103,13 @@ public:
     void query(const Aabb<D>& region, std::vector<BodyId>& out,
                QueryTrace<D>* trace = nullptr) const override;
     BroadPhaseStats stats() const override { return stats_; }
+    std::span<Param> params() override {
+        if constexpr (S == OdeSpace::kQuadTree) return params_;
+        return {};
+    }
 
 private:
+    float depth_param() const { return params_[0].value; }
     static void near_callback(void* data, dGeomID g1, dGeomID g2);
     dSpaceID make_space(std::span<const Aabb<D>> boxes);
     void rebuild(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
@@ -116,7 +122,9 @@ private:
     std::vector<float> scratch_;
     PairList* out_ = nullptr;
     std::uint64_t candidates_ = 0;
+    float built_depth_ = -1;
     BroadPhaseStats stats_;
+    std::array<Param, 1> params_ = {{{"depth", 0, 0, kMaxQuadTreeDepth}}};  // 0: automatic
 };
 
 template <OdeSpace S, int D>
@@ -154,12 +162,14 @@ dSpaceID OdePeer<S, D>::make_space(std::span<const Aabb<D>> boxes) {
         const dVector3 extents = {e[0], e[1], D == 3 ? e[D - 1] : 0.0f, 0};
         const float side = std::max(bounds.size()[0], bounds.size()[1]);
         const float half = median_half_extent<D>(boxes, scratch_);
-        int depth = 1;
-        while (depth < kMaxQuadTreeDepth &&
+        built_depth_ = depth_param();
+        int depth = static_cast<int>(depth_param());
+        while (built_depth_ == 0 && depth < kMaxQuadTreeDepth &&
                std::ldexp(1.0, 2 * (depth + 1)) <= double(boxes.size()) &&
                std::ldexp(double(side), -(depth + 1)) >= 8.0 * double(half)) {
             ++depth;
         }
+        depth = std::max(depth, 1);
         stats_.depth = depth;
         return dQuadTreeSpaceCreate(nullptr, centre, extents, depth);
     }
@@ -199,7 +209,8 @@ template <OdeSpace S, int D>
 void OdePeer<S, D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                            PairList& out) {
     out.clear();
-    if (!space_ || !same_bodies(is_static, static_)) {
+    const bool retuned = S == OdeSpace::kQuadTree && depth_param() != built_depth_;
+    if (!space_ || !same_bodies(is_static, static_) || retuned) {
         rebuild(boxes, is_static);
     } else {
         std::uint64_t moved = 0;
