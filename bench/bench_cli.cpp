@@ -177,13 +177,13 @@ void check_params(const Options& o) {
 }
 
 void list_entry(const BroadPhaseEntry& e) {
-    std::cout << "  " << std::left << std::setw(20) << e.name << (e.in_2d ? "2D " : "   ")
+    std::cout << "  " << std::left << std::setw(24) << e.name << (e.in_2d ? "2D " : "   ")
               << (e.in_3d ? "3D " : "   ") << e.description << "\n";
     const auto print_params = [](auto bp) {
         for (const Param& p : bp->params()) {
             std::string name = p.name;
             std::replace(name.begin(), name.end(), ' ', '-');
-            std::cout << "  " << std::setw(20) << "" << "--param " << name << "=" << p.value
+            std::cout << "  " << std::setw(24) << "" << "--param " << name << "=" << p.value
                       << (p.toggle ? "  (0 or 1)" : "") << "\n";
         }
     };
@@ -206,8 +206,8 @@ void print_list() {
     for (const auto& e : references()) list_entry(e);
     std::cout << "scenes:\n";
     for (const auto& s : scene_list())
-        std::cout << "  " << std::left << std::setw(20) << s.name << s.description << "\n";
-    std::cout << "  " << std::left << std::setw(20) << "csv:PATH"
+        std::cout << "  " << std::left << std::setw(24) << s.name << s.description << "\n";
+    std::cout << "  " << std::left << std::setw(24) << "csv:PATH"
               << "bodies from a CSV file\n";
 }
 

@@ -9,6 +9,12 @@
 #ifdef COLLIDOSCOPE_PEER_BULLET
 #include "peers/bullet_dbvt.hpp"
 #endif
+#ifdef COLLIDOSCOPE_PEER_ODE
+#include "peers/ode_space.hpp"
+#endif
+#ifdef COLLIDOSCOPE_PEER_CHIPMUNK
+#include "peers/chipmunk_index.hpp"
+#endif
 
 namespace collide::bench {
 
@@ -30,6 +36,39 @@ constexpr std::array kReferences = {
                     "Bullet btDbvtBroadphase: setAabb per moved body, deferred collide, "
                     "hashed pair cache read each frame; exact filter",
                     true, true, &make_bullet_dbvt_peer<2>, &make_bullet_dbvt_peer<3>},
+#endif
+#ifdef COLLIDOSCOPE_PEER_ODE
+    // ODE: one space, box geoms moved with dGeomSetPosition, dSpaceCollide; 2D at z = 0.
+    BroadPhaseEntry{"peer:ode-hash",
+                    "ODE 0.16 dHashSpace (multi-resolution hash, rebuilt each collide, levels "
+                    "spanning the box sizes): dGeomSetPosition, dSpaceCollide; exact filter",
+                    true, true, &make_ode_peer<OdeSpace::kHash, 2>,
+                    &make_ode_peer<OdeSpace::kHash, 3>},
+    BroadPhaseEntry{"peer:ode-quadtree",
+                    "ODE 0.16 dQuadTreeSpace (fixed x-y quadtree over the first frame's "
+                    "bounds): dGeomSetPosition, dSpaceCollide; exact filter",
+                    true, true, &make_ode_peer<OdeSpace::kQuadTree, 2>,
+                    &make_ode_peer<OdeSpace::kQuadTree, 3>},
+    BroadPhaseEntry{"peer:ode-sap",
+                    "ODE 0.16 dSweepAndPruneSpace (radix sort on x, prune on y, z): "
+                    "dGeomSetPosition, dSpaceCollide; exact filter",
+                    true, true, &make_ode_peer<OdeSpace::kSap, 2>,
+                    &make_ode_peer<OdeSpace::kSap, 3>},
+#endif
+#ifdef COLLIDOSCOPE_PEER_CHIPMUNK
+    // Chipmunk2D: a dynamic index over a static one, as cpSpaceStep drives them.
+    BroadPhaseEntry{"peer:chipmunk-hash",
+                    "Chipmunk 7 cpSpaceHash as cpSpaceUseSpatialHash sets it (cell = mean "
+                    "size, 10 cells per body): cpSpatialIndexReindexQuery; exact filter",
+                    true, false, &make_chipmunk_peer<ChipmunkIndex::kHash>, nullptr},
+    BroadPhaseEntry{"peer:chipmunk-bbtree",
+                    "Chipmunk 7 cpBBTree as cpSpace uses it (velocity-fattened leaves, "
+                    "cached pairs, static tree): cpSpatialIndexReindexQuery; exact filter",
+                    true, false, &make_chipmunk_peer<ChipmunkIndex::kBBTree>, nullptr},
+    BroadPhaseEntry{"peer:chipmunk-sweep1d",
+                    "Chipmunk 7 cpSweep1D (sorted sweep on x) over a static cpSweep1D: "
+                    "cpSpatialIndexReindexQuery; exact filter",
+                    true, false, &make_chipmunk_peer<ChipmunkIndex::kSweep1D>, nullptr},
 #endif
 };
 
