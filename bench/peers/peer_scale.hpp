@@ -16,11 +16,9 @@
 
 namespace collide::bench {
 
-// The factor that makes `library_margin` (library units) equal `fraction` times the
-// median of the boxes' largest half-extents. 1 where that is zero or not finite.
+// The median of the boxes' largest half-extents (their radii); 0 when there are none.
 template <int D>
-float peer_scale(std::span<const Aabb<D>> boxes, float fraction, float library_margin,
-                 std::vector<float>& scratch) {
+float median_radius(std::span<const Aabb<D>> boxes, std::vector<float>& scratch) {
     scratch.clear();
     for (const Aabb<D>& b : boxes) {
         const Vec<D> s = b.size();
@@ -28,10 +26,18 @@ float peer_scale(std::span<const Aabb<D>> boxes, float fraction, float library_m
         for (int k = 0; k < D; ++k) r = std::max(r, 0.5f * s[k]);
         scratch.push_back(r);
     }
-    if (scratch.empty()) return 1.0f;
+    if (scratch.empty()) return 0.0f;
     const auto mid = scratch.begin() + static_cast<std::ptrdiff_t>(scratch.size() / 2);
     std::nth_element(scratch.begin(), mid, scratch.end());
-    const float scale = library_margin / (fraction * *mid);
+    return *mid;
+}
+
+// The factor that makes `library_margin` (library units) equal `fraction` times the
+// median of the boxes' largest half-extents. 1 where that is zero or not finite.
+template <int D>
+float peer_scale(std::span<const Aabb<D>> boxes, float fraction, float library_margin,
+                 std::vector<float>& scratch) {
+    const float scale = library_margin / (fraction * median_radius<D>(boxes, scratch));
     return std::isfinite(scale) && scale > 0 ? scale : 1.0f;
 }
 
