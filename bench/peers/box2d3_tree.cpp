@@ -19,7 +19,7 @@
 // peer leaves that out (it only pads every box). v3's margins are in metres: the peer takes
 // one metre as five median body radii, the scale at which peer:box2d-tree's default margin
 // is Box2D 2.4's 0.1 m, so the cap is 0.25 median radii (the `margin cap` parameter) and
-// `margin` is the fraction of each body's extent (its largest half-side). Everything above
+// `margin fraction` is that of each body's extent (its largest half-side). Everything above
 // is in the frame's time.
 #include "box2d3_tree.hpp"
 
@@ -109,7 +109,7 @@ private:
     std::vector<float> scratch_;
     BroadPhaseStats stats_;
     std::array<Param, 2> params_ = {
-        {{"margin", 0.125f, 0.0f, 8.0f}, {"margin cap", 0.25f, 0.0f, 100.0f}}};
+        {{"margin fraction", 0.125f, 0.0f, 8.0f}, {"margin cap", 0.25f, 0.0f, 100.0f}}};
 };
 
 void Box2d3TreePeer::destroy() {
