@@ -129,8 +129,8 @@ private:
     };
 
     void rebuild(std::span<const Aabb<3>> boxes, std::span<const std::uint8_t> is_static);
-    // Moves the bodies whose box changed; false if a box changed size (a new shape: rebuild).
-    bool move(std::span<const Aabb<3>> boxes);
+    // Moves the bodies whose box changed (and gives a new shape to those whose box changed size).
+    void move(std::span<const Aabb<3>> boxes);
 
     LayerInterface layer_interface_;
     ObjectVsBroadPhase object_vs_broad_phase_;
@@ -158,6 +158,13 @@ JPH::RVec3 centre(const Aabb<3>& b) {
     return {c.x, c.y, c.z};
 }
 
+// A BoxShape of the box's half-sides with no convex radius: its bounds are the box.
+JPH::RefConst<JPH::Shape> box_shape(const Aabb<3>& b) {
+    JPH::BoxShapeSettings settings(half_size(b), 0.0f);
+    settings.SetEmbedded();  // on the stack: its reference count must not free it
+    return settings.Create().Get();
+}
+
 void JoltQuadtreePeer::rebuild(std::span<const Aabb<3>> boxes,
                                std::span<const std::uint8_t> is_static) {
     world_.reset();
@@ -173,9 +180,7 @@ void JoltQuadtreePeer::rebuild(std::span<const Aabb<3>> boxes,
     active_.clear();
     for (JPH::uint i = 0; i < n; ++i) {
         const bool fixed = static_[i] != 0;
-        JPH::BoxShapeSettings shape(half_size(boxes[i]), 0.0f);
-        shape.SetEmbedded();  // on the stack: the settings' reference count must not free it
-        JPH::BodyCreationSettings s(&shape, centre(boxes[i]), JPH::Quat::sIdentity(),
+        JPH::BodyCreationSettings s(box_shape(boxes[i]), centre(boxes[i]), JPH::Quat::sIdentity(),
                                     fixed ? JPH::EMotionType::Static : JPH::EMotionType::Dynamic,
                                     fixed ? layers::kNonMoving : layers::kMoving);
         s.mAllowSleeping = false;
@@ -195,22 +200,27 @@ void JoltQuadtreePeer::rebuild(std::span<const Aabb<3>> boxes,
     stats_.reinserted = n;
 }
 
-bool JoltQuadtreePeer::move(std::span<const Aabb<3>> boxes) {
+void JoltQuadtreePeer::move(std::span<const Aabb<3>> boxes) {
     changed_.clear();
     const JPH::BodyVector& bodies = world_->bodies.GetBodies();
+    // Sizes recomputed from moved corners differ in the last bits; a body gets a new shape
+    // (as BodyInterface::SetShape does it) only past a quarter of the speculative distance,
+    // which the query's growth then still covers on both sides.
+    const float tolerance = 0.25f * speculative_;
     for (std::size_t i = 0; i < boxes.size(); ++i) {
         const Aabb<3>& b = boxes[i];
         if (b.lo == boxes_[i].lo && b.hi == boxes_[i].hi) continue;
-        if (b.size() != boxes_[i].size()) return false;
         boxes_[i] = b;
-        bodies[ids_[i].GetIndex()]->SetPositionAndRotationInternal(centre(b),
-                                                                   JPH::Quat::sIdentity(), false);
+        JPH::Body& body = *bodies[ids_[i].GetIndex()];
+        const auto& shape = static_cast<const JPH::BoxShape&>(*body.GetShape());
+        if ((shape.GetHalfExtent() - half_size(b)).Abs().ReduceMax() > tolerance)
+            body.SetShapeInternal(box_shape(b), false);
+        body.SetPositionAndRotationInternal(centre(b), JPH::Quat::sIdentity(), false);
         changed_.push_back(ids_[i]);
     }
     world_->broad_phase.NotifyBodiesAABBChanged(changed_.data(), static_cast<int>(changed_.size()),
                                                 false);
     stats_.reinserted = changed_.size();
-    return true;
 }
 
 void JoltQuadtreePeer::update(std::span<const Aabb<3>> boxes,
@@ -227,12 +237,7 @@ void JoltQuadtreePeer::update(std::span<const Aabb<3>> boxes,
     JPH::BroadPhaseQuadTree& bp = world_->broad_phase;
     bp.FrameSync();
     bp.LockModifications();
-    if (!fresh && !move(boxes)) {
-        bp.UnlockModifications();
-        rebuild(boxes, is_static);
-        bp.FrameSync();
-        bp.LockModifications();
-    }
+    if (!fresh) move(boxes);
     const JPH::BroadPhase::UpdateState state = bp.UpdatePrepare();
     // PhysicsSystem hands FindCollidingPairs a copy of the active list (it reorders it).
     const JPH::uint count = world_->bodies.GetNumActiveBodies(JPH::EBodyType::RigidBody);
