@@ -204,10 +204,10 @@ void print_list() {
     std::cout << "algorithms:\n";
     for (const auto& e : broadphases()) list_entry(e);
     std::cout << "references (bench only; peers are built when their packages are found):\n";
-    // The fetched peers' rows name their own instruction set; Debian's libraries are built for
-    // the x86-64 baseline.
-    std::cout << "  (compiled for " COLLIDOSCOPE_COMPILED_ISA
-                 "; Debian's peer libraries for the x86-64 baseline)\n";
+    // The instruction sets: the peers built from source name theirs in their rows.
+    std::cout << "  (algorithms, floor and peer adapters compiled for " COLLIDOSCOPE_COMPILED_ISA
+                 "; Debian's peer libraries for the x86-64 baseline; peers built from source "
+                 "in [ ])\n";
     for (const auto& e : references()) list_entry(e);
     std::cout << "scenes:\n";
     for (const auto& s : scene_list())
