@@ -1,7 +1,8 @@
 // peer:jolt-quadtree: Jolt's BroadPhaseQuadTree (built from source, see bench/CMakeLists.txt),
 // driven the way Jolt's PhysicsSystem drives it, as a reference point for our 3D broad
-// phases. A static library of its own with this one factory, so Jolt's CPU flags (-mavx2
-// -mfma ...) stay in that library. See jolt_quadtree.cpp for how it is driven.
+// phases. A static library of its own with this one factory; the part compiled with Jolt's
+// CPU flags (-mavx2 -mfma ...) is jolt_world.cpp, in a library below it. See jolt_world.cpp
+// for how Jolt is driven.
 #pragma once
 
 #include <memory>
