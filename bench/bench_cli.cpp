@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "collide/registry.hpp"
+#include "peers/compiled_isa.hpp"
 #include "subjects.hpp"
 #include "tooling/cli_support.hpp"
 #include "tooling/parse.hpp"
@@ -203,6 +204,10 @@ void print_list() {
     std::cout << "algorithms:\n";
     for (const auto& e : broadphases()) list_entry(e);
     std::cout << "references (bench only; peers are built when their packages are found):\n";
+    // The instruction sets: the peers built from source name theirs in their rows.
+    std::cout << "  (algorithms, floor and peer adapters compiled for " COLLIDOSCOPE_COMPILED_ISA
+                 "; Debian's peer libraries for the x86-64 baseline; peers built from source "
+                 "in [ ])\n";
     for (const auto& e : references()) list_entry(e);
     std::cout << "scenes:\n";
     for (const auto& s : scene_list())

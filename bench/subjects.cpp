@@ -15,6 +15,14 @@
 #ifdef COLLIDOSCOPE_PEER_CHIPMUNK
 #include "peers/chipmunk_index.hpp"
 #endif
+// Today's peers, built from source (bench/CMakeLists.txt, COLLIDOSCOPE_FETCH_PEERS).
+#ifdef COLLIDOSCOPE_PEER_BOX2D3
+#include "peers/box2d3_tree.hpp"
+#include "peers/compiled_isa.hpp"
+#endif
+#ifdef COLLIDOSCOPE_PEER_JOLT
+#include "peers/jolt_quadtree.hpp"
+#endif
 
 namespace collide::bench {
 
@@ -69,6 +77,22 @@ constexpr std::array kReferences = {
                     "Chipmunk 7 cpSweep1D (sorted sweep on x) over a static cpSweep1D: "
                     "cpSpatialIndexReindexQuery; exact filter",
                     true, false, &make_chipmunk_peer<ChipmunkIndex::kSweep1D>, nullptr},
+#endif
+#ifdef COLLIDOSCOPE_PEER_BOX2D3
+    BroadPhaseEntry{"peer:box2d3-tree",
+                    "Box2D v3 b2DynamicTree as v3's b2BroadPhase drives it: static and dynamic "
+                    "trees, margin min(0.125 x extent, cap), enlarge + move buffer, queries of "
+                    "moved proxies, pair set, partial rebuild; exact filter "
+                    "[" COLLIDOSCOPE_COMPILED_ISA "]",
+                    true, false, &make_box2d3_tree_peer, nullptr},
+#endif
+#ifdef COLLIDOSCOPE_PEER_JOLT
+    BroadPhaseEntry{"peer:jolt-quadtree",
+                    "Jolt BroadPhaseQuadTree as PhysicsSystem drives it: moving and non-moving "
+                    "layers, NotifyBodiesAABBChanged, UpdatePrepare/Finalize, "
+                    "FindCollidingPairs of the active bodies; exact filter "
+                    "[" COLLIDOSCOPE_PEER_JOLT_ISA "]",
+                    false, true, nullptr, &make_jolt_quadtree_peer},
 #endif
 };
 
