@@ -109,6 +109,7 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs) {
     const float selection_top = selection_panel(demo, frame);
     stats_bottom_ = stats_panel(demo, frame, selection_top, panels_.race);
     timeline_panel(demo, frame);
+    legend_rect_ = legend_window(demo, frame.overlays, free_area(frame.screen));
     help_window(dialogs, frame.screen);
     actions.quit = quit_prompt(dialogs, frame.screen);
     draw_toast(frame.screen);
@@ -328,6 +329,7 @@ void Ui::overlays_section(Demo& demo, const OverlayReport& report) {
         }
     }
     if (demo.dim() == 3) ImGui::Checkbox("Draw overlays on top", &demo.view().overlays_on_top);
+    lod_controls(demo);
     ImGui::SliderFloat("UI scale", &ImGui::GetIO().FontGlobalScale, 0.5f, 2.0f, "%.2f",
                        ImGuiSliderFlags_AlwaysClamp);
     hint("Text size in the panels (kept in the settings file). Ctrl+click to type a value.");

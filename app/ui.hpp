@@ -59,6 +59,8 @@ public:
     const PanelState& panels() const { return panels_; }
     // Saves the world under a timestamped name; the panel shows the outcome (the S key).
     void save_scene(const Demo& demo);
+    // Where the legend in the view was drawn last frame (empty when hidden).
+    const ScreenRect& legend_rect() const { return legend_rect_; }
 
 private:
     void scene_section(Demo& demo, UiActions& actions);
@@ -79,6 +81,7 @@ private:
     int count_edit_ = -1;
     PanelState panels_;
     SceneSaveResult last_save_;  // message empty until the first save
+    ScreenRect legend_rect_;
 };
 
 // The stats panel (ui_stats.cpp).
@@ -88,6 +91,14 @@ float stats_panel(Demo& demo, const UiFrame& frame, float bottom, bool& race_ope
 // The race window, from `top` down to at most `bottom` (ui_race.cpp); it starts expanded if
 // `open` (or the race is live), and `open` follows it.
 void race_window(Demo& demo, const UiFrame& frame, float top, float bottom, bool& open);
+
+// The legend in the view (ui_legend.cpp): what the colours of the overlays now shown mean,
+// at the bottom-left corner of `area` (the world view). Returns its rectangle, empty when
+// there is nothing to explain or the legend is off.
+ScreenRect legend_window(const Demo& demo, const OverlayReport& report, const ScreenRect& area);
+
+// The legend, lens and slab controls of the Overlays section (ui_legend.cpp).
+void lod_controls(Demo& demo);
 
 // The timeline strip under the world: rewind, Record, replay (ui_timeline.cpp).
 void timeline_panel(Demo& demo, const UiFrame& frame);
