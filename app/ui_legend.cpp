@@ -16,7 +16,7 @@ namespace {
 using collide::LegendEntry;
 
 constexpr float kSwatchWidth = 30.0f;
-constexpr float kWrapWidth = 330.0f;
+constexpr float kWrapWidth = 300.0f;
 constexpr int kRampSteps = 8;
 
 // A ramp of `color(t)` for t from 0 to 1 across the rectangle.

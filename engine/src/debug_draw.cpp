@@ -28,8 +28,9 @@ namespace {
 
 constexpr float kFocusTintPx = 1.5f;   // inside the lens, cells merge into the tint later
 constexpr float kContextAlpha = 0.3f;  // outside the lens
-constexpr float kLegibleInk = 0.3f;    // share of a bin's pixels lines may cover at full alpha
-constexpr float kMinDensityAlpha = 0.3f;
+constexpr float kLegibleInk = 0.4f;    // share of a bin's pixels lines may cover at full alpha
+// The least of the size and density fades: faint, never gone (the tint takes over below).
+constexpr float kMinFade = 0.45f;
 
 template <int D>
 bool finite(const Aabb<D>& b) {
@@ -152,12 +153,17 @@ void DebugDraw<D>::cell(const Aabb<D>& box, Color outline, float weight, Color f
             return;
         }
         // Fades in from the tint size up to full detail (at once inside the lens).
-        float f = context_alpha(b);
-        if (!focused) f *= 0.25f + 0.75f * smoothstep((px - tint_px) / (kLodFullPx - tint_px));
+        const float f = context_alpha(b);
         outline = scale_alpha(outline, f);
         fill = scale_alpha(fill, f);
+        const float size_fade =
+            focused ? 1.0f
+                    : kMinFade +
+                          (1.0f - kMinFade) * smoothstep((px - tint_px) / (kLodFullPx - tint_px));
+        pending_.push_back({b, outline, fill, size_fade, false});
+        return;
     }
-    pending_.push_back({b, outline, fill, false});
+    pending_.push_back({b, outline, fill, 1.0f, false});
 }
 
 template <int D>
@@ -170,7 +176,7 @@ void DebugDraw<D>::segment(const Vec<D>& a, const Vec<D>& b, Color c) {
         if (glm::length(b - a) < 2.0f * pixel && !(lens && extent.overlaps(*lens))) return;
         c = scale_alpha(c, context_alpha(extent));
     }
-    pending_.push_back({{a, b}, c, 0, true});
+    pending_.push_back({{a, b}, c, 0, 1.0f, true});
 }
 
 template <int D>
@@ -264,8 +270,9 @@ void DebugDraw<D>::finish() {
         float f = 1.0f;
         if (bin_area > 0.0f) {
             const float covered = ink[bin_of[i]] / pixel / bin_area;
-            f = std::clamp(kLegibleInk / std::max(covered, 1e-6f), kMinDensityAlpha, 1.0f);
+            f = std::clamp(kLegibleInk / std::max(covered, 1e-6f), kMinFade, 1.0f);
         }
+        f = std::min(f, p.size_fade);
         if (p.segment) {
             new_lines.push_back({p.box.lo, p.box.hi, scale_alpha(p.outline, f)});
             continue;

@@ -146,7 +146,8 @@ struct DebugDraw {
 private:
     struct Pending {
         Aabb<D> box;  // a segment: lo = a, hi = b
-        Color outline, fill;
+        Color outline, fill;  // lens, slab and depth fading applied
+        float size_fade;      // from the size on screen; finish() takes it or the density's
         bool segment;
     };
     // Alpha factor from lens, slab and depth (and, for cells, the size `px` on screen).

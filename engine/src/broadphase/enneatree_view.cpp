@@ -86,7 +86,9 @@ void Enneatree<D, kAlternating>::draw(DebugDraw<D>& draw, const Overlays<D>& whi
     const float depth_scale = 1.0f / static_cast<float>(std::max(deepest_, 1));
     // Highlights first, so the budget never cuts them; drawn doubled (a second outline a
     // little inside) so they stand out from the structure.
-    const auto outline = [&](const Aabb<D>& r, Color color) {
+    const auto outline = [&](const Aabb<D>& region, Color color) {
+        // Clipped to the world, as the structure is: centre children reach past it.
+        const Aabb<D> r{glm::max(region.lo, draw.clip.lo), glm::min(region.hi, draw.clip.hi)};
         const Vec<D> inset = (r.hi - r.lo) * 0.015f;
         draw.box(r, color);
         draw.box({r.lo + inset, r.hi - inset}, color);

@@ -13,7 +13,7 @@ namespace {
 
 constexpr Color kVisitedColor = rgba(1.0f, 0.3f, 1.0f, 0.9f);
 constexpr Color kLinkColor = rgba(1.0f, 1.0f, 1.0f, 0.6f);
-constexpr float kCellAlpha = 0.35f;  // under the curve, which is what Morton order shows
+constexpr float kCellAlpha = 0.5f;  // under the curve, which is what Morton order shows
 
 }  // namespace
 
@@ -67,7 +67,7 @@ void MortonCells<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
         for (std::size_t i = 1; i < n; ++i) {
             const Vec<D> a = cell_box(moving_[i - 1].start, moving_[i - 1].level).center();
             const Vec<D> b = cell_box(moving_[i].start, moving_[i].level).center();
-            draw.segment(a, b, ramp_color(float(i) / float(n), selecting ? 0.4f : 0.9f));
+            draw.segment(a, b, ramp_color(float(i) / float(n), selecting ? 0.5f : 1.0f));
         }
         // With internal references, each node's link to its parent, from centre to centre
         // (the nodes where subtrees branch have no cell of their own but are drawn too).

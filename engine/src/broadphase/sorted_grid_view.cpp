@@ -11,7 +11,13 @@ namespace collide {
 namespace {
 
 constexpr Color kReachColor = rgba(0.3f, 0.9f, 1.0f);
-constexpr float kOutlineAlpha = 0.3f;
+constexpr float kOutlineAlpha = 0.6f;
+// The colour of used level `layer` of `used`: from a cool grey (finest) to orange
+// (coarsest), apart from the bodies' speed ramp and the body boxes' blue.
+Color level_color(int layer, int used, float alpha) {
+    const float t = used > 1 ? static_cast<float>(layer) / static_cast<float>(used - 1) : 0.0f;
+    return rgba(0.75f + 0.25f * t, 0.78f - 0.18f * t, 0.88f - 0.68f * t, alpha);
+}
 
 }  // namespace
 
@@ -41,7 +47,6 @@ void SortedGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
         if (level.bodies == 0) continue;
         ++layer;
         if ((which.flags.hidden_layers >> layer) & 1) continue;
-        const float t = used > 1 ? static_cast<float>(layer) / static_cast<float>(used - 1) : 0.0f;
         for (std::size_t c = level.first_cell; c < level.first_cell + level.cells; ++c) {
             const std::uint32_t count = start_[c + 1] - start_[c];
             if (count == 0) continue;
@@ -50,8 +55,8 @@ void SortedGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
             box = {box.lo + inset, box.hi - inset};
             // Coarse cells can be as big as the world: filled, they would veil everything.
             const bool filled = box.largest_side() < 0.25f * draw.view.largest_side();
-            draw.cell(box, ramp_color(t, kOutlineAlpha), static_cast<float>(count),
-                      filled ? ramp_color(t, std::min(0.1f + 0.06f * count, 0.5f)) : 0);
+            draw.cell(box, level_color(layer, used, kOutlineAlpha), static_cast<float>(count),
+                      filled ? level_color(layer, used, std::min(0.1f + 0.06f * count, 0.5f)) : 0);
         }
     }
     if (which.selected >= level_of_.size()) return;
@@ -70,12 +75,16 @@ void SortedGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
 
 template <int D>
 std::vector<LegendEntry> SortedGrid<D>::legend() const {
-    return {
-        LegendEntry::ramp(
-            "cell tiles by level: finest (blue) to coarsest (red); fuller is more opaque"),
-        LegendEntry::selection(kHighlightColor, "selected body's cell"),
-        LegendEntry::selection(kReachColor, "cells its partners' lower corners can be in"),
-    };
+    // One tile swatch per level in use, as layers() names them.
+    std::vector<LegendEntry> l;
+    const std::vector<std::string> names = layers();
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        l.push_back(LegendEntry::area(level_color(int(k), int(names.size()), 0.5f),
+                                      names[k] + (k == 0 ? " (fuller tiles more opaque)" : "")));
+    }
+    l.push_back(LegendEntry::selection(kHighlightColor, "selected body's cell"));
+    l.push_back(LegendEntry::selection(kReachColor, "cells its partners' lower corners can be in"));
+    return l;
 }
 
 template <int D>

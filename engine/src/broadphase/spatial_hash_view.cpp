@@ -11,7 +11,7 @@
 namespace collide {
 namespace {
 
-constexpr Color kCellOutlineColor = rgba(0.8f, 0.8f, 0.9f, 0.2f);
+constexpr Color kCellOutlineColor = rgba(0.8f, 0.8f, 0.9f, 0.3f);
 constexpr Color kFatBoxColor = rgba(0.3f, 0.9f, 1.0f, 0.35f);
 
 // A cell's heat: colour and opacity both follow its share of the fullest cell in view, so
