@@ -105,7 +105,7 @@ ScreenRect legend_window(const Demo& demo, const OverlayReport& report, const Sc
              [](float t) { return collide::tint_color(t); });
         ImGui::Dummy({kSwatchWidth, h});
         ImGui::SameLine();
-        ImGui::Text("density tint (cells under %.0f px): 0 to %.0f bodies per tint cell",
+        ImGui::Text("density tint (cells under %.0f px merged): 0 to %.0f held per tint cell",
                     double(collide::kLodTintPx), double(report.tint_max));
     }
     if (!report.lod_note.empty() || view.lens || (view.slab && demo.dim() == 3)) {

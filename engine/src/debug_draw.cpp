@@ -242,7 +242,8 @@ void DebugDraw<D>::finish() {
         const Vec<D> s = pending_[i].box.size();
         float length = 0.0f;
         for (int k = 0; k < D; ++k) length += std::min(s[k], bin_span);
-        ink[b] += pending_[i].segment ? glm::length(s) : 2.0f * length;
+        // A box's edges: 2 per axis in 2D, 4 per axis in 3D.
+        ink[b] += pending_[i].segment ? glm::length(s) : (D == 2 ? 2.0f : 4.0f) * length;
     }
     lod.offered = pending_.size();
     // Line alpha follows density: a bin whose lines would cover more than kLegibleInk of
@@ -270,7 +271,9 @@ void DebugDraw<D>::finish() {
         float f = 1.0f;
         if (bin_area > 0.0f) {
             const float covered = ink[bin_of[i]] / pixel / bin_area;
-            f = std::clamp(kLegibleInk / std::max(covered, 1e-6f), kMinFade, 1.0f);
+            // 3D stacks many layers on the same pixels: it may fade further.
+            f = std::clamp(kLegibleInk / std::max(covered, 1e-6f), D == 2 ? kMinFade : 0.15f,
+                           1.0f);
         }
         f = std::min(f, p.size_fade);
         if (p.segment) {

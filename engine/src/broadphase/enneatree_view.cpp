@@ -89,6 +89,7 @@ void Enneatree<D, kAlternating>::draw(DebugDraw<D>& draw, const Overlays<D>& whi
     const auto outline = [&](const Aabb<D>& region, Color color) {
         // Clipped to the world, as the structure is: centre children reach past it.
         const Aabb<D> r{glm::max(region.lo, draw.clip.lo), glm::min(region.hi, draw.clip.hi)};
+        if (draw.slab && !r.overlaps(*draw.slab)) return;  // 3D: the slab holds highlights too
         const Vec<D> inset = (r.hi - r.lo) * 0.015f;
         draw.box(r, color);
         draw.box({r.lo + inset, r.hi - inset}, color);
