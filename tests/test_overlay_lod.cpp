@@ -13,8 +13,14 @@ namespace collide {
 namespace {
 
 // A million bodies in Release; fewer under the sanitizers, where building them is slow.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__)  // GCC
 constexpr std::size_t kMany = 100'000;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)  // Clang
+constexpr std::size_t kMany = 100'000;
+#else
+constexpr std::size_t kMany = 1'000'000;
+#endif
 #else
 constexpr std::size_t kMany = 1'000'000;
 #endif
