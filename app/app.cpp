@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "presets.hpp"
+#include "palette.hpp"
 #include "scene_save.hpp"
 #include "screenshot.hpp"
 #include "settings_store.hpp"
@@ -27,10 +28,10 @@ constexpr float kRingPx = 7.0f;  // smallest selection ring, in pixels
 // --preset-shots: frames each preset runs before its pictures, so the structure is built
 // and the bodies have moved.
 constexpr int kShotFrames = 8;
+constexpr float kLensPx = 150.0f;  // the focus lens's half side, in pixels
 
-// ImGui packs colours as 0xAABBGGRR; ours are 0xAARRGGBB.
 ImU32 to_imgui(collide::Color c) {
-    return (c & 0xFF00FF00u) | ((c >> 16) & 0xFFu) | ((c & 0xFFu) << 16);
+    return to_abgr(c);
 }
 
 bool same_box(const Box3& a, const Box3& b) {
@@ -377,6 +378,7 @@ OverlayReport App::build_world(glm::vec2 screen) {
     if (req.selected != collide::kNoBody) {
         req.min_ring_radius = kRingPx * cam.pixel_size_at(world.position(req.selected), screen);
     }
+    set_level_of_detail(req, screen);
     overlays_.clear();
     const OverlayReport report = world.fill_overlays(req, overlays_);
     world.fill_shapes(shapes_);
@@ -404,6 +406,39 @@ void App::draw_world(glm::vec2 screen, glm::ivec2 framebuffer) {
         renderer_.draw_mesh(shapes_.triangles, view_proj);
         renderer_.draw_triangles(overlays_.triangles, view_proj, !view.overlays_on_top);
         renderer_.draw_lines(overlays_.lines, view_proj, !view.overlays_on_top);
+    }
+}
+
+void App::set_level_of_detail(OverlayRequest& req, glm::vec2 screen) const {
+    const SimWorld& world = demo_.world();
+    const ViewOptions& view = demo_.view();
+    const Camera& cam = camera();
+    req.pixel = cam.pixel_size_at(cam.target(), screen);
+    // The lens follows the selection, else (2D) the cursor while it is over the world.
+    std::optional<glm::vec3> focus;
+    if (req.selected != collide::kNoBody) {
+        focus = world.position(req.selected);
+    } else if (demo_.dim() == 2 && !ImGui::GetIO().WantCaptureMouse) {
+        const ImVec2 mouse = ImGui::GetIO().MousePos;
+        if (mouse.x >= 0 && mouse.y >= 0) focus = cam.ray_at({mouse.x, mouse.y}, screen).origin;
+    }
+    if (view.lens && focus) {
+        const float half = kLensPx * cam.pixel_size_at(*focus, screen);
+        req.lens = Box3{*focus - glm::vec3(half), *focus + glm::vec3(half)};
+    }
+    if (demo_.dim() == 3) {
+        req.eye = camera_3d_.eye();
+        if (view.slab) {
+            const Box3 bounds = world.bounds();
+            const int k = std::clamp(view.slab_axis, 0, 2);
+            const float side = bounds.hi[k] - bounds.lo[k];
+            const float at = req.selected != collide::kNoBody ? world.position(req.selected)[k]
+                                                              : bounds.lo[k] + view.slab_at * side;
+            Box3 slab = bounds;
+            slab.lo[k] = at - 0.5f * view.slab_width * side;
+            slab.hi[k] = at + 0.5f * view.slab_width * side;
+            req.slab = slab;
+        }
     }
 }
 

@@ -40,6 +40,8 @@ private:
     // Draws it into the back buffer, inside the world view only.
     void draw_world(glm::vec2 screen, glm::ivec2 framebuffer);
     void draw_labels(glm::vec2 screen) const;
+    // The structure overlay's level of detail: pixel size, lens, 3D slab and eye.
+    void set_level_of_detail(OverlayRequest& req, glm::vec2 screen) const;
     // Asks the broad phase for the bodies in the viewer's query region, if there is one.
     void run_query();
     // Frames the world when the dimension or the world's size changed, or when asked to.

@@ -37,6 +37,15 @@ struct ViewOptions {
     OverlayFlags overlays;
     ColorMode color_mode = ColorMode::kSpeed;
     bool overlays_on_top = true;  // 3D: draw overlays through the spheres
+    // Level of detail of the structure overlay: the legend in the view, a focus lens around
+    // the selection (or the cursor, 2D), and in 3D a slab across one axis around the
+    // selection (or at slab_at, a share of the world) slab_width of the world thick.
+    bool legend = true;
+    bool lens = false;
+    bool slab = false;
+    int slab_axis = 2;
+    float slab_at = 0.5f;
+    float slab_width = 0.2f;
 };
 
 // How a replay is going.

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <string>
 
 #include <glm/glm.hpp>
 
@@ -32,6 +33,14 @@ struct OverlayRequest {
     std::optional<Box3> query;
     std::span<const collide::BodyId> query_hits;
     float query_pixel = 0.0f;
+
+    // Level of detail of the structure (collide::DebugDraw): the world size of a pixel at the
+    // camera's target, the focus lens (full detail inside), the 3D slab (structure only
+    // inside) and the eye (3D depth fading).
+    float pixel = 0.0f;
+    std::optional<Box3> lens;
+    std::optional<Box3> slab;
+    std::optional<glm::vec3> eye;
 };
 
 // What the overlays actually drew, so the UI can say when a cap kicked in.
@@ -44,6 +53,8 @@ struct OverlayReport {
     std::size_t pairs_total = 0;
     std::size_t structure_primitives = 0;
     bool structure_capped = false;
+    std::string lod_note;   // collide::DebugDraw::lod_note(): thinning and tint, for the legend
+    float tint_max = 0.0f;  // bodies in the fullest density-tint cell; 0: no tint drawn
     std::size_t query_hits_drawn = 0;
     std::size_t query_hits_in_view = 0;
     std::size_t query_hits_total = 0;

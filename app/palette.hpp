@@ -11,6 +11,11 @@ namespace collidoscope {
 enum class ColorMode { kSpeed, kId };
 inline constexpr std::uint32_t kStaticColor = 0xFF8C8C8C;
 
+// ImGui packs colours as 0xAABBGGRR; ours are 0xAARRGGBB.
+inline constexpr std::uint32_t to_abgr(std::uint32_t c) {
+    return (c & 0xFF00FF00u) | ((c >> 16) & 0xFFu) | ((c & 0xFFu) << 16);
+}
+
 // Colours of the app's own overlays (0xAARRGGBB).
 inline constexpr std::uint32_t kWorldOutlineColor = 0xFFB4B9C3;
 inline constexpr std::uint32_t kBoxColor = 0x9080C8FF;

@@ -136,6 +136,9 @@ public:
     std::vector<std::string> broad_phase_layers() const override {
         return world_.broad_phase()->layers();
     }
+    std::vector<collide::LegendEntry> broad_phase_legend() const override {
+        return world_.broad_phase()->legend();
+    }
     void query(const Box3& region, std::vector<BodyId>& out) override {
         out.clear();
         query_trace_.clear();

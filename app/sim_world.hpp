@@ -93,6 +93,8 @@ public:
     virtual std::span<collide::Param> broad_phase_params() = 0;
     // The overlay's parts the viewer may hide one by one (see BroadPhase::layers).
     virtual std::vector<std::string> broad_phase_layers() const = 0;
+    // What the structure overlay's colours mean (the algorithm's BroadPhaseView::legend()).
+    virtual std::vector<collide::LegendEntry> broad_phase_legend() const = 0;
     virtual std::string broad_phase_status() const = 0;
     // The broad phase's query(): bodies whose boxes overlap `region` as of its last update
     // (none before the first step). z is ignored in 2D. It keeps the trace of what the query

@@ -158,6 +158,9 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs) {
         wants_.race_wants = race_window(demo, layout_.race, panels_.race);
         wants_.selection_wants = selection_panel(demo, layout_.selection);
         timeline_panel(demo, layout_.timeline);
+        legend_rect_ = legend_window(demo, frame.overlays, layout_.world);
+    } else {
+        legend_rect_ = {};
     }
     help_window(dialogs, frame.screen);
     actions.quit = quit_prompt(dialogs, frame.screen);
@@ -387,6 +390,7 @@ void Ui::overlays_section(Demo& demo, const OverlayReport& report) {
         }
     }
     if (demo.dim() == 3) ImGui::Checkbox("Draw overlays on top", &demo.view().overlays_on_top);
+    lod_controls(demo);
     ImGui::SliderFloat("UI scale", &ImGui::GetIO().FontGlobalScale, 0.5f, 2.0f, "%.2f",
                        ImGuiSliderFlags_AlwaysClamp);
     hint("Text size in the panels (kept in the settings file). Ctrl+click to type a value.");

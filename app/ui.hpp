@@ -59,6 +59,8 @@ public:
     void save_scene(const Demo& demo);
     // The preset the Tour section shows (presets.hpp); empty: none yet.
     void set_preset(std::string name) { preset_ = std::move(name); }
+    // Where the legend in the view was drawn last frame (empty when hidden).
+    const ScreenRect& legend_rect() const { return legend_rect_; }
 
 private:
     void scene_section(Demo& demo, UiActions& actions);
@@ -85,6 +87,7 @@ private:
     std::string preset_;
     bool tour_open_ = true;
     SceneSaveResult last_save_;  // message empty until the first save
+    ScreenRect legend_rect_;
 };
 
 // Each panel is placed in its rectangle `at` from the layout and scrolls when its content is
@@ -94,6 +97,15 @@ float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at);
 // The race window (ui_race.cpp); it starts expanded if `open` (or the race is live), and
 // `open` follows it.
 float race_window(Demo& demo, const ScreenRect& at, bool& open);
+
+// The legend in the view (ui_legend.cpp): what the colours of the overlays now shown mean,
+// at the bottom-left corner of `area` (the world view). Returns its rectangle, empty when
+// there is nothing to explain or the legend is off.
+ScreenRect legend_window(const Demo& demo, const OverlayReport& report, const ScreenRect& area);
+
+// The legend, lens and slab controls of the Overlays section (ui_legend.cpp).
+void lod_controls(Demo& demo);
+
 // The timeline strip under the world: rewind, Record, replay (ui_timeline.cpp).
 void timeline_panel(Demo& demo, const ScreenRect& at);
 

@@ -44,6 +44,35 @@ struct Overlays {
     const QueryTrace<D>* query = nullptr;
 };
 
+// One line of the legend in the view: a colour and what it means, shown while the overlay
+// it explains is (the structure, a selection, a query region). A ramp entry shows
+// ramp_color from 0 to 1 (its colour unused), a fill entry a filled swatch.
+struct LegendEntry {
+    enum class Kind : std::uint8_t { kLine, kFill, kRamp };
+    enum class When : std::uint8_t { kStructure, kSelection, kQuery };
+    Color color = 0;
+    std::string label;
+    Kind kind = Kind::kLine;
+    When when = When::kStructure;
+
+    static LegendEntry ramp(std::string label) { return {0, std::move(label), Kind::kRamp}; }
+    static LegendEntry area(Color c, std::string label, When w = When::kStructure) {
+        return {c, std::move(label), Kind::kFill, w};
+    }
+    static LegendEntry selection(Color c, std::string label) {
+        return {c, std::move(label), Kind::kLine, When::kSelection};
+    }
+    static LegendEntry query(Color c, std::string label) {
+        return {c, std::move(label), Kind::kLine, When::kQuery};
+    }
+};
+
+// The query trace's colours most algorithms share, so their legends say the same.
+inline constexpr Color kTraceTakenColor = rgba(0.3f, 1.0f, 0.4f, 0.9f);
+inline constexpr Color kTraceDescendedColor = rgba(0.2f, 0.9f, 1.0f, 0.8f);
+inline constexpr Color kTracePrunedColor = rgba(0.6f, 0.6f, 0.6f, 0.5f);
+inline constexpr Color kHighlightColor = rgba(1, 1, 1);  // the selected body's own cell/node
+
 template <int D>
 class BroadPhaseView {
 public:
@@ -58,6 +87,9 @@ public:
     virtual std::vector<std::string> layers() const { return {}; }
     // One line on the algorithm's state for the panel (auto: which algorithm it chose).
     virtual std::string status() const { return {}; }
+    // What the colours of draw() mean, from the same constants draw() uses; empty if the
+    // algorithm draws nothing of its own.
+    virtual std::vector<LegendEntry> legend() const { return {}; }
 };
 
 }  // namespace collide

@@ -23,6 +23,11 @@ std::vector<std::string> AutoSelect<D>::layers() const {
 }
 
 template <int D>
+std::vector<LegendEntry> AutoSelect<D>::legend() const {
+    return algorithm_ ? algorithm_->legend() : std::vector<LegendEntry>{};
+}
+
+template <int D>
 std::string AutoSelect<D>::status() const {
     if (!algorithm_) return "auto: nothing chosen before the first update";
     char text[200];
@@ -39,9 +44,11 @@ template void AutoSelect<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string AutoSelect<2>::describe(BodyId) const;
 template std::vector<std::string> AutoSelect<2>::layers() const;
 template std::string AutoSelect<2>::status() const;
+template std::vector<LegendEntry> AutoSelect<2>::legend() const;
 template void AutoSelect<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
 template std::string AutoSelect<3>::describe(BodyId) const;
 template std::vector<std::string> AutoSelect<3>::layers() const;
 template std::string AutoSelect<3>::status() const;
+template std::vector<LegendEntry> AutoSelect<3>::legend() const;
 
 }  // namespace collide

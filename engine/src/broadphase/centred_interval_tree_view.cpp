@@ -22,6 +22,8 @@ void interval_bar(DebugDraw<D>& draw, const Aabb<D>& box, int axis, Color color)
 }
 
 constexpr char kAxes[] = "xyz";
+constexpr Color kPathColor = rgba(1.0f, 0.6f, 0.1f, 1.0f);
+constexpr Color kCellColor = rgba(1.0f, 1.0f, 1.0f, 0.6f);
 
 }  // namespace
 
@@ -67,29 +69,26 @@ template <int D>
 void CentredIntervalTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     if (nodes_.empty()) return;
     const bool selecting = which.selected < node_of_.size();
-    // The structure first, under the highlights, with some of the budget kept for them.
+    // The structure goes under the highlights (DebugDraw::finish puts it there).
     if (which.flags.structure) {
-        const std::size_t budget = draw.budget;
-        draw.budget -= std::min(budget, std::size_t{20000});
         draw_structure(draw, selecting || which.query ? 0.45f : 0.9f, which.flags.hidden_layers);
-        draw.budget = budget;
     }
     if (which.query) {
         // The centres the query walked in cyan, the subtree bounds it pruned in grey.
         for (const auto& r : which.query->regions) {
-            draw.box(r.box, r.kind == TraceKind::kDescended ? rgba(0.2f, 0.9f, 1.0f, 0.9f)
-                                                            : rgba(0.6f, 0.6f, 0.6f, 0.6f));
+            draw.box(r.box,
+                     r.kind == TraceKind::kDescended ? kTraceDescendedColor : kTracePrunedColor);
         }
     }
     if (!selecting) return;
     // The centres on the path from the root in orange; the body's cell, its centre and the
     // bodies held there in white, and the body's own interval across the centre as a bar.
-    const Color white = rgba(1, 1, 1);
+    const Color white = kHighlightColor;
     const std::uint32_t home = node_of_[which.selected];
     for (std::uint32_t up = nodes_[home].parent; up != kNone; up = nodes_[up].parent)
-        draw.box(nodes_[up].plane(), rgba(1.0f, 0.6f, 0.1f, 1.0f));
+        draw.box(nodes_[up].plane(), kPathColor);
     const Node& n = nodes_[home];
-    draw.box(n.cell, rgba(1.0f, 1.0f, 1.0f, 0.6f));
+    draw.box(n.cell, kCellColor);
     draw.box(n.plane(), white);
     for (std::uint32_t i = n.begin; i < n.end; ++i) {
         draw.box(by_lo_[i].box, white);
@@ -100,7 +99,7 @@ void CentredIntervalTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) 
 
 // Each node's centre line (a flat box: a line in 2D, a plane's outline in 3D) and the boxes
 // of the bodies it holds, which all cross it, coloured by depth; shallow nodes first, so
-// that when the budget runs out the coarse picture is what remains.
+// that where the budget thins the picture the coarse nodes are what remains.
 template <int D>
 void CentredIntervalTree<D>::draw_structure(DebugDraw<D>& draw, float alpha,
                                             std::uint64_t hidden) const {
@@ -114,19 +113,33 @@ void CentredIntervalTree<D>::draw_structure(DebugDraw<D>& draw, float alpha,
     for (const std::uint32_t i : order) {
         const Node& n = nodes_[i];
         if (!n.cell.overlaps(draw.view)) continue;
-        if (draw.full()) break;
         const Color color = ramp_color(static_cast<float>(n.depth) / depths, alpha);
-        if (lines) draw.box(n.plane(), color);
+        if (lines) draw.cell(n.plane(), color, 0.0f);
         if (held) {
-            for (std::uint32_t e = n.begin; e < n.end; ++e) draw.box(by_lo_[e].box, color);
+            for (std::uint32_t e = n.begin; e < n.end; ++e) draw.cell(by_lo_[e].box, color);
         }
     }
 }
 
+template <int D>
+std::vector<LegendEntry> CentredIntervalTree<D>::legend() const {
+    return {
+        LegendEntry::ramp("centre lines and held intervals by depth: root (blue) to deepest (red)"),
+        LegendEntry::selection(kHighlightColor,
+                               "selected body's centre, the bodies held there, its interval"),
+        LegendEntry::selection(kCellColor, "its node's cell"),
+        LegendEntry::selection(kPathColor, "centres on the path from the root"),
+        LegendEntry::query(kTraceDescendedColor, "centre walked"),
+        LegendEntry::query(kTracePrunedColor, "subtree bound pruned"),
+    };
+}
+
 // The members defined here; the class itself is instantiated in centred_interval_tree.cpp.
 template std::string CentredIntervalTree<2>::describe(BodyId) const;
+template std::vector<LegendEntry> CentredIntervalTree<2>::legend() const;
 template void CentredIntervalTree<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string CentredIntervalTree<3>::describe(BodyId) const;
+template std::vector<LegendEntry> CentredIntervalTree<3>::legend() const;
 template void CentredIntervalTree<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
 
 }  // namespace collide

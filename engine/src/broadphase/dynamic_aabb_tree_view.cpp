@@ -10,6 +10,10 @@
 namespace collide {
 namespace {
 
+constexpr Color kLeafColor = rgba(1.0f, 0.55f, 0.2f, 1.0f);
+constexpr Color kStaticLeafColor = rgba(0.6f, 0.6f, 0.6f, 1.0f);
+constexpr Color kAncestorColor = rgba(1.0f, 0.3f, 1.0f, 0.9f);
+
 template <int D>
 std::string format_box(const Aabb<D>& b) {
     std::string s;
@@ -49,19 +53,20 @@ void DynamicAabbTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) cons
         for (const AabbTree<D>* tree : {&moving_tree_, &static_tree_}) {
             if (tree->root() == AabbTree<D>::kNull) continue;
             const float height = float(std::max(1, tree->height()));
-            const Color leaf_color = tree == &static_tree_ ? rgba(0.6f, 0.6f, 0.6f, alpha)
-                                                           : rgba(1.0f, 0.55f, 0.2f, alpha);
+            const Color leaf_color =
+                scale_alpha(tree == &static_tree_ ? kStaticLeafColor : kLeafColor, alpha);
             stack.assign(1, {tree->root(), 0});
-            while (!stack.empty() && !draw.full()) {
+            while (!stack.empty()) {
                 const auto [i, depth] = stack.back();
                 stack.pop_back();
                 const auto& n = tree->node(i);
-                if (!n.box.overlaps(draw.view)) continue;
+                if (!n.box.overlaps(draw.view) || (draw.slab && !n.box.overlaps(*draw.slab)))
+                    continue;
                 if (n.leaf()) {
-                    draw.box(n.box, leaf_color);
+                    draw.cell(n.box, leaf_color);
                     continue;
                 }
-                draw.box(n.box, ramp_color(float(depth) / height, alpha));
+                draw.cell(n.box, ramp_color(float(depth) / height, alpha), 0.0f);
                 stack.push_back({n.child[1], depth + 1});
                 stack.push_back({n.child[0], depth + 1});
             }
@@ -73,17 +78,29 @@ void DynamicAabbTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) cons
         const AabbTree<D>& tree = tree_of(p);
         for (std::int32_t i = tree.node(leaf_[p]).parent; i != AabbTree<D>::kNull;
              i = tree.node(i).parent) {
-            draw.box(tree.node(i).box, rgba(1.0f, 0.3f, 1.0f, 0.9f));
+            draw.box(tree.node(i).box, kAncestorColor);
         }
-        draw.box(fat_[p], rgba(1, 1, 1));
+        draw.box(fat_[p], kHighlightColor);
     }
     if (which.query) {
         // The nodes the query's descent tested: green entered, grey rejected.
         for (const auto& r : which.query->regions) {
-            draw.box(r.box, r.kind == TraceKind::kDescended ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
-                                                            : rgba(0.6f, 0.6f, 0.6f, 0.5f));
+            draw.box(r.box, r.kind == TraceKind::kDescended ? kTraceTakenColor : kTracePrunedColor);
         }
     }
+}
+
+template <int D>
+std::vector<LegendEntry> DynamicAabbTree<D>::legend() const {
+    return {
+        LegendEntry::ramp("internal nodes by depth: root (blue) to deepest (red)"),
+        {kLeafColor, "leaves: moving bodies' fat boxes"},
+        {kStaticLeafColor, "leaves: static bodies"},
+        LegendEntry::selection(kHighlightColor, "selected body's fat box"),
+        LegendEntry::selection(kAncestorColor, "its ancestors"),
+        LegendEntry::query(kTraceTakenColor, "node entered"),
+        LegendEntry::query(kTracePrunedColor, "node rejected"),
+    };
 }
 
 template <int D>
@@ -109,7 +126,9 @@ std::string DynamicAabbTree<D>::describe(BodyId id) const {
 // The members defined here; the class itself is instantiated in dynamic_aabb_tree.cpp.
 template void DynamicAabbTree<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string DynamicAabbTree<2>::describe(BodyId) const;
+template std::vector<LegendEntry> DynamicAabbTree<2>::legend() const;
 template void DynamicAabbTree<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
 template std::string DynamicAabbTree<3>::describe(BodyId) const;
+template std::vector<LegendEntry> DynamicAabbTree<3>::legend() const;
 
 }  // namespace collide

@@ -14,6 +14,10 @@ namespace collide {
 namespace {
 
 constexpr std::array<char, 3> kAxisNames = {'x', 'y', 'z'};
+constexpr Color kVisitedColor = rgba(0.3f, 0.85f, 1.0f, 1.0f);
+constexpr Color kPrunedColor = rgba(0.9f, 0.3f, 0.5f, 0.8f);
+constexpr Color kAncestorColor = rgba(1.0f, 0.6f, 0.1f, 1.0f);
+constexpr Color kQueryTakenColor = rgba(1.0f, 0.9f, 0.2f, 1.0f);
 
 }  // namespace
 
@@ -82,7 +86,10 @@ void Enneatree<D, kAlternating>::draw(DebugDraw<D>& draw, const Overlays<D>& whi
     const float depth_scale = 1.0f / static_cast<float>(std::max(deepest_, 1));
     // Highlights first, so the budget never cuts them; drawn doubled (a second outline a
     // little inside) so they stand out from the structure.
-    const auto outline = [&](const Aabb<D>& r, Color color) {
+    const auto outline = [&](const Aabb<D>& region, Color color) {
+        // Clipped to the world, as the structure is: centre children reach past it.
+        const Aabb<D> r{glm::max(region.lo, draw.clip.lo), glm::min(region.hi, draw.clip.hi)};
+        if (draw.slab && !r.overlaps(*draw.slab)) return;  // 3D: the slab holds highlights too
         const Vec<D> inset = (r.hi - r.lo) * 0.015f;
         draw.box(r, color);
         draw.box({r.lo + inset, r.hi - inset}, color);
@@ -90,16 +97,15 @@ void Enneatree<D, kAlternating>::draw(DebugDraw<D>& draw, const Overlays<D>& whi
     const auto highlight = [&](std::uint32_t at, Color color) {
         outline(region(nodes_[at]), color);
     };
-    const Color visited = rgba(0.3f, 0.85f, 1.0f, 1.0f);
-    const Color pruned = rgba(0.9f, 0.3f, 0.5f, 0.8f);
     if (which.selected < node_of_.size()) {
         const std::uint32_t home = node_of_[which.selected];
         std::vector<Visit> trace;
         walk(boxes_[which.selected], nodes_[home].depth, &trace, [](std::uint32_t, const Node&) {});
-        for (const Visit& v : trace) highlight(v.node, v.kind == Visit::kPruned ? pruned : visited);
+        for (const Visit& v : trace)
+            highlight(v.node, v.kind == Visit::kPruned ? kPrunedColor : kVisitedColor);
         for (std::uint32_t up = nodes_[home].parent; up != kNone; up = nodes_[up].parent)
-            highlight(up, rgba(1.0f, 0.6f, 0.1f, 1.0f));
-        highlight(home, rgba(1.0f, 1.0f, 1.0f, 1.0f));
+            highlight(up, kAncestorColor);
+        highlight(home, kHighlightColor);
         std::string label = "depth " + std::to_string(nodes_[home].depth);
         if constexpr (kAlternating)
             label += std::string(", splits ") + kAxisNames[split_axis(nodes_[home].depth)];
@@ -107,11 +113,11 @@ void Enneatree<D, kAlternating>::draw(DebugDraw<D>& draw, const Overlays<D>& whi
     }
     if (which.query) {
         for (const auto& r : which.query->regions) {
-            outline(r.box, r.kind == TraceKind::kPruned ? pruned : rgba(1.0f, 0.9f, 0.2f, 1.0f));
+            outline(r.box, r.kind == TraceKind::kPruned ? kPrunedColor : kQueryTakenColor);
         }
     }
     if (!which.flags.structure) return;
-    // Shallow nodes first: when the budget runs out, the coarse picture is what remains.
+    // Shallow nodes first: within each part of the view the coarse picture is kept first.
     std::vector<std::uint32_t> by_depth(nodes_.size());
     std::vector<std::uint32_t> starts(kMaxLevels + 2, 0);
     for (const Node& node : nodes_) ++starts[node.depth + 1];
@@ -120,21 +126,37 @@ void Enneatree<D, kAlternating>::draw(DebugDraw<D>& draw, const Overlays<D>& whi
     for (std::uint32_t i : by_depth) {
         const Node& node = nodes_[i];
         if (node.subtree_count == 0) continue;
-        const Aabb<D> r = region(node);
-        if (!r.overlaps(draw.view)) continue;
-        if (draw.full()) break;
-        draw.box(r, ramp_color(static_cast<float>(node.depth) * depth_scale, 0.55f));
+        // Regions reach past the world (the centre child straddles its parent's
+        // border): cell() clips them to it.
+        draw.cell(region(node), ramp_color(static_cast<float>(node.depth) * depth_scale, 0.55f),
+                  static_cast<float>(node.count));
     }
+}
+
+template <int D, bool kAlternating>
+std::vector<LegendEntry> Enneatree<D, kAlternating>::legend() const {
+    return {
+        LegendEntry::ramp("node regions by depth: root (blue) to deepest (red)"),
+        LegendEntry::selection(kHighlightColor, "selected body's node"),
+        LegendEntry::selection(kAncestorColor, "its ancestors"),
+        LegendEntry::selection(kVisitedColor, "nodes its walk visited"),
+        LegendEntry::selection(kPrunedColor, "nodes its walk (or the query) pruned"),
+        LegendEntry::query(kQueryTakenColor, "node visited"),
+    };
 }
 
 // The members defined here; the class itself is instantiated in enneatree.cpp.
 template std::string Enneatree<2, false>::describe(BodyId) const;
+template std::vector<LegendEntry> Enneatree<2, false>::legend() const;
 template void Enneatree<2, false>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string Enneatree<3, false>::describe(BodyId) const;
+template std::vector<LegendEntry> Enneatree<3, false>::legend() const;
 template void Enneatree<3, false>::draw(DebugDraw<3>&, const Overlays<3>&) const;
 template std::string Enneatree<2, true>::describe(BodyId) const;
+template std::vector<LegendEntry> Enneatree<2, true>::legend() const;
 template void Enneatree<2, true>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string Enneatree<3, true>::describe(BodyId) const;
+template std::vector<LegendEntry> Enneatree<3, true>::legend() const;
 template void Enneatree<3, true>::draw(DebugDraw<3>&, const Overlays<3>&) const;
 
 }  // namespace collide

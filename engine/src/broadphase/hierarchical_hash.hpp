@@ -40,6 +40,7 @@ public:
                QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
+    std::vector<LegendEntry> legend() const override;
     std::vector<std::string> layers() const override;
     BroadPhaseStats stats() const override;
     std::span<Param> params() override { return params_; }

@@ -6,6 +6,11 @@
 #include "broadphase/hierarchical_hash.hpp"
 
 namespace collide {
+namespace {
+
+constexpr Color kLookedUpColor = rgba(1.0f, 0.85f, 0.2f, 0.9f);
+
+}  // namespace
 
 template <int D>
 std::vector<std::string> HierarchicalHash<D>::layers() const {
@@ -30,16 +35,14 @@ void HierarchicalHash<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) con
         for (std::size_t layer = 0; layer < active_.size(); ++layer) {
             layer_of[active_[layer]] = static_cast<int>(layer);
         }
-        for (std::size_t i = 0; i < entries_.size() && !draw.full(); ++i) {
+        for (std::size_t i = 0; i < entries_.size(); ++i) {
             const Entry& e = entries_[i];
             if (i > 0 && entries_[i - 1].same_cell(e)) continue;
             const int layer = layer_of[e.level];
             if (layer < 64 && (which.flags.hidden_layers >> layer) & 1u) continue;
-            const Aabb<D> box = cell_box(unpack(e.key()), e.level);
-            if (!box.overlaps(draw.view)) continue;
             const float t = float(e.level - active_.front()) / span;
-            draw.fill(box, ramp_color(t, 0.15f));
-            draw.box(box, ramp_color(t, selecting ? 0.35f : 0.8f));
+            draw.cell(cell_box(unpack(e.key()), e.level), ramp_color(t, selecting ? 0.35f : 0.8f),
+                      1.0f, ramp_color(t, 0.15f));
         }
     }
     if (selecting) {
@@ -48,20 +51,29 @@ void HierarchicalHash<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) con
         const int own = signatures_[id].level;
         for (int m : active_) {
             if (m <= own) continue;
-            for_each_cell(boxes_[id], m, [&](const Cell& c) {
-                draw.box(cell_box(c, m), rgba(1.0f, 0.85f, 0.2f, 0.9f));
-            });
+            for_each_cell(boxes_[id], m,
+                          [&](const Cell& c) { draw.box(cell_box(c, m), kLookedUpColor); });
         }
         for_each_cell(boxes_[id], own,
-                      [&](const Cell& c) { draw.box(cell_box(c, own), rgba(1, 1, 1)); });
+                      [&](const Cell& c) { draw.box(cell_box(c, own), kHighlightColor); });
     }
     if (which.query) {
         // The cells the query looked up at each level (green where a body was found there).
         for (const auto& r : which.query->regions) {
-            draw.box(r.box, r.kind == TraceKind::kTaken ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
-                                                        : rgba(0.6f, 0.6f, 0.6f, 0.4f));
+            draw.box(r.box, r.kind == TraceKind::kTaken ? kTraceTakenColor : kTracePrunedColor);
         }
     }
+}
+
+template <int D>
+std::vector<LegendEntry> HierarchicalHash<D>::legend() const {
+    return {
+        LegendEntry::ramp("occupied cells by level: finest (blue) to coarsest (red)"),
+        LegendEntry::selection(kHighlightColor, "selected body's cells"),
+        LegendEntry::selection(kLookedUpColor, "coarser cells it looked up"),
+        LegendEntry::query(kTraceTakenColor, "cell where a body was found"),
+        LegendEntry::query(kTracePrunedColor, "cell looked up, empty"),
+    };
 }
 
 template <int D>
@@ -108,7 +120,8 @@ std::string HierarchicalHash<D>::describe(BodyId id) const {
 #define COLLIDE_HIERARCHICAL_HASH_VIEW(D)                                             \
     template std::vector<std::string> HierarchicalHash<D>::layers() const;            \
     template void HierarchicalHash<D>::draw(DebugDraw<D>&, const Overlays<D>&) const; \
-    template std::string HierarchicalHash<D>::describe(BodyId) const;
+    template std::string HierarchicalHash<D>::describe(BodyId) const;                 \
+    template std::vector<LegendEntry> HierarchicalHash<D>::legend() const;
 COLLIDE_HIERARCHICAL_HASH_VIEW(2)
 COLLIDE_HIERARCHICAL_HASH_VIEW(3)
 #undef COLLIDE_HIERARCHICAL_HASH_VIEW

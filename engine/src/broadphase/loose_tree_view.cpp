@@ -13,6 +13,11 @@ void LooseTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
 }
 
 template <int D>
+std::vector<LegendEntry> LooseTree<D>::legend() const {
+    return tree_legend(true);
+}
+
+template <int D>
 std::string LooseTree<D>::describe(BodyId id) const {
     const std::size_t slot = slot_of(items_, id);
     if (slot >= items_.size()) return {};
@@ -31,7 +36,9 @@ std::string LooseTree<D>::describe(BodyId id) const {
 // The members defined here; the class itself is instantiated in loose_tree.cpp.
 template void LooseTree<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string LooseTree<2>::describe(BodyId) const;
+template std::vector<LegendEntry> LooseTree<2>::legend() const;
 template void LooseTree<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
 template std::string LooseTree<3>::describe(BodyId) const;
+template std::vector<LegendEntry> LooseTree<3>::legend() const;
 
 }  // namespace collide

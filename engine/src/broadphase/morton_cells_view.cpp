@@ -9,6 +9,13 @@
 #include <cstdio>
 
 namespace collide {
+namespace {
+
+constexpr Color kVisitedColor = rgba(1.0f, 0.3f, 1.0f, 0.9f);
+constexpr Color kLinkColor = rgba(1.0f, 1.0f, 1.0f, 0.6f);
+constexpr float kCellAlpha = 0.5f;  // under the curve, which is what Morton order shows
+
+}  // namespace
 
 template <int D>
 template <typename Fn>
@@ -49,33 +56,29 @@ void MortonCells<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
         int top = 0;
         for (const Signature& s : signatures_) top = std::max(top, s.level);
         const float levels = std::max(1, top - min_level_);
-        const float alpha = selecting ? 0.3f : 0.6f;
+        const float alpha = selecting ? 0.5f * kCellAlpha : kCellAlpha;
         for (const std::vector<Entry>* v : {&moving_, &static_cells_}) {
             for (const Entry& e : *v) {
-                if (draw.full()) break;
-                const Aabb<D> box = cell_box(e.start, e.level);
-                if (!box.overlaps(draw.view)) continue;
-                draw.box(box, ramp_color(float(e.level - min_level_) / levels, alpha));
+                draw.cell(cell_box(e.start, e.level),
+                          ramp_color(float(e.level - min_level_) / levels, alpha));
             }
         }
         const std::size_t n = moving_.size();
-        for (std::size_t i = 1; i < n && !draw.full(); ++i) {
+        for (std::size_t i = 1; i < n; ++i) {
             const Vec<D> a = cell_box(moving_[i - 1].start, moving_[i - 1].level).center();
             const Vec<D> b = cell_box(moving_[i].start, moving_[i].level).center();
-            if (!draw.view.contains(a) && !draw.view.contains(b)) continue;
-            draw.line(a, b, ramp_color(float(i) / float(n), selecting ? 0.4f : 0.9f));
+            draw.segment(a, b, ramp_color(float(i) / float(n), selecting ? 0.5f : 1.0f));
         }
         // With internal references, each node's link to its parent, from centre to centre
         // (the nodes where subtrees branch have no cell of their own but are drawn too).
         for (const std::vector<Link>* links : {&moving_links_, &static_links_}) {
             if (!linked_) break;
-            for (std::size_t i = 1; i < links->size() && !draw.full(); ++i) {
+            for (std::size_t i = 1; i < links->size(); ++i) {
                 const Link& node = (*links)[i];
                 const Link& parent = (*links)[node.parent];
                 const Vec<D> a = cell_box(node.start, node.level).center();
                 const Vec<D> b = cell_box(parent.start, parent.level).center();
-                if (!draw.view.contains(a) && !draw.view.contains(b)) continue;
-                draw.line(a, b, rgba(1.0f, 1.0f, 1.0f, selecting ? 0.3f : 0.6f));
+                draw.segment(a, b, selecting ? scale_alpha(kLinkColor, 0.5f) : kLinkColor);
             }
         }
     }
@@ -83,21 +86,36 @@ void MortonCells<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
         // The selected body's cells in white, and every entry their sweep visited.
         for_each_cell_of(which.selected, [&](const Entry& e, std::size_t i, bool in_static) {
             for_each_visited(e, i, in_static, [&](const Entry& f) {
-                draw.box(cell_box(f.start, f.level), rgba(1.0f, 0.3f, 1.0f, 0.9f));
+                draw.box(cell_box(f.start, f.level), kVisitedColor);
             });
-            draw.box(cell_box(e.start, e.level), rgba(1, 1, 1));
+            draw.box(cell_box(e.start, e.level), kHighlightColor);
         });
     }
     if (which.query) {
         // The cells the query's descent looked at: green taken whole, cyan descended
         // into, grey pruned because no entry starts inside.
         for (const auto& r : which.query->regions) {
-            const Color c = r.kind == TraceKind::kTaken       ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
-                            : r.kind == TraceKind::kDescended ? rgba(0.2f, 0.9f, 1.0f, 0.7f)
-                                                              : rgba(0.6f, 0.6f, 0.6f, 0.5f);
+            const Color c = r.kind == TraceKind::kTaken       ? kTraceTakenColor
+                            : r.kind == TraceKind::kDescended ? kTraceDescendedColor
+                                                              : kTracePrunedColor;
             draw.box(r.box, c);
         }
     }
+}
+
+template <int D>
+std::vector<LegendEntry> MortonCells<D>::legend() const {
+    std::vector<LegendEntry> l = {
+        LegendEntry::ramp("cells by level: finest (blue) to coarsest (red)"),
+        {ramp_color(0.5f, 0.9f), "Z-order curve through the cells, in sorted order"},
+        LegendEntry::selection(kHighlightColor, "selected body's cells"),
+        LegendEntry::selection(kVisitedColor, "entries its sweep visited"),
+        LegendEntry::query(kTraceTakenColor, "cell taken whole"),
+        LegendEntry::query(kTraceDescendedColor, "descended into"),
+        LegendEntry::query(kTracePrunedColor, "pruned (no entry starts inside)"),
+    };
+    if (linked_) l.insert(l.begin() + 2, {kLinkColor, "link to the parent node"});
+    return l;
 }
 
 template <int D>
@@ -123,7 +141,9 @@ std::string MortonCells<D>::describe(BodyId id) const {
 // The members defined here; the class itself is instantiated in morton_cells.cpp.
 template void MortonCells<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string MortonCells<2>::describe(BodyId) const;
+template std::vector<LegendEntry> MortonCells<2>::legend() const;
 template void MortonCells<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
 template std::string MortonCells<3>::describe(BodyId) const;
+template std::vector<LegendEntry> MortonCells<3>::legend() const;
 
 }  // namespace collide

@@ -12,6 +12,11 @@ void RegionTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
 }
 
 template <int D>
+std::vector<LegendEntry> RegionTree<D>::legend() const {
+    return tree_legend(false);
+}
+
+template <int D>
 std::string RegionTree<D>::describe(BodyId id) const {
     const std::size_t slot = slot_of(items_, id);
     if (slot >= items_.size()) return {};
@@ -23,7 +28,9 @@ std::string RegionTree<D>::describe(BodyId id) const {
 // The members defined here; the class itself is instantiated in quadtree.cpp.
 template void RegionTree<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string RegionTree<2>::describe(BodyId) const;
+template std::vector<LegendEntry> RegionTree<2>::legend() const;
 template void RegionTree<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
 template std::string RegionTree<3>::describe(BodyId) const;
+template std::vector<LegendEntry> RegionTree<3>::legend() const;
 
 }  // namespace collide

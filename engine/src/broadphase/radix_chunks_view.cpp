@@ -8,6 +8,17 @@ namespace collide {
 
 using radix::key_float;
 
+namespace {
+
+constexpr Color kSlabColor = rgba(1.0f, 0.8f, 0.2f, 1.0f);
+constexpr Color kCutColor = rgba(0.3f, 0.85f, 1.0f, 1.0f);
+// Neighbouring chunks alternate between two shades, so each reads as an area.
+constexpr Color kChunkShade[2] = {rgba(0.3f, 0.85f, 1.0f, 0.05f), rgba(0.3f, 0.85f, 1.0f, 0.16f)};
+constexpr Color kSelectedChunkColor = rgba(1.0f, 0.4f, 1.0f, 0.15f);
+constexpr Color kSharingColor = rgba(1.0f, 0.3f, 1.0f, 0.9f);
+
+}  // namespace
+
 template <int D>
 std::vector<std::string> RadixChunks<D>::layers() const {
     return {"slab boundaries", "chunk cuts", "selected chunk"};
@@ -28,34 +39,33 @@ void RadixChunks<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     if (cells_[D].empty()) return;
     const auto shown = [&](int layer) { return !((which.flags.hidden_layers >> layer) & 1u); };
     const bool selecting = which.selected < boxes_.size();
-    const float alpha = selecting ? 0.35f : 0.8f;
+    const float alpha = selecting ? 0.4f : 1.0f;
     if (which.flags.structure && shown(0)) {
         // Slab boundaries on axis 0, across the whole world.
         for (const Cell& slab : cells_[1]) {
-            if (draw.full()) break;
             if (slab.lo[0] == kKeyMin) continue;
             Aabb<D> face = cell_box(slab);
             face.hi[0] = face.lo[0];
-            if (!face.overlaps(draw.view)) continue;
             if constexpr (D == 2) {
-                draw.line(face.lo, face.hi, rgba(1.0f, 0.8f, 0.2f, alpha));
+                draw.segment(face.lo, face.hi, scale_alpha(kSlabColor, alpha));
             } else {
-                draw.box(face, rgba(1.0f, 0.8f, 0.2f, alpha));
+                draw.cell(face, scale_alpha(kSlabColor, alpha), 0.0f);
             }
         }
     }
     if (which.flags.structure && shown(1)) {
         // The cuts inside each slab: in 2D a segment across the slab, in 3D each chunk.
-        for (const Cell& chunk : cells_[D]) {
-            if (draw.full()) break;
+        for (std::size_t i = 0; i < cells_[D].size(); ++i) {
+            const Cell& chunk = cells_[D][i];
             const Aabb<D> box = cell_box(chunk);
-            if (!box.overlaps(draw.view)) continue;
             if constexpr (D == 2) {
+                draw.cell(box, 0, static_cast<float>(chunk.count), kChunkShade[i % 2]);
                 if (chunk.lo[1] == kKeyMin) continue;
-                draw.line({box.lo[0], box.lo[1]}, {box.hi[0], box.lo[1]},
-                          rgba(0.3f, 0.8f, 1.0f, alpha));
+                draw.segment({box.lo[0], box.lo[1]}, {box.hi[0], box.lo[1]},
+                             scale_alpha(kCutColor, alpha));
             } else {
-                draw.box(box, rgba(0.3f, 0.8f, 1.0f, alpha * 0.6f));
+                draw.cell(box, scale_alpha(kCutColor, alpha * 0.6f),
+                          static_cast<float>(chunk.count));
             }
         }
     }
@@ -66,15 +76,30 @@ void RadixChunks<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
         for (std::uint32_t p = piece_first_[id]; p < piece_first_[id + 1]; ++p) {
             for_each_chunk(pieces_[p].box, [&](std::uint32_t ci) {
                 const Cell& chunk = cells_[D][ci];
-                draw.fill(cell_box(chunk), rgba(1.0f, 0.4f, 1.0f, 0.15f));
+                draw.fill(cell_box(chunk), kSelectedChunkColor);
                 for (std::uint32_t i = chunk.first; i < chunk.first + chunk.count; ++i) {
                     const Entity& e = entities_[i];
-                    if (e.body != id) draw.box(e.box, rgba(1.0f, 0.3f, 1.0f, 0.9f));
+                    if (e.body != id) draw.box(e.box, kSharingColor);
                 }
             });
-            draw.box(pieces_[p].box, rgba(1, 1, 1));
+            draw.box(pieces_[p].box, kHighlightColor);
         }
     }
+}
+
+template <int D>
+std::vector<LegendEntry> RadixChunks<D>::legend() const {
+    std::vector<LegendEntry> l = {
+        {kSlabColor, "slab boundaries (cuts on x)"},
+        {kCutColor, D == 2 ? "chunk cuts inside each slab" : "chunks inside each slab"},
+        LegendEntry::area(kSelectedChunkColor, "chunks holding the selected body",
+                          LegendEntry::When::kSelection),
+        LegendEntry::selection(kSharingColor, "entities sharing those chunks"),
+        LegendEntry::selection(kHighlightColor, "the selected body's pieces"),
+    };
+    if (D == 2)
+        l.insert(l.begin() + 2, LegendEntry::area(kChunkShade[1], "chunks (alternate shades)"));
+    return l;
 }
 
 template <int D>
@@ -116,7 +141,8 @@ std::string RadixChunks<D>::describe(BodyId id) const {
 #define COLLIDE_RADIX_CHUNKS_VIEW(D)                                             \
     template std::vector<std::string> RadixChunks<D>::layers() const;            \
     template void RadixChunks<D>::draw(DebugDraw<D>&, const Overlays<D>&) const; \
-    template std::string RadixChunks<D>::describe(BodyId) const;
+    template std::string RadixChunks<D>::describe(BodyId) const;                 \
+    template std::vector<LegendEntry> RadixChunks<D>::legend() const;
 COLLIDE_RADIX_CHUNKS_VIEW(2)
 COLLIDE_RADIX_CHUNKS_VIEW(3)
 #undef COLLIDE_RADIX_CHUNKS_VIEW

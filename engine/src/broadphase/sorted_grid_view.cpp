@@ -8,6 +8,18 @@
 #include <numeric>
 
 namespace collide {
+namespace {
+
+constexpr Color kReachColor = rgba(0.3f, 0.9f, 1.0f);
+constexpr float kOutlineAlpha = 0.6f;
+// The colour of used level `layer` of `used`: from a cool grey (finest) to orange
+// (coarsest), apart from the bodies' speed ramp and the body boxes' blue.
+Color level_color(int layer, int used, float alpha) {
+    const float t = used > 1 ? static_cast<float>(layer) / static_cast<float>(used - 1) : 0.0f;
+    return rgba(0.75f + 0.25f * t, 0.78f - 0.18f * t, 0.88f - 0.68f * t, alpha);
+}
+
+}  // namespace
 
 template <int D>
 std::vector<std::string> SortedGrid<D>::layers() const {
@@ -25,7 +37,9 @@ std::vector<std::string> SortedGrid<D>::layers() const {
 template <int D>
 void SortedGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     if (!which.flags.structure || ids_.empty()) return;
-    // Occupied cells in view, each level in its own colour, filled by how full they are.
+    // Occupied cells in view, each level in its own colour, as tiles filled by how full they
+    // are with a faint outline, inset a little so neighbours keep a gap: the body boxes are
+    // bare outlines, the cells are tiles.
     int layer = -1;
     const int used = static_cast<int>(
         std::count_if(levels_.begin(), levels_.end(), [](const Level& l) { return l.bodies > 0; }));
@@ -33,16 +47,16 @@ void SortedGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
         if (level.bodies == 0) continue;
         ++layer;
         if ((which.flags.hidden_layers >> layer) & 1) continue;
-        const float t = used > 1 ? static_cast<float>(layer) / static_cast<float>(used - 1) : 0.0f;
         for (std::size_t c = level.first_cell; c < level.first_cell + level.cells; ++c) {
             const std::uint32_t count = start_[c + 1] - start_[c];
-            if (count == 0 || draw.full()) continue;
-            const Aabb<D> box = cell_box(level, cell_of(level, entry_box(start_[c]).lo));
-            if (!box.overlaps(draw.view)) continue;
-            draw.box(box, ramp_color(t, 0.7f));
+            if (count == 0) continue;
+            Aabb<D> box = cell_box(level, cell_of(level, entry_box(start_[c]).lo));
+            const Vec<D> inset = 0.06f * box.size();
+            box = {box.lo + inset, box.hi - inset};
             // Coarse cells can be as big as the world: filled, they would veil everything.
-            if (box.largest_side() < 0.25f * draw.view.largest_side())
-                draw.fill(box, ramp_color(t, std::min(0.08f * static_cast<float>(count), 0.45f)));
+            const bool filled = box.largest_side() < 0.25f * draw.view.largest_side();
+            draw.cell(box, level_color(layer, used, kOutlineAlpha), static_cast<float>(count),
+                      filled ? level_color(layer, used, std::min(0.1f + 0.06f * count, 0.5f)) : 0);
         }
     }
     if (which.selected >= level_of_.size()) return;
@@ -51,12 +65,26 @@ void SortedGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     const Level& level = levels_[level_of_[which.selected]];
     const Aabb<D> own =
         cell_box(level, cell_of(level, entry_box(std::size_t(it - ids_.begin())).lo));
-    draw.box(own, rgba(1, 1, 1));
+    draw.box(own, kHighlightColor);
     // The cells its partners' lower corners can be in (own cell and neighbours).
     Aabb<D> reach = own;
     reach.lo -= Vec<D>(level.cell);
     reach.hi += Vec<D>(level.cell);
-    draw.box(reach, rgba(0.3f, 0.9f, 1.0f));
+    draw.box(reach, kReachColor);
+}
+
+template <int D>
+std::vector<LegendEntry> SortedGrid<D>::legend() const {
+    // One tile swatch per level in use, as layers() names them.
+    std::vector<LegendEntry> l;
+    const std::vector<std::string> names = layers();
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        l.push_back(LegendEntry::area(level_color(int(k), int(names.size()), 0.5f),
+                                      names[k] + (k == 0 ? " (fuller tiles more opaque)" : "")));
+    }
+    l.push_back(LegendEntry::selection(kHighlightColor, "selected body's cell"));
+    l.push_back(LegendEntry::selection(kReachColor, "cells its partners' lower corners can be in"));
+    return l;
 }
 
 template <int D>
@@ -84,8 +112,10 @@ std::string SortedGrid<D>::describe(BodyId id) const {
 template std::vector<std::string> SortedGrid<2>::layers() const;
 template void SortedGrid<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string SortedGrid<2>::describe(BodyId) const;
+template std::vector<LegendEntry> SortedGrid<2>::legend() const;
 template std::vector<std::string> SortedGrid<3>::layers() const;
 template void SortedGrid<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
 template std::string SortedGrid<3>::describe(BodyId) const;
+template std::vector<LegendEntry> SortedGrid<3>::legend() const;
 
 }  // namespace collide

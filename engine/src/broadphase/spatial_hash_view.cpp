@@ -9,6 +9,18 @@
 #include <cstdio>
 
 namespace collide {
+namespace {
+
+constexpr Color kCellOutlineColor = rgba(0.8f, 0.8f, 0.9f, 0.3f);
+constexpr Color kFatBoxColor = rgba(0.3f, 0.9f, 1.0f, 0.35f);
+
+// A cell's heat: colour and opacity both follow its share of the fullest cell in view, so
+// cells holding one or two bodies stay faint and the full ones stand out.
+Color heat(float t) {
+    return ramp_color(t, 0.06f + 0.5f * t);
+}
+
+}  // namespace
 
 template <int D>
 template <typename Fn>
@@ -29,41 +41,51 @@ template <int D>
 void SpatialHash<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     const bool selecting = which.selected < boxes_.size();
     if (which.flags.structure && !(which.flags.hidden_layers & 1u)) {
-        // Occupied cells in view as a heat map of their entry counts, with thin outlines.
+        // Occupied cells in view as a heat map of their entry counts, with thin outlines;
+        // the hash's grid runs past the world, so cell() clips them to it.
         std::size_t top = 1;
         for (std::size_t i = 0, j = 0; i < entries_.size(); i = j) {
             for (j = i + 1; j < entries_.size() && entries_[j].same_cell(entries_[i]); ++j) {
             }
             if (cell_box(entries_[i].cell).overlaps(draw.view)) top = std::max(top, j - i);
         }
-        for (std::size_t i = 0, j = 0; i < entries_.size() && !draw.full(); i = j) {
+        for (std::size_t i = 0, j = 0; i < entries_.size(); i = j) {
             for (j = i + 1; j < entries_.size() && entries_[j].same_cell(entries_[i]); ++j) {
             }
-            const Aabb<D> box = cell_box(entries_[i].cell);
-            if (!box.overlaps(draw.view)) continue;
-            draw.fill(box, ramp_color(float(j - i) / float(top), 0.35f));
-            draw.box(box, rgba(0.8f, 0.8f, 0.9f, selecting ? 0.15f : 0.3f));
+            draw.cell(cell_box(entries_[i].cell),
+                      selecting ? scale_alpha(kCellOutlineColor, 0.5f) : kCellOutlineColor,
+                      static_cast<float>(j - i), heat(float(j - i) / float(top)));
         }
     }
     if (which.flags.structure && !(which.flags.hidden_layers & 2u)) {
-        for (BodyId i = 0; i < fat_.size() && !draw.full(); ++i) {
-            if (fat_[i].overlaps(draw.view)) draw.box(fat_[i], rgba(0.3f, 0.9f, 1.0f, 0.5f));
-        }
+        // Weight 0: a fat box too small to read is dropped, not added to the tint.
+        for (BodyId i = 0; i < fat_.size(); ++i) draw.cell(fat_[i], kFatBoxColor, 0.0f);
     }
     if (selecting) {
         for_each_cell_of(which.selected, [&](const Cell& c, std::size_t, std::size_t) {
             draw.fill(cell_box(c), rgba(1, 1, 1, 0.35f));
-            draw.box(cell_box(c), rgba(1, 1, 1));
+            draw.box(cell_box(c), kHighlightColor);
         });
-        draw.box(fat_[which.selected], rgba(1, 1, 1));
+        draw.box(fat_[which.selected], kHighlightColor);
     }
     if (which.query) {
         // The cells the query looks up: green where occupied, grey where empty.
         for (const auto& r : which.query->regions) {
-            draw.box(r.box, r.kind == TraceKind::kTaken ? rgba(0.3f, 1.0f, 0.4f, 0.9f)
-                                                        : rgba(0.6f, 0.6f, 0.6f, 0.5f));
+            draw.box(r.box, r.kind == TraceKind::kTaken ? kTraceTakenColor : kTracePrunedColor);
         }
     }
+}
+
+template <int D>
+std::vector<LegendEntry> SpatialHash<D>::legend() const {
+    return {
+        LegendEntry::ramp("cells by bodies held: few (blue, faint) to the fullest in view (red)"),
+        {kCellOutlineColor, "cell outline"},
+        {kFatBoxColor, "fat boxes (re-bucketed only when a body leaves its own)"},
+        LegendEntry::selection(kHighlightColor, "selected body's cells and fat box"),
+        LegendEntry::query(kTraceTakenColor, "occupied cell looked up"),
+        LegendEntry::query(kTracePrunedColor, "empty cell"),
+    };
 }
 
 template <int D>
@@ -102,8 +124,10 @@ std::string SpatialHash<D>::describe(BodyId id) const {
 template std::vector<std::string> SpatialHash<2>::layers() const;
 template void SpatialHash<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string SpatialHash<2>::describe(BodyId) const;
+template std::vector<LegendEntry> SpatialHash<2>::legend() const;
 template std::vector<std::string> SpatialHash<3>::layers() const;
 template void SpatialHash<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
 template std::string SpatialHash<3>::describe(BodyId) const;
+template std::vector<LegendEntry> SpatialHash<3>::legend() const;
 
 }  // namespace collide

@@ -14,6 +14,9 @@
 
 namespace collide {
 
+inline constexpr Color kTreeAncestorColor = rgba(1.0f, 0.6f, 0.2f, 0.9f);
+inline constexpr Color kTreeLooseColor = rgba(1.0f, 0.3f, 1.0f, 0.9f);
+
 // Overlays: node regions coloured by depth, culled to the view; the count of bodies held at
 // each node as a label for the nodes (big enough on screen) that hold the most; the selected
 // body's node (with its loose box when `loose`) and ancestors; the region query's visits.
@@ -37,11 +40,12 @@ void draw_tree(const std::vector<TreeNode<D>>& nodes, const std::vector<TreeItem
         for (std::uint32_t i = 0; i < nodes.size();) {
             const TreeNode<D>& n = nodes[i];
             const Aabb<D> r = n.region();
-            if (!r.overlaps(draw.view) || draw.full()) {
+            if (!r.overlaps(draw.view) || (draw.slab && !r.overlaps(*draw.slab))) {
                 i = n.skip;
                 continue;
             }
-            draw.box(r, ramp_color(n.depth / depths, selecting ? 0.3f : 0.6f));
+            draw.cell(r, ramp_color(n.depth / depths, selecting ? 0.3f : 0.6f),
+                      static_cast<float>(n.own()));
             if (n.own() > 0 && 2.0f * n.half >= seen_side / 40.0f) labelled.push_back(i);
             ++i;
         }
@@ -60,19 +64,34 @@ void draw_tree(const std::vector<TreeNode<D>>& nodes, const std::vector<TreeItem
     if (selecting) {
         const std::uint32_t own = node_of_slot(nodes, slot);
         for (std::uint32_t i = nodes[own].parent; i != 0; i = nodes[i].parent) {
-            draw.box(nodes[i].region(), rgba(1.0f, 0.6f, 0.2f, 0.9f));
+            draw.box(nodes[i].region(), kTreeAncestorColor);
         }
-        if (own != 0) draw.box(nodes[0].region(), rgba(1.0f, 0.6f, 0.2f, 0.9f));
-        if (loose) draw.box(nodes[own].region(2.0f), rgba(1.0f, 0.3f, 1.0f, 0.9f));
-        draw.box(nodes[own].region(), rgba(1, 1, 1));
+        if (own != 0) draw.box(nodes[0].region(), kTreeAncestorColor);
+        if (loose) draw.box(nodes[own].region(2.0f), kTreeLooseColor);
+        draw.box(nodes[own].region(), kHighlightColor);
     }
     if (which.query) {
         // Entered nodes in cyan, pruned ones (subtree skipped) in grey.
         for (const auto& r : which.query->regions) {
-            draw.box(r.box, r.kind == TraceKind::kDescended ? rgba(0.2f, 0.9f, 1.0f, 0.8f)
-                                                            : rgba(0.6f, 0.6f, 0.6f, 0.5f));
+            draw.box(r.box,
+                     r.kind == TraceKind::kDescended ? kTraceDescendedColor : kTracePrunedColor);
         }
     }
+}
+
+// What draw_tree's colours mean.
+inline std::vector<LegendEntry> tree_legend(bool loose) {
+    std::vector<LegendEntry> l = {
+        LegendEntry::ramp("nodes by depth: root (blue) to deepest (red); numbers: bodies held"),
+        LegendEntry::selection(kHighlightColor, "selected body's node"),
+        LegendEntry::selection(kTreeAncestorColor, "its ancestors"),
+        LegendEntry::query(kTraceDescendedColor, "node entered"),
+        LegendEntry::query(kTracePrunedColor, "subtree pruned"),
+    };
+    if (loose)
+        l.insert(l.begin() + 2,
+                 LegendEntry::selection(kTreeLooseColor, "its loose box (twice the node)"));
+    return l;
 }
 
 // The selection text both trees start with: the node, who shares it, who sits above it.
