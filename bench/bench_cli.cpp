@@ -76,13 +76,15 @@ void define_flags(CLI::App& app, Options& o) {
     value("--broadphase", "all|A[,B]",
           "algorithms (default all; brute force joins 'all' only up to n=10000);\n"
           "also the references: floor (run first; x_floor divides by its\n"
-          "median) and the peers this build has (--list)",
+          "mean) and the peers this build has (--list)",
           [&](const std::string& v) {
               o.algorithms.clear();
               if (v == "all") return;
               for (auto part : split(v, ',')) o.algorithms.emplace_back(part);
           });
-    bounded("--frames", o.run.frames, 1, 1000000, "F", "timed frames (default 30)");
+    bounded("--frames", o.run.frames, 1, 1000000, "F",
+            "timed frames (default 30); results give the median, mean, p10,\n"
+            "p90, p99 (nearest rank: below 100 frames it is the max) and max");
     bounded("--warmup", o.run.warmup, 0, 1000000, "W", "untimed frames first (default 3)");
     bounded("--speed", o.run.speed, 0.0f, 1000.0f, "S",
             "displacement per frame / median radius (default 0.05)");
@@ -155,8 +157,8 @@ void check_params_in(const Options& o) {
                     known = true;
                     if (!(s.value >= p.min && s.value <= p.max)) {
                         std::ostringstream msg;
-                        msg << "--param " << s.name << ": " << s.value << " is outside "
-                            << e.name << "'s range " << p.min << " to " << p.max;
+                        msg << "--param " << s.name << ": " << s.value << " is outside " << e.name
+                            << "'s range " << p.min << " to " << p.max;
                         throw InputError(msg.str());
                     }
                 }
@@ -183,8 +185,9 @@ void list_entry(const BroadPhaseEntry& e) {
         for (const Param& p : bp->params()) {
             std::string name = p.name;
             std::replace(name.begin(), name.end(), ' ', '-');
-            std::cout << "  " << std::setw(20) << "" << "--param " << name << "=" << p.value
-                      << (p.toggle ? "  (0 or 1)" : "") << "\n";
+            std::cout << "  " << std::setw(20) << ""
+                      << "--param " << name << "=" << p.value << (p.toggle ? "  (0 or 1)" : "")
+                      << "\n";
         }
     };
     e.in_2d ? print_params(e.make_2d()) : print_params(e.make_3d());
@@ -241,8 +244,8 @@ Options parse_command_line(int argc, char** argv) {
     // A CSV file's header sets the dimension, as in the app; the algorithms are checked
     // against it below.
     try {
-        o.run.dim = scene_dimension(o.run.scene, app.count("--dim") ? std::optional(o.run.dim)
-                                                                    : std::nullopt);
+        o.run.dim = scene_dimension(o.run.scene,
+                                    app.count("--dim") ? std::optional(o.run.dim) : std::nullopt);
     } catch (const InputError& e) {
         throw InputError(std::string("--scene: ") + e.what());
     }

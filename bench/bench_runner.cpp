@@ -28,6 +28,16 @@ double percentile(std::vector<double> v, double q) {
     return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
 }
 
+// The nearest-rank percentile: the smallest time that at least q of the frames do not
+// exceed, one of the measured times (no interpolation); with fewer than 1 / (1 - q) frames
+// that is the max.
+double nearest_rank(std::vector<double> v, double q) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
+    return v[std::clamp<std::size_t>(rank, 1, v.size()) - 1];
+}
+
 // --check for one frame: the pairs must equal the reference's, or, where the algorithm is
 // its own reference, keep the contract. Returns the failure, if any.
 template <int D>
@@ -79,12 +89,16 @@ public:
         result_.frames_run = static_cast<int>(times_.size());
         result_.candidate_tests = times_.empty() ? 0 : tests_ / static_cast<double>(times_.size());
         result_.total_tests = tests_;
-        result_.reinserted =
-            times_.empty() ? 0 : reinserted_ / static_cast<double>(times_.size());
+        result_.reinserted = times_.empty() ? 0 : reinserted_ / static_cast<double>(times_.size());
         for (double t : times_) result_.total_ms += t;
         result_.median_ms = percentile(times_, 0.5);
         result_.p10_ms = percentile(times_, 0.1);
         result_.p90_ms = percentile(times_, 0.9);
+        if (!times_.empty()) {
+            result_.mean_ms = result_.total_ms / static_cast<double>(times_.size());
+            result_.p99_ms = nearest_rank(times_, 0.99);
+            result_.max_ms = *std::max_element(times_.begin(), times_.end());
+        }
     }
 
 private:
@@ -183,8 +197,7 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
     const bool check = cfg.check && algorithm != kFloor;  // floor reports no pairs
     auto ref = check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
 
-    RunResult r{
-        .algorithm = label, .n_bodies = world.bodies().size(), .compared = ref != nullptr};
+    RunResult r{.algorithm = label, .n_bodies = world.bodies().size(), .compared = ref != nullptr};
     FrameLog log(cfg, r);
     std::vector<double> integrate, broad, narrow, resolve;  // per phase, timed frames only
     PairList expected;

@@ -43,20 +43,23 @@ struct RunResult {
     std::string status = "ok";  // ok, timed out, skipped (predicted over budget)
     std::size_t n_bodies = 0;   // the scene's real count (a csv scene ignores --n)
     double median_ms = 0, p10_ms = 0, p90_ms = 0;
+    // Over the timed frames: the mean (what a second of frames costs), p99 by nearest rank
+    // (the max when there are fewer than 100 frames) and the slowest frame.
+    double mean_ms = 0, p99_ms = 0, max_ms = 0;
     double total_ms = 0;  // over the timed frames: for tiny n, where a frame is sub-microsecond
     // --mode step only: median ms per phase.
     double integrate_ms = 0, broad_ms = 0, narrow_ms = 0, resolve_ms = 0;
-    double impacts = 0;               // mean per timed step: pairs met at a time of impact
+    double impacts = 0;  // mean per timed step: pairs met at a time of impact
     bool tunnelling_counted = false;
-    std::uint64_t tunnelled = 0;      // over the timed steps
+    std::uint64_t tunnelled = 0;  // over the timed steps
     std::size_t pairs_first = 0, pairs_last = 0;
     double candidate_tests = 0;       // mean per frame
     double total_tests = 0;           // over the timed frames
     double reinserted = 0;            // mean per frame: bodies re-bucketed / re-inserted
     std::size_t structure_bytes = 0;  // peak over the frames
     int frames_run = 0;
-    // median_ms over floor's median at the same n in the same invocation; < 0 if floor
-    // did not run there.
+    // mean_ms over floor's mean at the same n in the same invocation; < 0 if floor did not
+    // run there.
     double x_floor = -1;
     // --check: compared with another algorithm every frame, or (when it is the reference
     // itself) only checked against the contract.
