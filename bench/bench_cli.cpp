@@ -17,6 +17,7 @@
 #include "tooling/cli_support.hpp"
 #include "tooling/parse.hpp"
 #include "tooling/scenes.hpp"
+#include "tooling/trace.hpp"
 
 namespace collide::bench {
 
@@ -87,9 +88,22 @@ void define_flags(CLI::App& app, Options& o) {
             "p90, p99 (nearest rank: below 100 frames it is the max) and max");
     bounded("--warmup", o.run.warmup, 0, 1000000, "W", "untimed frames first (default 3)");
     bounded("--speed", o.run.speed, 0.0f, 1000.0f, "S",
-            "displacement per frame / median radius (default 0.05)");
-    choice("--mode", {"broad", "step"}, "time the broad phase alone (default) or whole world steps",
-           [&](const std::string& v) { o.run.mode = v == "step" ? Mode::kStep : Mode::kBroad; });
+            "median displacement per frame / median radius (default 0.05)");
+    choice("--mode", {"broad", "step", "trace"},
+           "broad: the broad phase alone on ballistic bodies (default);\n"
+           "step: whole world steps; trace: the broad phase alone on the\n"
+           "boxes of world steps, recorded once per n (not timed) and\n"
+           "replayed to every algorithm",
+           [&](const std::string& v) {
+               o.run.mode = v == "step" ? Mode::kStep : v == "trace" ? Mode::kTrace : Mode::kBroad;
+           });
+    choice("--speeds", {"maxwell-boltzmann", "equal"},
+           "ballistic speeds: a gas's spread, median --speed (default),\n"
+           "or every body at --speed (the old motion: waves of re-insertions)",
+           [&](const std::string& v) { o.run.speeds = *speed_distribution(v); });
+    bounded("--resting", o.run.resting, 0.0f, 1.0f, "F",
+            "ballistic: this share of the moving bodies at rest, not static\n"
+            "(sleeping bodies; default 0)");
     toggle("--swept", o.run.swept, "step mode: swept boxes and time-of-impact contacts");
     toggle("--tunnelling", o.run.count_tunnelling,
            "step mode: count pairs that pass through each other (always\n"
@@ -271,6 +285,25 @@ Options parse_command_line(int argc, char** argv) {
     if (o.run.mode != Mode::kStep && (o.run.swept || o.run.count_tunnelling))
         throw InputError(std::string(o.run.swept ? "--swept" : "--tunnelling") +
                          " needs --mode step");
+    if (o.run.mode != Mode::kBroad && (app.count("--speeds") || app.count("--resting")))
+        throw InputError(std::string(app.count("--speeds") ? "--speeds" : "--resting") +
+                         " sets ballistic motion, which --mode " +
+                         (o.run.mode == Mode::kStep ? "step" : "trace") + " does not use");
+    if (o.run.mode == Mode::kTrace) {
+        const std::uint64_t frames = static_cast<std::uint64_t>(o.run.warmup) + o.run.frames;
+        for (std::size_t n : o.counts) {
+            const std::uint64_t bytes =
+                o.run.dim == 2 ? trace_bytes<2>(n, frames) : trace_bytes<3>(n, frames);
+            if (bytes > kMaxTraceBytes) {
+                std::ostringstream msg;
+                msg << "--mode trace: " << n << " bodies x " << frames
+                    << " frames (--warmup + --frames) need " << (bytes >> 20)
+                    << " MiB of boxes, more than the " << (kMaxTraceBytes >> 20)
+                    << " MiB a trace may hold; use fewer frames or bodies";
+                throw InputError(msg.str());
+            }
+        }
+    }
     // Build the scene once (at n <= 2) so a bad name or file fails before any work. A CSV
     // scene has its own size, which replaces --n.
     try {

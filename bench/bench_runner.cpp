@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <sstream>
+#include <variant>
 
 #include "collide/registry.hpp"
 #include "collide/tunnelling_check.hpp"
@@ -12,8 +13,13 @@
 #include "tooling/ballistic.hpp"
 #include "tooling/pair_check.hpp"
 #include "tooling/scenes.hpp"
+#include "tooling/trace.hpp"
 
 namespace collide::bench {
+
+struct RecordedTrace {
+    std::variant<Trace<2>, Trace<3>> trace;
+};
 
 namespace {
 
@@ -149,38 +155,66 @@ std::unique_ptr<BroadPhase<D>> make_configured(const RunConfig& cfg, const std::
         v << (applied.empty() ? "" : " ") << "static=" << cfg.static_fraction;
         applied += v.str();
     }
+    if (cfg.resting > 0) {
+        std::ostringstream v;
+        v << (applied.empty() ? "" : " ") << "resting=" << cfg.resting;
+        applied += v.str();
+    }
     if (cfg.morton_order) applied += applied.empty() ? "order=morton" : " order=morton";
     if (!applied.empty()) label.append(" [").append(applied).append("]");
     return bp;
 }
 
-template <int D>
-RunResult run_broad(const RunConfig& cfg, const std::string& algorithm,
-                    std::optional<CheckFailure>& failure) {
-    BallisticMotion<D> motion(bench_scene<D>(cfg), cfg.speed, cfg.seed);
+// The broad phase alone, on frames from `frame_boxes(f)` (ballistic motion or a trace).
+template <int D, typename Frames>
+RunResult run_frames(const RunConfig& cfg, const std::string& algorithm, std::size_t n,
+                     std::span<const std::uint8_t> is_static, Frames frame_boxes,
+                     std::optional<CheckFailure>& failure) {
     std::string label;
     auto bp = make_configured<D>(cfg, algorithm, label);
-    const std::string_view reference = reference_broadphase(motion.size());
+    const std::string_view reference = reference_broadphase(n);
     const bool check = cfg.check && algorithm != kFloor;  // floor reports no pairs
     auto ref = check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
 
-    RunResult r{.algorithm = label, .n_bodies = motion.size(), .compared = ref != nullptr};
+    RunResult r{.algorithm = label, .n_bodies = n, .compared = ref != nullptr};
     FrameLog log(cfg, r);
     PairList pairs, expected;
     for (int f = 0; f < cfg.warmup + cfg.frames; ++f) {
+        const std::span<const Aabb<D>> boxes = frame_boxes(f);
         const auto t0 = Clock::now();
-        bp->update(motion.boxes(), motion.is_static(), pairs);
+        bp->update(boxes, is_static, pairs);
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         if (check) {
-            failure = check_frame<D>(pairs, ref.get(), motion.boxes(), motion.is_static(), expected,
-                                     algorithm, f);
+            failure = check_frame<D>(pairs, ref.get(), boxes, is_static, expected, algorithm, f);
             if (failure) return r;
         }
-        motion.advance();
         if (!log.record(f, ms, pairs.size(), bp->stats())) break;
     }
     log.finish();
     return r;
+}
+
+template <int D>
+RunResult run_broad(const RunConfig& cfg, const std::string& algorithm,
+                    std::optional<CheckFailure>& failure) {
+    BallisticMotion<D> motion(bench_scene<D>(cfg),
+                              {.speed = cfg.speed, .speeds = cfg.speeds, .resting = cfg.resting},
+                              cfg.seed);
+    return run_frames<D>(
+        cfg, algorithm, motion.size(), motion.is_static(),
+        [&](int f) {
+            if (f > 0) motion.advance();
+            return std::span<const Aabb<D>>(motion.boxes());
+        },
+        failure);
+}
+
+template <int D>
+RunResult run_trace(const RunConfig& cfg, const std::string& algorithm, const Trace<D>& trace,
+                    std::optional<CheckFailure>& failure) {
+    return run_frames<D>(
+        cfg, algorithm, trace.size(), trace.is_static(), [&](int f) { return trace.boxes(f); },
+        failure);
 }
 
 template <int D>
@@ -231,6 +265,15 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
 
 }  // namespace
 
+std::string workload_name(const RunConfig& config) {
+    switch (config.mode) {
+        case Mode::kStep: return "step";
+        case Mode::kTrace: return "trace";
+        case Mode::kBroad: break;
+    }
+    return config.speeds == SpeedDistribution::kEqual ? "ballistic-equal" : "ballistic";
+}
+
 std::string result_name(const RunConfig& config, const std::string& algorithm) {
     std::string label;
     if (config.dim == 2) {
@@ -241,9 +284,27 @@ std::string result_name(const RunConfig& config, const std::string& algorithm) {
     return label;
 }
 
+template <int D>
+Trace<D> record(const RunConfig& cfg) {
+    Scene<D> scene = bench_scene<D>(cfg);
+    World<D> world(scene.settings, std::move(scene.bodies),
+                   make_broadphase<D>("dynamic-aabb-tree"));
+    return Trace<D>::record(world, cfg.warmup + cfg.frames);
+}
+
+std::shared_ptr<const RecordedTrace> record_trace(const RunConfig& config) {
+    if (config.dim == 2) return std::make_shared<RecordedTrace>(RecordedTrace{record<2>(config)});
+    return std::make_shared<RecordedTrace>(RecordedTrace{record<3>(config)});
+}
+
 RunResult run_one(const RunConfig& config, const std::string& algorithm,
-                  std::optional<CheckFailure>& failure) {
+                  std::optional<CheckFailure>& failure, const RecordedTrace* trace) {
     failure.reset();
+    if (config.mode == Mode::kTrace) {
+        if (const auto* t = std::get_if<Trace<2>>(&trace->trace))
+            return run_trace<2>(config, algorithm, *t, failure);
+        return run_trace<3>(config, algorithm, std::get<Trace<3>>(trace->trace), failure);
+    }
     if (config.mode == Mode::kStep) {
         return config.dim == 2 ? run_step<2>(config, algorithm, failure)
                                : run_step<3>(config, algorithm, failure);

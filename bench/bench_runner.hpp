@@ -3,15 +3,19 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "collide/core.hpp"
+#include "tooling/ballistic.hpp"
 
 namespace collide::bench {
 
-enum class Mode { kBroad, kStep };
+// kBroad: the broad phase alone on ballistic bodies; kStep: whole world steps; kTrace: the
+// broad phase alone on boxes recorded from world steps, the same for every subject.
+enum class Mode { kBroad, kStep, kTrace };
 
 // --param: a value for an algorithm's tunable, matched by name ('-' or '_' for spaces).
 struct ParamSetting {
@@ -26,7 +30,9 @@ struct RunConfig {
     std::uint64_t seed = 1;
     int frames = 30;
     int warmup = 3;
-    float speed = 0.05f;  // displacement per frame as a fraction of the median radius
+    float speed = 0.05f;  // median displacement per frame as a fraction of the median radius
+    SpeedDistribution speeds = SpeedDistribution::kMaxwellBoltzmann;
+    float resting = 0;  // this share of the moving bodies at rest (not static)
     int threads = 1;
     Mode mode = Mode::kBroad;
     double budget_s = 60.0;
@@ -71,11 +77,21 @@ struct CheckFailure {
     std::string message;
 };
 
+// The workload in the results: "ballistic" (Maxwell-Boltzmann speeds), "ballistic-equal",
+// "trace" or "step".
+std::string workload_name(const RunConfig& config);
+
 // The algorithm's name in the results: with the --param values it took and the static share.
 std::string result_name(const RunConfig& config, const std::string& algorithm);
 
-// Runs `algorithm`; throws InputError for a bad scene. A --check mismatch is returned.
+// --mode trace: the boxes of warmup + frames world steps of the scene, recorded once per n
+// and replayed to every subject.
+struct RecordedTrace;
+std::shared_ptr<const RecordedTrace> record_trace(const RunConfig& config);
+
+// Runs `algorithm` (on `trace` in trace mode); throws InputError for a bad scene. A --check
+// mismatch is returned.
 RunResult run_one(const RunConfig& config, const std::string& algorithm,
-                  std::optional<CheckFailure>& failure);
+                  std::optional<CheckFailure>& failure, const RecordedTrace* trace = nullptr);
 
 }  // namespace collide::bench

@@ -55,7 +55,10 @@ nlohmann::ordered_json to_json(const Options& o, const RunResult& r) {
         {"n", r.n_bodies},
         {"threads", o.run.threads},
         {"speed", figure(o.run.speed)},
-        {"mode", step ? "step" : "broad"},
+        {"mode", step                         ? "step"
+                 : o.run.mode == Mode::kTrace ? "trace"
+                                              : "broad"},
+        {"workload", workload_name(o.run)},
         {"status", r.status},
         {"frames", r.frames_run},
         {"median_ms", figure(r.median_ms)},
@@ -96,17 +99,13 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
         return;
     }
     const bool csv = o.format == "csv";
-    std::vector<std::string> head = {"algorithm",       "dim",
-                                     "scene",           "n",
-                                     "threads",         "speed",
-                                     "status",          "frames",
-                                     "median_ms",       "mean_ms",
-                                     "x_floor",         "p10_ms",
-                                     "p90_ms",          "p99_ms",
-                                     "max_ms",          "pairs_first",
-                                     "pairs_last",      "candidate_tests",
-                                     "structure_bytes", "total_ms",
-                                     "total_tests",     "reinserted"};
+    std::vector<std::string> head = {
+        "algorithm",   "dim",         "scene",           "n",
+        "threads",     "speed",       "workload",        "status",
+        "frames",      "median_ms",   "mean_ms",         "x_floor",
+        "p10_ms",      "p90_ms",      "p99_ms",          "max_ms",
+        "pairs_first", "pairs_last",  "candidate_tests", "structure_bytes",
+        "total_ms",    "total_tests", "reinserted"};
     if (step) {
         head.insert(head.end(), {"integrate_ms", "broad_ms", "narrow_ms", "resolve_ms", "swept",
                                  "impacts", "tunnelled"});
@@ -125,6 +124,7 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
                                         std::to_string(r.n_bodies),
                                         std::to_string(o.run.threads),
                                         fmt(o.run.speed, 3),
+                                        workload_name(o.run),
                                         r.status,
                                         std::to_string(r.frames_run),
                                         fmt(r.median_ms, 3),
@@ -166,7 +166,7 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
     }
     const auto print_row = [&](const std::vector<std::string>& row) {
         for (std::size_t c = 0; c < row.size(); ++c) {
-            os << (c < 3 || c == 6 ? std::left : std::right)
+            os << (c < 3 || c == 6 || c == 7 ? std::left : std::right)
                << std::setw(static_cast<int>(width[c])) << row[c]
                << (c + 1 < row.size() ? "  " : "\n");
         }
@@ -228,6 +228,7 @@ int main(int argc, char** argv) {
                               [](const std::string& a) { return a == kFloor; });
         const std::size_t first_result = results.size();
         double floor_ms = -1;
+        std::shared_ptr<const RecordedTrace> trace;  // --mode trace: recorded at first use
         for (const std::string& a : algorithms) {
             RunConfig cfg = o.run;
             cfg.n = n;
@@ -252,7 +253,13 @@ int main(int argc, char** argv) {
                 std::cerr << "bench: " << a << " n=" << n << " ..." << std::flush;
                 std::optional<CheckFailure> failure;
                 try {
-                    r = run_one(cfg, a, failure);
+                    if (cfg.mode == Mode::kTrace && !trace) {
+                        std::cerr << "recording a trace of " << cfg.warmup + cfg.frames
+                                  << " world steps (not timed) ..." << std::flush;
+                        trace = record_trace(cfg);
+                        std::cerr << " done; " << a << " ..." << std::flush;
+                    }
+                    r = run_one(cfg, a, failure, trace.get());
                 } catch (const InputError& e) {
                     std::cerr << "\ncollidoscope-bench: --scene: " << e.what() << "\n";
                     return 2;
