@@ -1,6 +1,7 @@
 #include "broadphase/auto_select.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 
 namespace collide {
@@ -60,13 +61,23 @@ void AutoSelect<D>::finish_probe() {
     if (best) measured_ms_[current] = best->rival_ms / timed;
     // The first choice takes the fastest; later a challenger must be clearly faster, since
     // two frames are a small sample and a switch starts a structure afresh.
+    if (best) probed_ms_ = best->rival_ms / timed;
     if (best && best->ms < (probe_all_ ? 1.0 : kSwitchBelow) * best->rival_ms) {
         algorithm_ = std::move(best->algorithm);
         current_ = candidates_[best->candidate];
+        probed_ms_ = best->ms / timed;
     }
+    recent_ms_.fill(probed_ms_);
     racers_.clear();
     since_probe_ = 0;
     ++probes_;
+}
+
+template <int D>
+double AutoSelect<D>::recent_median() const {
+    std::array<double, kRecent> v = recent_ms_;
+    std::nth_element(v.begin(), v.begin() + kRecent / 2, v.end());
+    return v[kRecent / 2];
 }
 
 template <int D>
@@ -92,12 +103,15 @@ void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
             start_probe(true);
         } else if (candidates_.size() > 1 && ++since_probe_ >= kProbeEvery) {
             start_probe(false);
+        } else if (candidates_.size() > 1 && since_probe_ >= kDriftAfter &&
+                   recent_median() > std::max(kDrift * probed_ms_, kDriftAboveMs)) {
+            start_probe(true);  // the work changed (bodies began to move, piled up): race all
         }
     }
     const auto t0 = Clock::now();
     algorithm_->update(boxes, is_static, out);
     const double ms = ms_since(t0);
-    current_ms_ = current_ms_ > 0 ? 0.9 * current_ms_ + 0.1 * ms : ms;
+    recent_ms_[recent_at_++ % recent_ms_.size()] = ms;
     if (racers_.empty()) return;
     for (Racer& r : racers_) {
         const auto r0 = Clock::now();

@@ -3,7 +3,8 @@
 // motion (the tree on crowded lines, the sorted grid on uniform gases, radix chunks when
 // everything moves fast). It races the candidates on the same frames: at the first update
 // (and when the body count changes by more than a quarter) every candidate is built and
-// updated for kProbeFrames frames and the fastest by mean is kept; after that, every
+// updated for kProbeFrames frames and the fastest by mean is kept, and again when the
+// current's time drifts up by half (the bodies began to move, piled up); after that, every
 // kProbeEvery updates one challenger in turn is built again and runs beside the current
 // algorithm for kProbeFrames frames, and replaces it when its mean over the timed frames
 // (the first is its cold build, not counted) is below kSwitchBelow times the current's on
@@ -15,6 +16,7 @@
 // given (the registry's row passes its own), so it does not depend on the registry.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -32,6 +34,14 @@ public:
     static constexpr int kProbeFrames = 3;         // a cold build, then two timed updates
     static constexpr int kProbeEvery = 200;        // updates between two challengers' probes
     static constexpr double kSwitchBelow = 0.9;    // a challenger's share of the current's time
+    // All are raced again when the median of the current's last kRecent times grows past
+    // kDrift times what the last probe measured (at least kDriftAfter updates after it): the
+    // work has changed. Not below kDriftAboveMs, where a probe costs more than it could save
+    // (and one preempted update weighs too much).
+    static constexpr double kDrift = 1.5;
+    static constexpr int kDriftAfter = 20;
+    static constexpr double kDriftAboveMs = 0.25;
+    static constexpr std::size_t kRecent = 15;
 
     // Builds the algorithm called `name`, as the registry's make_broadphase<D> does.
     using Factory = std::unique_ptr<BroadPhase<D>> (*)(std::string_view name);
@@ -67,6 +77,7 @@ private:
 
     void start_probe(bool all);
     void finish_probe();
+    double recent_median() const;
 
     Factory make_;
     std::vector<std::string_view> candidates_;
@@ -83,7 +94,9 @@ private:
     // What the last probes measured: each candidate's mean ms per timed frame, and the
     // current algorithm's on the same frames (0 where not measured yet).
     std::vector<double> measured_ms_, against_ms_;
-    double current_ms_ = 0;  // the current algorithm's recent mean (smoothed)
+    std::array<double, kRecent> recent_ms_{};  // the current's last update times
+    std::size_t recent_at_ = 0;
+    double probed_ms_ = 0;  // the current algorithm's mean in the last probe
     std::size_t n_ = 0;
     bool few_ = false;  // brute force for a handful of bodies, unmeasured
 };

@@ -29,7 +29,7 @@ std::string AutoSelect<D>::status() const {
     std::ostringstream s;
     s << std::setprecision(3) << "auto chose " << current_ << " (n = " << n_;
     if (few_) return s.str() + ", a handful of bodies: brute force, not measured)";
-    s << ", " << current_ms_ << " ms per update lately); ";
+    s << ", " << recent_median() << " ms per update lately); ";
     if (probes_ == 0) {
         s << "first probe running";
     } else {
