@@ -97,6 +97,15 @@ void define_flags(CLI::App& app, Options& o) {
            [&](const std::string& v) {
                o.run.mode = v == "step" ? Mode::kStep : v == "trace" ? Mode::kTrace : Mode::kBroad;
            });
+    value("--trace-dir", "DIR",
+          "--mode trace: load each trace from DIR, or record it and save it\n"
+          "there, so several runs replay one recording",
+          [&](const std::string& v) {
+              std::error_code ec;
+              if (!std::filesystem::is_directory(v, ec))
+                  throw InputError("--trace-dir: '" + v + "' is not a folder");
+              o.run.trace_dir = v;
+          });
     choice("--speeds", {"maxwell-boltzmann", "equal"},
            "ballistic speeds: a gas's spread, median --speed (default),\n"
            "or every body at --speed (the old motion: waves of re-insertions)",
@@ -289,6 +298,8 @@ Options parse_command_line(int argc, char** argv) {
         throw InputError(std::string(app.count("--speeds") ? "--speeds" : "--resting") +
                          " sets ballistic motion, which --mode " +
                          (o.run.mode == Mode::kStep ? "step" : "trace") + " does not use");
+    if (!o.run.trace_dir.empty() && o.run.mode != Mode::kTrace)
+        throw InputError("--trace-dir needs --mode trace");
     if (o.run.mode == Mode::kTrace) {
         const std::uint64_t frames = static_cast<std::uint64_t>(o.run.warmup) + o.run.frames;
         for (std::size_t n : o.counts) {

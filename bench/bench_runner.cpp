@@ -1,8 +1,10 @@
 #include "bench_runner.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 #include <variant>
 
@@ -292,9 +294,39 @@ Trace<D> record(const RunConfig& cfg) {
     return Trace<D>::record(world, cfg.warmup + cfg.frames);
 }
 
+// The trace's file under --trace-dir: named by everything that decides the recording.
+std::string trace_path(const RunConfig& cfg) {
+    std::ostringstream name;
+    name << cfg.scene << "-" << cfg.dim << "d-n" << cfg.n << "-seed" << cfg.seed << "-f"
+         << cfg.warmup + cfg.frames << "-static" << cfg.static_fraction
+         << (cfg.morton_order ? "-morton" : "");
+    std::string file = name.str();
+    for (char& c : file) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.') c = '_';
+    }
+    return (std::filesystem::path(cfg.trace_dir) / (file + ".trace")).string();
+}
+
+template <int D>
+std::shared_ptr<const RecordedTrace> recorded(const RunConfig& cfg) {
+    if (cfg.trace_dir.empty())
+        return std::make_shared<RecordedTrace>(RecordedTrace{record<D>(cfg)});
+    const std::string path = trace_path(cfg);
+    if (std::filesystem::exists(path)) {
+        Trace<D> t = Trace<D>::load(path);
+        if (t.size() != cfg.n || t.frames() != cfg.warmup + cfg.frames)
+            throw InputError(path + ": holds " + std::to_string(t.size()) + " bodies x " +
+                             std::to_string(t.frames()) + " frames, not " + std::to_string(cfg.n) +
+                             " x " + std::to_string(cfg.warmup + cfg.frames));
+        return std::make_shared<RecordedTrace>(RecordedTrace{std::move(t)});
+    }
+    auto t = std::make_shared<RecordedTrace>(RecordedTrace{record<D>(cfg)});
+    std::get<Trace<D>>(t->trace).save(path);
+    return t;
+}
+
 std::shared_ptr<const RecordedTrace> record_trace(const RunConfig& config) {
-    if (config.dim == 2) return std::make_shared<RecordedTrace>(RecordedTrace{record<2>(config)});
-    return std::make_shared<RecordedTrace>(RecordedTrace{record<3>(config)});
+    return config.dim == 2 ? recorded<2>(config) : recorded<3>(config);
 }
 
 RunResult run_one(const RunConfig& config, const std::string& algorithm,

@@ -40,8 +40,9 @@ struct RunConfig {
     std::vector<ParamSetting> params;  // applied to every algorithm that has them
     float static_fraction = 0;         // this share of the bodies made static
     bool morton_order = false;         // --order morton: bodies renumbered in Morton order
-    bool swept = false;                // step mode: WorldSettings::swept
-    bool count_tunnelling = false;     // step mode: on by itself for the bullets scene
+    std::string trace_dir;  // --mode trace: traces are loaded from here, or recorded and saved
+    bool swept = false;     // step mode: WorldSettings::swept
+    bool count_tunnelling = false;  // step mode: on by itself for the bullets scene
 };
 
 struct RunResult {
@@ -85,7 +86,8 @@ std::string workload_name(const RunConfig& config);
 std::string result_name(const RunConfig& config, const std::string& algorithm);
 
 // --mode trace: the boxes of warmup + frames world steps of the scene, recorded once per n
-// and replayed to every subject.
+// and replayed to every subject; with a trace_dir, loaded from the file a run with the same
+// scene, n, seed, frames, static share and order saved there (or recorded and saved).
 struct RecordedTrace;
 std::shared_ptr<const RecordedTrace> record_trace(const RunConfig& config);
 

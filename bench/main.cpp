@@ -254,11 +254,17 @@ int main(int argc, char** argv) {
                 std::optional<CheckFailure> failure;
                 try {
                     if (cfg.mode == Mode::kTrace && !trace) {
-                        std::cerr << "recording a trace of " << cfg.warmup + cfg.frames
-                                  << " world steps (not timed) ..." << std::flush;
+                        std::cerr << "a trace of " << cfg.warmup + cfg.frames
+                                  << " world steps (recorded or loaded, not timed) ..."
+                                  << std::flush;
                         trace = record_trace(cfg);
                         std::cerr << " done; " << a << " ..." << std::flush;
                     }
+                } catch (const InputError& e) {
+                    std::cerr << "\ncollidoscope-bench: --trace-dir: " << e.what() << "\n";
+                    return 2;
+                }
+                try {
                     r = run_one(cfg, a, failure, trace.get());
                 } catch (const InputError& e) {
                     std::cerr << "\ncollidoscope-bench: --scene: " << e.what() << "\n";

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "collide/registry.hpp"
 #include "tooling/ballistic.hpp"
@@ -99,6 +100,35 @@ TEST(Workload, TraceReplaysTheSameFramesToEveryAlgorithm) {
         std::sort(pb.begin(), pb.end());
         EXPECT_EQ(pair_set_difference(pa, pb), "") << "frame " << f;
     }
+}
+
+// A saved trace loads back bit for bit; a cut file is refused with its name.
+TEST(Workload, TraceFileRoundTripAndRefusals) {
+    Scene<3> scene = make_scene<3>("clusters", 300, 2);
+    World<3> world(scene.settings, std::move(scene.bodies), make_broadphase<3>("sort-and-sweep"));
+    const Trace<3> trace = Trace<3>::record(world, 4);
+    const std::string path = ::testing::TempDir() + "workload_test.trace";
+    trace.save(path);
+    const Trace<3> back = Trace<3>::load(path);
+    ASSERT_EQ(back.size(), trace.size());
+    ASSERT_EQ(back.frames(), trace.frames());
+    for (int f = 0; f < trace.frames(); ++f) {
+        for (std::size_t i = 0; i < trace.size(); ++i) {
+            ASSERT_TRUE(back.boxes(f)[i].lo == trace.boxes(f)[i].lo);
+            ASSERT_TRUE(back.boxes(f)[i].hi == trace.boxes(f)[i].hi);
+        }
+    }
+    EXPECT_THROW(Trace<2>::load(path), InputError);  // a 3D trace
+    std::filesystem::resize_file(path, std::filesystem::file_size(path) - 1);
+    try {
+        Trace<3>::load(path);
+        ADD_FAILURE() << "a cut trace loaded";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("do not hold 300 bodies x 4 frames"),
+                  std::string::npos)
+            << e.what();
+    }
+    std::filesystem::remove(path);
 }
 
 }  // namespace

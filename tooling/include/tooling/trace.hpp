@@ -1,11 +1,13 @@
 // A trace: the boxes of a real simulation, recorded once and replayed frame by frame, so
 // every broad phase of a bench run sees the same physical input (bodies colliding, piling
 // up under gravity, clustering) rather than straight-line motion. It holds frames x n boxes,
-// so its size is checked against a limit before anything is recorded.
+// so its size is checked against a limit before anything is recorded. A trace can be saved
+// and loaded again, so that several bench invocations replay one recording.
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "collide/world.hpp"
@@ -34,6 +36,14 @@ public:
                                                         size());
     }
     std::span<const std::uint8_t> is_static() const { return is_static_; }
+
+    // A binary file: a header (magic, version, dimension, n, frames), the static flags, the
+    // boxes as floats. Throws InputError naming the file.
+    void save(const std::string& path) const;
+    // Reads a file that save() wrote; anything else (another dimension, a short or long file,
+    // a flag that is not 0 or 1, a box that is not finite or has lo > hi) is an InputError
+    // naming the file and the problem.
+    static Trace load(const std::string& path);
 
 private:
     int frames_ = 0;
