@@ -193,6 +193,7 @@ RunResult run_frames(const RunConfig& cfg, const std::string& algorithm, std::si
         if (!log.record(f, ms, pairs.size(), bp->stats())) break;
     }
     log.finish();
+    r.note = bp->status();
     return r;
 }
 

@@ -71,6 +71,9 @@ struct RunResult {
     // --check: compared with another algorithm every frame, or (when it is the reference
     // itself) only checked against the contract.
     bool compared = false;
+    // What the algorithm says of itself after the last frame (auto: what it measured and
+    // chose); printed to stderr.
+    std::string note;
 };
 
 // A pair-set mismatch found by --check.

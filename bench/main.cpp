@@ -272,6 +272,7 @@ int main(int argc, char** argv) {
                 }
                 std::cerr << " " << r.status << ", median " << r.median_ms << " ms, mean "
                           << r.mean_ms << " ms\n";
+                if (!r.note.empty()) std::cerr << "  " << r.note << "\n";
                 if (failure) {
                     std::cerr << "collidoscope-bench: " << failure->message << "\n";
                     return 1;
