@@ -4,7 +4,7 @@
 // everything moves fast). It races the candidates on the same frames: at the first update
 // (and when the body count changes by more than a quarter) every candidate is built and
 // updated for kProbeFrames frames and the fastest by mean is kept, and again when the
-// current's time doubles (the bodies began to move, piled up); after that, every
+// current's time triples (the bodies began to move, piled up); after that, every
 // kProbeEvery updates one challenger in turn is built again and runs beside the current
 // algorithm for kProbeFrames frames, and replaces it when its mean over the timed frames
 // (the first is its cold build, not counted) is below kSwitchBelow times the current's on
@@ -38,8 +38,8 @@ public:
     // kDrift times what the last probe measured (at least kDriftAfter updates after it): the
     // work has changed. Not below kDriftAboveMs, where a probe costs more than it could save
     // (and one preempted update weighs too much).
-    static constexpr double kDrift = 2.0;
-    static constexpr int kDriftAfter = 20;
+    static constexpr double kDrift = 3.0;
+    static constexpr int kDriftAfter = 50;
     static constexpr double kDriftAboveMs = 0.25;
     static constexpr std::size_t kRecent = 15;
 
