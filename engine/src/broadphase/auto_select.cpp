@@ -61,13 +61,14 @@ void AutoSelect<D>::finish_probe() {
     if (best) measured_ms_[current] = best->rival_ms / timed;
     // The first choice takes the fastest; later a challenger must be clearly faster, since
     // two frames are a small sample and a switch starts a structure afresh.
-    if (best) probed_ms_ = best->rival_ms / timed;
+    double kept_ms = best ? best->rival_ms / timed : 0.0;
     if (best && best->ms < (probe_all_ ? 1.0 : kSwitchBelow) * best->rival_ms) {
         algorithm_ = std::move(best->algorithm);
         current_ = candidates_[best->candidate];
-        probed_ms_ = best->ms / timed;
+        kept_ms = best->ms / timed;
     }
-    recent_ms_.fill(probed_ms_);
+    recent_ms_.fill(kept_ms);
+    settled_ms_ = 0;
     racers_.clear();
     since_probe_ = 0;
     ++probes_;
@@ -103,8 +104,10 @@ void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
             start_probe(true);
         } else if (candidates_.size() > 1 && ++since_probe_ >= kProbeEvery) {
             start_probe(false);
-        } else if (candidates_.size() > 1 && since_probe_ >= kDriftAfter &&
-                   recent_median() > std::max(kDrift * probed_ms_, kDriftAboveMs)) {
+        } else if (since_probe_ == kDriftAfter) {
+            settled_ms_ = recent_median();
+        } else if (candidates_.size() > 1 && since_probe_ > kDriftAfter &&
+                   recent_median() > std::max(kDrift * settled_ms_, kDriftAboveMs)) {
             start_probe(true);  // the work changed (bodies began to move, piled up): race all
         }
     }

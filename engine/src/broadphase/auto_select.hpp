@@ -4,14 +4,16 @@
 // everything moves fast). It races the candidates on the same frames: at the first update
 // (and when the body count changes by more than a quarter) every candidate is built and
 // updated for kProbeFrames frames and the fastest by mean is kept, and again when the
-// current's time triples (the bodies began to move, piled up); after that, every
+// current's settled time grows 2.5 times (the bodies began to move, piled up); every
 // kProbeEvery updates one challenger in turn is built again and runs beside the current
 // algorithm for kProbeFrames frames, and replaces it when its mean over the timed frames
 // (the first is its cold build, not counted) is below kSwitchBelow times the current's on
 // the same frames. Probing is auto's own work and counted in its time; a probe runs one
 // challenger at a time, so no frame costs more than two algorithms' updates (the first
-// probe, where all of them run, excepted). For a handful of bodies brute force is used
-// without measuring (nothing beats 55 tests in a tight loop). The output is always the
+// probe, where all of them run, excepted). A probe sees a new tree's first updates, when
+// its fat boxes are all fresh and cheap, so it can favour the tree; the drift check catches
+// a choice whose settled cost is far above what the probe saw. For a handful of bodies brute force
+// is used without measuring (nothing beats 55 tests in a tight loop). The output is always the
 // current algorithm's, so it is exact. It builds its candidates with the factory it is
 // given (the registry's row passes its own), so it does not depend on the registry.
 #pragma once
@@ -35,10 +37,10 @@ public:
     static constexpr int kProbeEvery = 200;        // updates between two challengers' probes
     static constexpr double kSwitchBelow = 0.9;    // a challenger's share of the current's time
     // All are raced again when the median of the current's last kRecent times grows past
-    // kDrift times what the last probe measured (at least kDriftAfter updates after it): the
-    // work has changed. Not below kDriftAboveMs, where a probe costs more than it could save
-    // (and one preempted update weighs too much).
-    static constexpr double kDrift = 3.0;
+    // kDrift times what it was kDriftAfter updates after the last probe (settled): the work
+    // has changed. Not below kDriftAboveMs, where a probe costs more than it could save (and
+    // one preempted update weighs too much).
+    static constexpr double kDrift = 2.5;
     static constexpr int kDriftAfter = 50;
     static constexpr double kDriftAboveMs = 0.25;
     static constexpr std::size_t kRecent = 15;
@@ -96,7 +98,10 @@ private:
     std::vector<double> measured_ms_, against_ms_;
     std::array<double, kRecent> recent_ms_{};  // the current's last update times
     std::size_t recent_at_ = 0;
-    double probed_ms_ = 0;  // the current algorithm's mean in the last probe
+    // The current's median kDriftAfter updates after the last probe, when a fresh structure
+    // has settled (a tree's fat boxes are all new at its build, so its first updates are
+    // cheap); 0 before.
+    double settled_ms_ = 0;
     std::size_t n_ = 0;
     bool few_ = false;  // brute force for a handful of bodies, unmeasured
 };
