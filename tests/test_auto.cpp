@@ -42,13 +42,14 @@ TEST(Auto, KeepsTheFastestMeasured) {
     }
 }
 
-// One challenger every kProbeEvery updates, and a new probe at once when n changes a lot.
+// One challenger kFirstChallenge updates after the first race (then every kProbeEvery), and
+// a new race at once when n changes a lot.
 TEST(Auto, ProbesAgainLaterAndOnANewCount) {
     Auto a(&make_broadphase<2>, {"sort-and-sweep", "brute-force"});
     PairList pairs;
     const std::vector<std::uint8_t> still(3000, 0);
     const auto boxes = boxes_at(2000, 0.0f);
-    for (int i = 0; i < Auto::kProbeFrames + Auto::kProbeEvery + Auto::kProbeFrames - 1; ++i)
+    for (int i = 0; i < Auto::kProbeFrames + Auto::kFirstChallenge + Auto::kProbeFrames - 1; ++i)
         a.update(boxes, std::span(still).first(2000), pairs);
     EXPECT_EQ(a.probes(), 2);
     EXPECT_EQ(a.current(), "sort-and-sweep");

@@ -24,7 +24,8 @@ AutoSelect<D>::AutoSelect(Factory make, std::vector<std::string_view> candidates
     : make_(make),
       candidates_(std::move(candidates)),
       measured_ms_(candidates_.size(), 0.0),
-      against_ms_(candidates_.size(), 0.0) {}
+      against_ms_(candidates_.size(), 0.0),
+      settled_of_(candidates_.size(), 0.0) {}
 
 template <int D>
 void AutoSelect<D>::start_probe(bool all) {
@@ -45,6 +46,7 @@ void AutoSelect<D>::start_probe(bool all) {
     if (!all && !racers_.empty())
         next_challenger_ = (racers_.front().candidate + 1) % candidates_.size();
     probe_frame_ = 0;
+    before_probe_ms_ = recent_median();
 }
 
 template <int D>
@@ -62,16 +64,37 @@ void AutoSelect<D>::finish_probe() {
     // The first choice takes the fastest; later a challenger must be clearly faster, since
     // two frames are a small sample and a switch starts a structure afresh.
     double kept_ms = best ? best->rival_ms / timed : 0.0;
-    if (best && best->ms < (probe_all_ ? 1.0 : kSwitchBelow) * best->rival_ms) {
+    bool switch_to_best = false;
+    if (probe_all_) {
+        // The work is new: what each ran settled before says nothing now.
+        std::fill(settled_of_.begin(), settled_of_.end(), 0.0);
+        switch_to_best = best && best->ms < best->rival_ms;
+    } else if (best) {
+        // A challenger against the current's settled time (before the probe); its own probe
+        // frames are fresh, so it counts at no less than what it took settled when it last
+        // ran (a tree's first updates are cheaper than its settled ones), and it must be
+        // clearly faster, since a switch starts a structure afresh.
+        const double challenger = std::max(best->ms / timed, settled_of_[best->candidate]);
+        switch_to_best = challenger < kSwitchBelow * before_probe_ms_;
+    }
+    if (switch_to_best) {
         algorithm_ = std::move(best->algorithm);
         current_ = candidates_[best->candidate];
         kept_ms = best->ms / timed;
     }
+    if (!probe_all_ && !switch_to_best) kept_ms = before_probe_ms_;
     recent_ms_.fill(kept_ms);
     settled_ms_ = 0;
+    until_challenge_ = probe_all_ ? kFirstChallenge : kProbeEvery;
     racers_.clear();
     since_probe_ = 0;
     ++probes_;
+}
+
+template <int D>
+std::size_t AutoSelect<D>::current_index() const {
+    return static_cast<std::size_t>(std::find(candidates_.begin(), candidates_.end(), current_) -
+                                    candidates_.begin());
 }
 
 template <int D>
@@ -98,14 +121,16 @@ void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
     }
     if (was_few) algorithm_.reset();  // more than a few now: probe afresh
     if (racers_.empty()) {
+        ++since_probe_;
         const bool new_count = !algorithm_ || 4 * n_ > 5 * probed_n_ || 5 * n_ < 4 * probed_n_;
         if (new_count) {
             probed_n_ = n_;
             start_probe(true);
-        } else if (candidates_.size() > 1 && ++since_probe_ >= kProbeEvery) {
+        } else if (candidates_.size() > 1 && --until_challenge_ <= 0) {
             start_probe(false);
         } else if (since_probe_ == kDriftAfter) {
             settled_ms_ = recent_median();
+            settled_of_[current_index()] = settled_ms_;
         } else if (candidates_.size() > 1 && since_probe_ > kDriftAfter &&
                    recent_median() > std::max(kDrift * settled_ms_, kDriftAboveMs)) {
             start_probe(true);  // the work changed (bodies began to move, piled up): race all

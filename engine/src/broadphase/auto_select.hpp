@@ -35,6 +35,7 @@ public:
     static constexpr std::size_t kTinyAbove = 96;  // ...and keeps it up to this many
     static constexpr int kProbeFrames = 3;         // a cold build, then two timed updates
     static constexpr int kProbeEvery = 200;        // updates between two challengers' probes
+    static constexpr int kFirstChallenge = 60;     // ...and after racing them all
     static constexpr double kSwitchBelow = 0.9;    // a challenger's share of the current's time
     // All are raced again when the median of the current's last kRecent times grows past
     // kDrift times what it was kDriftAfter updates after the last probe (settled): the work
@@ -80,6 +81,7 @@ private:
     void start_probe(bool all);
     void finish_probe();
     double recent_median() const;
+    std::size_t current_index() const;
 
     Factory make_;
     std::vector<std::string_view> candidates_;
@@ -102,6 +104,9 @@ private:
     // has settled (a tree's fat boxes are all new at its build, so its first updates are
     // cheap); 0 before.
     double settled_ms_ = 0;
+    std::vector<double> settled_of_;  // each candidate's settled time when it last ran (0: not)
+    double before_probe_ms_ = 0;      // the current's recent median when the probe began
+    int until_challenge_ = kFirstChallenge;  // updates to the next single challenger
     std::size_t n_ = 0;
     bool few_ = false;  // brute force for a handful of bodies, unmeasured
 };

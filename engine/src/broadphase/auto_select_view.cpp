@@ -47,7 +47,7 @@ std::string AutoSelect<D>::status() const {
         s << ", racing";
         for (const Racer& r : racers_) s << " " << candidates_[r.candidate];
     } else if (candidates_.size() > 1) {
-        s << ", next probe in " << kProbeEvery - since_probe_ << " updates";
+        s << ", next probe in " << until_challenge_ << " updates";
     }
     return s.str();
 }
