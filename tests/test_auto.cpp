@@ -1,6 +1,6 @@
-// auto: it races its candidates on the live boxes and keeps the fastest, probes again now
-// and then and when the body count changes, and uses brute force for a handful of bodies;
-// that its pairs are exact is checked with every other registry entry.
+// auto: it races its candidates on the live boxes and keeps the fastest, skips a hopeless
+// challenger, races again when the body count changes, and uses brute force for a handful of
+// bodies; that its pairs are exact is checked with every other registry entry.
 #include <gtest/gtest.h>
 
 #include "broadphase/auto_select.hpp"
@@ -42,22 +42,25 @@ TEST(Auto, KeepsTheFastestMeasured) {
     }
 }
 
-// One challenger kFirstChallenge updates after the first race (then every kProbeEvery), and
-// a new race at once when n changes a lot.
-TEST(Auto, ProbesAgainLaterAndOnANewCount) {
+// A challenger far slower when last raced (brute force, tens of times) is not probed again
+// until the next race of all, which a new body count starts at once.
+TEST(Auto, SkipsTheHopelessAndRacesAgainOnANewCount) {
     Auto a(&make_broadphase<2>, {"sort-and-sweep", "brute-force"});
     PairList pairs;
     const std::vector<std::uint8_t> still(3000, 0);
     const auto boxes = boxes_at(2000, 0.0f);
-    for (int i = 0; i < Auto::kProbeFrames + Auto::kFirstChallenge + Auto::kProbeFrames - 1; ++i)
+    for (int i = 0; i < Auto::kProbeFrames + Auto::kFirstChallenge; ++i)
         a.update(boxes, std::span(still).first(2000), pairs);
-    EXPECT_EQ(a.probes(), 2);
+    EXPECT_EQ(a.probes(), 1);
     EXPECT_EQ(a.current(), "sort-and-sweep");
+    EXPECT_NE(a.status().find("next probe in " + std::to_string(Auto::kProbeEvery)),
+              std::string::npos)
+        << a.status();
     const auto more = boxes_at(3000, 0.0f);
     a.update(more, still, pairs);
     EXPECT_NE(a.status().find("racing brute-force"), std::string::npos) << a.status();
     for (int i = 1; i < Auto::kProbeFrames; ++i) a.update(more, still, pairs);
-    EXPECT_EQ(a.probes(), 3);
+    EXPECT_EQ(a.probes(), 2);
     EXPECT_EQ(a.current(), "sort-and-sweep");
 }
 

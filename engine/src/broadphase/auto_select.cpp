@@ -37,16 +37,21 @@ void AutoSelect<D>::start_probe(bool all) {
         std::find(candidates_.begin(), candidates_.end(), current_) - candidates_.begin());
     racers_.clear();
     probe_all_ = all;
+    const double settled = recent_median();
     for (std::size_t k = 0; k < candidates_.size(); ++k) {
         const std::size_t c = (next_challenger_ + k) % candidates_.size();
         if (c == current) continue;
+        // One that took over kHopeless times the current's time when last measured is left
+        // until the next race of all (its probe would cost more than it could win).
+        if (!all && measured_ms_[c] > kHopeless * settled) continue;
         racers_.push_back(Racer{.candidate = c, .algorithm = make_(candidates_[c])});
         if (!all) break;
     }
     if (!all && !racers_.empty())
         next_challenger_ = (racers_.front().candidate + 1) % candidates_.size();
     probe_frame_ = 0;
-    before_probe_ms_ = recent_median();
+    before_probe_ms_ = settled;
+    if (racers_.empty()) until_challenge_ = kProbeEvery;  // none worth a probe now
 }
 
 template <int D>

@@ -36,6 +36,7 @@ public:
     static constexpr int kProbeFrames = 3;         // a cold build, then two timed updates
     static constexpr int kProbeEvery = 200;        // updates between two challengers' probes
     static constexpr int kFirstChallenge = 60;     // ...and after racing them all
+    static constexpr double kHopeless = 3.0;       // a challenger this much slower is skipped
     static constexpr double kSwitchBelow = 0.9;    // a challenger's share of the current's time
     // All are raced again when the median of the current's last kRecent times grows past
     // kDrift times what it was kDriftAfter updates after the last probe (settled): the work
