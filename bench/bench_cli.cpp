@@ -18,6 +18,7 @@
 #include "tooling/cli_support.hpp"
 #include "tooling/parse.hpp"
 #include "tooling/scenes.hpp"
+#include "tooling/trace.hpp"
 
 namespace collide::bench {
 
@@ -77,18 +78,42 @@ void define_flags(CLI::App& app, Options& o) {
     value("--broadphase", "all|A[,B]",
           "algorithms (default all; brute force joins 'all' only up to n=10000);\n"
           "also the references: floor (run first; x_floor divides by its\n"
-          "median) and the peers this build has (--list)",
+          "mean) and the peers this build has (--list)",
           [&](const std::string& v) {
               o.algorithms.clear();
               if (v == "all") return;
               for (auto part : split(v, ',')) o.algorithms.emplace_back(part);
           });
-    bounded("--frames", o.run.frames, 1, 1000000, "F", "timed frames (default 30)");
+    bounded("--frames", o.run.frames, 1, 1000000, "F",
+            "timed frames (default 30); results give the median, mean, p10,\n"
+            "p90, p99 (nearest rank: below 100 frames it is the max) and max");
     bounded("--warmup", o.run.warmup, 0, 1000000, "W", "untimed frames first (default 3)");
     bounded("--speed", o.run.speed, 0.0f, 1000.0f, "S",
-            "displacement per frame / median radius (default 0.05)");
-    choice("--mode", {"broad", "step"}, "time the broad phase alone (default) or whole world steps",
-           [&](const std::string& v) { o.run.mode = v == "step" ? Mode::kStep : Mode::kBroad; });
+            "median displacement per frame / median radius (default 0.05)");
+    choice("--mode", {"broad", "step", "trace"},
+           "broad: the broad phase alone on ballistic bodies (default);\n"
+           "step: whole world steps; trace: the broad phase alone on the\n"
+           "boxes of world steps, recorded once per n (not timed) and\n"
+           "replayed to every algorithm",
+           [&](const std::string& v) {
+               o.run.mode = v == "step" ? Mode::kStep : v == "trace" ? Mode::kTrace : Mode::kBroad;
+           });
+    value("--trace-dir", "DIR",
+          "--mode trace: load each trace from DIR, or record it and save it\n"
+          "there, so several runs replay one recording",
+          [&](const std::string& v) {
+              std::error_code ec;
+              if (!std::filesystem::is_directory(v, ec))
+                  throw InputError("--trace-dir: '" + v + "' is not a folder");
+              o.run.trace_dir = v;
+          });
+    choice("--speeds", {"maxwell-boltzmann", "equal"},
+           "ballistic speeds: a gas's spread, median --speed (default),\n"
+           "or every body at --speed (the old motion: waves of re-insertions)",
+           [&](const std::string& v) { o.run.speeds = *speed_distribution(v); });
+    bounded("--resting", o.run.resting, 0.0f, 1.0f, "F",
+            "ballistic: this share of the moving bodies at rest, not static\n"
+            "(sleeping bodies; default 0)");
     toggle("--swept", o.run.swept, "step mode: swept boxes and time-of-impact contacts");
     toggle("--tunnelling", o.run.count_tunnelling,
            "step mode: count pairs that pass through each other (always\n"
@@ -156,8 +181,8 @@ void check_params_in(const Options& o) {
                     known = true;
                     if (!(s.value >= p.min && s.value <= p.max)) {
                         std::ostringstream msg;
-                        msg << "--param " << s.name << ": " << s.value << " is outside "
-                            << e.name << "'s range " << p.min << " to " << p.max;
+                        msg << "--param " << s.name << ": " << s.value << " is outside " << e.name
+                            << "'s range " << p.min << " to " << p.max;
                         throw InputError(msg.str());
                     }
                 }
@@ -246,8 +271,8 @@ Options parse_command_line(int argc, char** argv) {
     // A CSV file's header sets the dimension, as in the app; the algorithms are checked
     // against it below.
     try {
-        o.run.dim = scene_dimension(o.run.scene, app.count("--dim") ? std::optional(o.run.dim)
-                                                                    : std::nullopt);
+        o.run.dim = scene_dimension(o.run.scene,
+                                    app.count("--dim") ? std::optional(o.run.dim) : std::nullopt);
     } catch (const InputError& e) {
         throw InputError(std::string("--scene: ") + e.what());
     }
@@ -273,6 +298,27 @@ Options parse_command_line(int argc, char** argv) {
     if (o.run.mode != Mode::kStep && (o.run.swept || o.run.count_tunnelling))
         throw InputError(std::string(o.run.swept ? "--swept" : "--tunnelling") +
                          " needs --mode step");
+    if (o.run.mode != Mode::kBroad && (app.count("--speeds") || app.count("--resting")))
+        throw InputError(std::string(app.count("--speeds") ? "--speeds" : "--resting") +
+                         " sets ballistic motion, which --mode " +
+                         (o.run.mode == Mode::kStep ? "step" : "trace") + " does not use");
+    if (!o.run.trace_dir.empty() && o.run.mode != Mode::kTrace)
+        throw InputError("--trace-dir needs --mode trace");
+    if (o.run.mode == Mode::kTrace) {
+        const std::uint64_t frames = static_cast<std::uint64_t>(o.run.warmup) + o.run.frames;
+        for (std::size_t n : o.counts) {
+            const std::uint64_t bytes =
+                o.run.dim == 2 ? trace_bytes<2>(n, frames) : trace_bytes<3>(n, frames);
+            if (bytes > kMaxTraceBytes) {
+                std::ostringstream msg;
+                msg << "--mode trace: " << n << " bodies x " << frames
+                    << " frames (--warmup + --frames) need " << (bytes >> 20)
+                    << " MiB of boxes, more than the " << (kMaxTraceBytes >> 20)
+                    << " MiB a trace may hold; use fewer frames or bodies";
+                throw InputError(msg.str());
+            }
+        }
+    }
     // Build the scene once (at n <= 2) so a bad name or file fails before any work. A CSV
     // scene has its own size, which replaces --n.
     try {

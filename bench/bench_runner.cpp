@@ -1,9 +1,12 @@
 #include "bench_runner.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
+#include <variant>
 
 #include "collide/registry.hpp"
 #include "collide/tunnelling_check.hpp"
@@ -12,8 +15,13 @@
 #include "tooling/ballistic.hpp"
 #include "tooling/pair_check.hpp"
 #include "tooling/scenes.hpp"
+#include "tooling/trace.hpp"
 
 namespace collide::bench {
+
+struct RecordedTrace {
+    std::variant<Trace<2>, Trace<3>> trace;
+};
 
 namespace {
 
@@ -26,6 +34,16 @@ double percentile(std::vector<double> v, double q) {
     const auto i = static_cast<std::size_t>(at);
     const double f = at - static_cast<double>(i);
     return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
+}
+
+// The nearest-rank percentile: the smallest time that at least q of the frames do not
+// exceed, one of the measured times (no interpolation); with fewer than 1 / (1 - q) frames
+// that is the max.
+double nearest_rank(std::vector<double> v, double q) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
+    return v[std::clamp<std::size_t>(rank, 1, v.size()) - 1];
 }
 
 // --check for one frame: the pairs must equal the reference's, or, where the algorithm is
@@ -79,12 +97,16 @@ public:
         result_.frames_run = static_cast<int>(times_.size());
         result_.candidate_tests = times_.empty() ? 0 : tests_ / static_cast<double>(times_.size());
         result_.total_tests = tests_;
-        result_.reinserted =
-            times_.empty() ? 0 : reinserted_ / static_cast<double>(times_.size());
+        result_.reinserted = times_.empty() ? 0 : reinserted_ / static_cast<double>(times_.size());
         for (double t : times_) result_.total_ms += t;
         result_.median_ms = percentile(times_, 0.5);
         result_.p10_ms = percentile(times_, 0.1);
         result_.p90_ms = percentile(times_, 0.9);
+        if (!times_.empty()) {
+            result_.mean_ms = result_.total_ms / static_cast<double>(times_.size());
+            result_.p99_ms = nearest_rank(times_, 0.99);
+            result_.max_ms = *std::max_element(times_.begin(), times_.end());
+        }
     }
 
 private:
@@ -135,38 +157,67 @@ std::unique_ptr<BroadPhase<D>> make_configured(const RunConfig& cfg, const std::
         v << (applied.empty() ? "" : " ") << "static=" << cfg.static_fraction;
         applied += v.str();
     }
+    if (cfg.resting > 0) {
+        std::ostringstream v;
+        v << (applied.empty() ? "" : " ") << "resting=" << cfg.resting;
+        applied += v.str();
+    }
     if (cfg.morton_order) applied += applied.empty() ? "order=morton" : " order=morton";
     if (!applied.empty()) label.append(" [").append(applied).append("]");
     return bp;
 }
 
-template <int D>
-RunResult run_broad(const RunConfig& cfg, const std::string& algorithm,
-                    std::optional<CheckFailure>& failure) {
-    BallisticMotion<D> motion(bench_scene<D>(cfg), cfg.speed, cfg.seed);
+// The broad phase alone, on frames from `frame_boxes(f)` (ballistic motion or a trace).
+template <int D, typename Frames>
+RunResult run_frames(const RunConfig& cfg, const std::string& algorithm, std::size_t n,
+                     std::span<const std::uint8_t> is_static, Frames frame_boxes,
+                     std::optional<CheckFailure>& failure) {
     std::string label;
     auto bp = make_configured<D>(cfg, algorithm, label);
-    const std::string_view reference = reference_broadphase(motion.size());
+    const std::string_view reference = reference_broadphase(n);
     const bool check = cfg.check && algorithm != kFloor;  // floor reports no pairs
     auto ref = check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
 
-    RunResult r{.algorithm = label, .n_bodies = motion.size(), .compared = ref != nullptr};
+    RunResult r{.algorithm = label, .n_bodies = n, .compared = ref != nullptr};
     FrameLog log(cfg, r);
     PairList pairs, expected;
     for (int f = 0; f < cfg.warmup + cfg.frames; ++f) {
+        const std::span<const Aabb<D>> boxes = frame_boxes(f);
         const auto t0 = Clock::now();
-        bp->update(motion.boxes(), motion.is_static(), pairs);
+        bp->update(boxes, is_static, pairs);
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         if (check) {
-            failure = check_frame<D>(pairs, ref.get(), motion.boxes(), motion.is_static(), expected,
-                                     algorithm, f);
+            failure = check_frame<D>(pairs, ref.get(), boxes, is_static, expected, algorithm, f);
             if (failure) return r;
         }
-        motion.advance();
         if (!log.record(f, ms, pairs.size(), bp->stats())) break;
     }
     log.finish();
+    r.note = bp->status();
     return r;
+}
+
+template <int D>
+RunResult run_broad(const RunConfig& cfg, const std::string& algorithm,
+                    std::optional<CheckFailure>& failure) {
+    BallisticMotion<D> motion(bench_scene<D>(cfg),
+                              {.speed = cfg.speed, .speeds = cfg.speeds, .resting = cfg.resting},
+                              cfg.seed);
+    return run_frames<D>(
+        cfg, algorithm, motion.size(), motion.is_static(),
+        [&](int f) {
+            if (f > 0) motion.advance();
+            return std::span<const Aabb<D>>(motion.boxes());
+        },
+        failure);
+}
+
+template <int D>
+RunResult run_trace(const RunConfig& cfg, const std::string& algorithm, const Trace<D>& trace,
+                    std::optional<CheckFailure>& failure) {
+    return run_frames<D>(
+        cfg, algorithm, trace.size(), trace.is_static(), [&](int f) { return trace.boxes(f); },
+        failure);
 }
 
 template <int D>
@@ -183,8 +234,7 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
     const bool check = cfg.check && algorithm != kFloor;  // floor reports no pairs
     auto ref = check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
 
-    RunResult r{
-        .algorithm = label, .n_bodies = world.bodies().size(), .compared = ref != nullptr};
+    RunResult r{.algorithm = label, .n_bodies = world.bodies().size(), .compared = ref != nullptr};
     FrameLog log(cfg, r);
     std::vector<double> integrate, broad, narrow, resolve;  // per phase, timed frames only
     PairList expected;
@@ -218,6 +268,15 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
 
 }  // namespace
 
+std::string workload_name(const RunConfig& config) {
+    switch (config.mode) {
+        case Mode::kStep: return "step";
+        case Mode::kTrace: return "trace";
+        case Mode::kBroad: break;
+    }
+    return config.speeds == SpeedDistribution::kEqual ? "ballistic-equal" : "ballistic";
+}
+
 std::string result_name(const RunConfig& config, const std::string& algorithm) {
     std::string label;
     if (config.dim == 2) {
@@ -228,9 +287,57 @@ std::string result_name(const RunConfig& config, const std::string& algorithm) {
     return label;
 }
 
+template <int D>
+Trace<D> record(const RunConfig& cfg) {
+    Scene<D> scene = bench_scene<D>(cfg);
+    World<D> world(scene.settings, std::move(scene.bodies),
+                   make_broadphase<D>("dynamic-aabb-tree"));
+    return Trace<D>::record(world, cfg.warmup + cfg.frames);
+}
+
+// The trace's file under --trace-dir: named by everything that decides the recording.
+std::string trace_path(const RunConfig& cfg) {
+    std::ostringstream name;
+    name << cfg.scene << "-" << cfg.dim << "d-n" << cfg.n << "-seed" << cfg.seed << "-f"
+         << cfg.warmup + cfg.frames << "-static" << cfg.static_fraction
+         << (cfg.morton_order ? "-morton" : "");
+    std::string file = name.str();
+    for (char& c : file) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.') c = '_';
+    }
+    return (std::filesystem::path(cfg.trace_dir) / (file + ".trace")).string();
+}
+
+template <int D>
+std::shared_ptr<const RecordedTrace> recorded(const RunConfig& cfg) {
+    if (cfg.trace_dir.empty())
+        return std::make_shared<RecordedTrace>(RecordedTrace{record<D>(cfg)});
+    const std::string path = trace_path(cfg);
+    if (std::filesystem::exists(path)) {
+        Trace<D> t = Trace<D>::load(path);
+        if (t.size() != cfg.n || t.frames() != cfg.warmup + cfg.frames)
+            throw InputError(path + ": holds " + std::to_string(t.size()) + " bodies x " +
+                             std::to_string(t.frames()) + " frames, not " + std::to_string(cfg.n) +
+                             " x " + std::to_string(cfg.warmup + cfg.frames));
+        return std::make_shared<RecordedTrace>(RecordedTrace{std::move(t)});
+    }
+    auto t = std::make_shared<RecordedTrace>(RecordedTrace{record<D>(cfg)});
+    std::get<Trace<D>>(t->trace).save(path);
+    return t;
+}
+
+std::shared_ptr<const RecordedTrace> record_trace(const RunConfig& config) {
+    return config.dim == 2 ? recorded<2>(config) : recorded<3>(config);
+}
+
 RunResult run_one(const RunConfig& config, const std::string& algorithm,
-                  std::optional<CheckFailure>& failure) {
+                  std::optional<CheckFailure>& failure, const RecordedTrace* trace) {
     failure.reset();
+    if (config.mode == Mode::kTrace) {
+        if (const auto* t = std::get_if<Trace<2>>(&trace->trace))
+            return run_trace<2>(config, algorithm, *t, failure);
+        return run_trace<3>(config, algorithm, std::get<Trace<3>>(trace->trace), failure);
+    }
     if (config.mode == Mode::kStep) {
         return config.dim == 2 ? run_step<2>(config, algorithm, failure)
                                : run_step<3>(config, algorithm, failure);

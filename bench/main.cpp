@@ -55,13 +55,19 @@ nlohmann::ordered_json to_json(const Options& o, const RunResult& r) {
         {"n", r.n_bodies},
         {"threads", o.run.threads},
         {"speed", figure(o.run.speed)},
-        {"mode", step ? "step" : "broad"},
+        {"mode", step                         ? "step"
+                 : o.run.mode == Mode::kTrace ? "trace"
+                                              : "broad"},
+        {"workload", workload_name(o.run)},
         {"status", r.status},
         {"frames", r.frames_run},
         {"median_ms", figure(r.median_ms)},
+        {"mean_ms", figure(r.mean_ms)},
         {"x_floor", r.x_floor >= 0 ? figure(r.x_floor) : nullptr},
         {"p10_ms", figure(r.p10_ms)},
         {"p90_ms", figure(r.p90_ms)},
+        {"p99_ms", figure(r.p99_ms)},
+        {"max_ms", figure(r.max_ms)},
         {"pairs_first", r.pairs_first},
         {"pairs_last", r.pairs_last},
         {"total_ms", figure(r.total_ms)},
@@ -93,15 +99,13 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
         return;
     }
     const bool csv = o.format == "csv";
-    std::vector<std::string> head = {"algorithm",       "dim",
-                                     "scene",           "n",
-                                     "threads",         "speed",
-                                     "status",          "median_ms",
-                                     "x_floor",         "p10_ms",
-                                     "p90_ms",          "pairs_first",
-                                     "pairs_last",      "candidate_tests",
-                                     "structure_bytes", "total_ms",
-                                     "total_tests",     "reinserted"};
+    std::vector<std::string> head = {
+        "algorithm",   "dim",         "scene",           "n",
+        "threads",     "speed",       "workload",        "status",
+        "frames",      "median_ms",   "mean_ms",         "x_floor",
+        "p10_ms",      "p90_ms",      "p99_ms",          "max_ms",
+        "pairs_first", "pairs_last",  "candidate_tests", "structure_bytes",
+        "total_ms",    "total_tests", "reinserted"};
     if (step) {
         head.insert(head.end(), {"integrate_ms", "broad_ms", "narrow_ms", "resolve_ms", "swept",
                                  "impacts", "tunnelled"});
@@ -120,11 +124,16 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
                                         std::to_string(r.n_bodies),
                                         std::to_string(o.run.threads),
                                         fmt(o.run.speed, 3),
+                                        workload_name(o.run),
                                         r.status,
+                                        std::to_string(r.frames_run),
                                         fmt(r.median_ms, 3),
+                                        fmt(r.mean_ms, 3),
                                         r.x_floor >= 0 ? fmt(r.x_floor, 2) : "-",
                                         fmt(r.p10_ms, 3),
                                         fmt(r.p90_ms, 3),
+                                        fmt(r.p99_ms, 3),
+                                        fmt(r.max_ms, 3),
                                         std::to_string(r.pairs_first),
                                         std::to_string(r.pairs_last),
                                         fmt(r.candidate_tests, 0),
@@ -157,7 +166,7 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
     }
     const auto print_row = [&](const std::vector<std::string>& row) {
         for (std::size_t c = 0; c < row.size(); ++c) {
-            os << (c < 3 || c == 6 ? std::left : std::right)
+            os << (c < 3 || c == 6 || c == 7 ? std::left : std::right)
                << std::setw(static_cast<int>(width[c])) << row[c]
                << (c + 1 < row.size() ? "  " : "\n");
         }
@@ -184,7 +193,8 @@ int main(int argc, char** argv) {
         print_list();
         return 0;
     }
-    for (const std::string& w : o.warnings) std::cerr << "collidoscope-bench: warning: " << w << "\n";
+    for (const std::string& w : o.warnings)
+        std::cerr << "collidoscope-bench: warning: " << w << "\n";
     tbb::global_control threads(tbb::global_control::max_allowed_parallelism,
                                 static_cast<std::size_t>(o.run.threads));
 
@@ -198,7 +208,7 @@ int main(int argc, char** argv) {
         double ms = 0;
     };
     std::map<std::string, std::pair<Measured, Measured>> last_run;  // (earlier, latest)
-    std::vector<std::string> timed_out;   // skipped at larger n
+    std::vector<std::string> timed_out;                             // skipped at larger n
     std::vector<std::string> uncompared;  // --check could only check the contract
     bool unchecked_floor = false;         // --check with all: floor ran, not checked
     for (std::size_t n : o.counts) {
@@ -218,12 +228,14 @@ int main(int argc, char** argv) {
                               [](const std::string& a) { return a == kFloor; });
         const std::size_t first_result = results.size();
         double floor_ms = -1;
+        std::shared_ptr<const RecordedTrace> trace;  // --mode trace: recorded at first use
         for (const std::string& a : algorithms) {
             RunConfig cfg = o.run;
             cfg.n = n;
             RunResult r{.algorithm = result_name(cfg, a), .n_bodies = n};
             double predicted_ms = 0.0;
-            if (const auto last = last_run.find(a); last != last_run.end() && last->second.second.n > 0) {
+            if (const auto last = last_run.find(a);
+                last != last_run.end() && last->second.second.n > 0) {
                 const auto& [earlier, latest] = last->second;
                 double exponent = 2.0;
                 if (earlier.n > 0 && earlier.n < latest.n && earlier.ms > 0 && latest.ms > 0) {
@@ -241,18 +253,32 @@ int main(int argc, char** argv) {
                 std::cerr << "bench: " << a << " n=" << n << " ..." << std::flush;
                 std::optional<CheckFailure> failure;
                 try {
-                    r = run_one(cfg, a, failure);
+                    if (cfg.mode == Mode::kTrace && !trace) {
+                        std::cerr << "a trace of " << cfg.warmup + cfg.frames
+                                  << " world steps (recorded or loaded, not timed) ..."
+                                  << std::flush;
+                        trace = record_trace(cfg);
+                        std::cerr << " done; " << a << " ..." << std::flush;
+                    }
+                } catch (const InputError& e) {
+                    std::cerr << "\ncollidoscope-bench: --trace-dir: " << e.what() << "\n";
+                    return 2;
+                }
+                try {
+                    r = run_one(cfg, a, failure, trace.get());
                 } catch (const InputError& e) {
                     std::cerr << "\ncollidoscope-bench: --scene: " << e.what() << "\n";
                     return 2;
                 }
-                std::cerr << " " << r.status << ", median " << r.median_ms << " ms\n";
+                std::cerr << " " << r.status << ", median " << r.median_ms << " ms, mean "
+                          << r.mean_ms << " ms\n";
+                if (!r.note.empty()) std::cerr << "  " << r.note << "\n";
                 if (failure) {
                     std::cerr << "collidoscope-bench: " << failure->message << "\n";
                     return 1;
                 }
                 if (r.status == "timed out") timed_out.push_back(a);
-                if (a == kFloor && r.status == "ok" && r.median_ms > 0) floor_ms = r.median_ms;
+                if (a == kFloor && r.status == "ok" && r.mean_ms > 0) floor_ms = r.mean_ms;
                 if (o.run.check && a == kFloor) unchecked_floor = true;
                 auto& runs = last_run[a];
                 runs = {runs.second, {n, r.median_ms}};
@@ -263,7 +289,7 @@ int main(int argc, char** argv) {
         }
         if (floor_ms > 0) {
             for (std::size_t i = first_result; i < results.size(); ++i) {
-                if (results[i].frames_run > 0) results[i].x_floor = results[i].median_ms / floor_ms;
+                if (results[i].frames_run > 0) results[i].x_floor = results[i].mean_ms / floor_ms;
             }
         }
     }

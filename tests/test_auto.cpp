@@ -1,5 +1,6 @@
-// auto: its rules (tiny n, fast motion) with their dead bands, and the patience before a
-// switch; that its pairs are exact is checked with every other registry entry.
+// auto: it races its candidates on the live boxes and keeps the fastest, skips a hopeless
+// challenger, races again when the body count changes, and uses brute force for a handful of
+// bodies; that its pairs are exact is checked with every other registry entry.
 #include <gtest/gtest.h>
 
 #include "broadphase/auto_select.hpp"
@@ -11,17 +12,6 @@ namespace {
 
 using Auto = AutoSelect<2>;
 
-TEST(Auto, RulesHaveDeadBands) {
-    EXPECT_EQ(Auto::choose(11, 0.0f, ""), "brute-force");
-    EXPECT_EQ(Auto::choose(70, 0.0f, ""), "dynamic-aabb-tree");
-    EXPECT_EQ(Auto::choose(70, 0.0f, "brute-force"), "brute-force");  // inside the band
-    EXPECT_EQ(Auto::choose(200, 0.0f, "brute-force"), "dynamic-aabb-tree");
-    EXPECT_EQ(Auto::choose(5000, 0.15f, "dynamic-aabb-tree"), "dynamic-aabb-tree");
-    EXPECT_EQ(Auto::choose(5000, 0.15f, "radix-chunks"), "radix-chunks");
-    EXPECT_EQ(Auto::choose(5000, 0.3f, "dynamic-aabb-tree"), "radix-chunks");
-    EXPECT_EQ(Auto::choose(5000, 0.05f, "radix-chunks"), "dynamic-aabb-tree");
-}
-
 std::vector<Aabb<2>> boxes_at(std::size_t n, float shift) {
     Rng rng(3);
     std::vector<Aabb<2>> boxes;
@@ -32,21 +22,59 @@ std::vector<Aabb<2>> boxes_at(std::size_t n, float shift) {
     return boxes;
 }
 
-// Fast bodies (half a size per update) make it switch to radix-chunks, but only after
-// kPatience updates that all want it.
-TEST(Auto, SwitchesAfterPatience) {
+// Brute force on 3,000 bodies (4.5 million tests) against sort-and-sweep: a difference of
+// tens of times, which no load on the machine turns round.
+TEST(Auto, KeepsTheFastestMeasured) {
+    for (const bool brute_first : {true, false}) {
+        Auto a(&make_broadphase<2>,
+               brute_first ? std::vector<std::string_view>{"brute-force", "sort-and-sweep"}
+                           : std::vector<std::string_view>{"sort-and-sweep", "brute-force"});
+        PairList pairs;
+        const std::vector<std::uint8_t> still(3000, 0);
+        for (int i = 0; i < Auto::kProbeFrames; ++i) {
+            EXPECT_EQ(a.probes(), 0);
+            a.update(boxes_at(3000, 0.01f * static_cast<float>(i)), still, pairs);
+        }
+        EXPECT_EQ(a.probes(), 1);
+        EXPECT_EQ(a.current(), "sort-and-sweep");
+        EXPECT_NE(a.status().find("measured"), std::string::npos) << a.status();
+        EXPECT_NE(a.status().find("brute-force"), std::string::npos) << a.status();
+    }
+}
+
+// A challenger far slower when last raced (brute force, tens of times) is not probed again
+// until the next race of all, which a new body count starts at once.
+TEST(Auto, SkipsTheHopelessAndRacesAgainOnANewCount) {
+    Auto a(&make_broadphase<2>, {"sort-and-sweep", "brute-force"});
+    PairList pairs;
+    const std::vector<std::uint8_t> still(3000, 0);
+    const auto boxes = boxes_at(2000, 0.0f);
+    for (int i = 0; i < Auto::kProbeFrames + Auto::kFirstChallenge; ++i)
+        a.update(boxes, std::span(still).first(2000), pairs);
+    EXPECT_EQ(a.probes(), 1);
+    EXPECT_EQ(a.current(), "sort-and-sweep");
+    EXPECT_NE(a.status().find("next probe in " + std::to_string(Auto::kProbeEvery)),
+              std::string::npos)
+        << a.status();
+    const auto more = boxes_at(3000, 0.0f);
+    a.update(more, still, pairs);
+    EXPECT_NE(a.status().find("racing brute-force"), std::string::npos) << a.status();
+    for (int i = 1; i < Auto::kProbeFrames; ++i) a.update(more, still, pairs);
+    EXPECT_EQ(a.probes(), 2);
+    EXPECT_EQ(a.current(), "sort-and-sweep");
+}
+
+TEST(Auto, BruteForceForAFewBodies) {
     Auto a(&make_broadphase<2>);
     PairList pairs;
-    const std::vector<std::uint8_t> still(2000, 0);
-    a.update(boxes_at(2000, 0.0f), still, pairs);
-    EXPECT_EQ(a.current(), "dynamic-aabb-tree");
-    for (int i = 1; i < Auto::kPatience; ++i) {
-        a.update(boxes_at(2000, 0.5f * static_cast<float>(i)), still, pairs);
-        EXPECT_EQ(a.current(), "dynamic-aabb-tree") << "update " << i;
-    }
-    a.update(boxes_at(2000, 0.5f * Auto::kPatience), still, pairs);
-    EXPECT_EQ(a.current(), "radix-chunks");
-    EXPECT_NE(a.status().find("radix-chunks"), std::string::npos) << a.status();
+    const std::vector<std::uint8_t> still(200, 0);
+    a.update(boxes_at(11, 0.0f), std::span(still).first(11), pairs);
+    EXPECT_EQ(a.current(), "brute-force");
+    a.update(boxes_at(70, 0.0f), std::span(still).first(70), pairs);  // inside the band
+    EXPECT_EQ(a.current(), "brute-force");
+    a.update(boxes_at(200, 0.0f), still, pairs);
+    EXPECT_EQ(a.current(), Auto::kCandidates[0]);  // racing the others from here
+    EXPECT_NE(a.status().find("first probe running"), std::string::npos) << a.status();
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
-// The viewer's hooks of auto: forwarded to the algorithm it chose, with one line saying which.
+// The viewer's hooks of auto: forwarded to the algorithm it chose, with one line saying
+// which and what the probes measured.
 #include "broadphase/auto_select.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
+#include <iomanip>
+#include <sstream>
+#include <utility>
 
 namespace collide {
 
@@ -30,13 +31,30 @@ std::vector<LegendEntry> AutoSelect<D>::legend() const {
 template <int D>
 std::string AutoSelect<D>::status() const {
     if (!algorithm_) return "auto: nothing chosen before the first update";
-    char text[200];
-    std::snprintf(text, sizeof text,
-                  "auto chose %.*s (n = %zu, moving %.3g median sizes per update, largest/median "
-                  "size %.3g)%s",
-                  static_cast<int>(current_.size()), current_.data(), n_, motion_, spread_,
-                  wanted_ != current_ ? ", about to switch" : "");
-    return text;
+    std::ostringstream s;
+    s << std::setprecision(3) << "auto chose " << current_ << " (n = " << n_;
+    if (few_) return s.str() + ", a handful of bodies: brute force, not measured)";
+    s << ", " << recent_median() << " ms per update lately); ";
+    if (probes_ == 0) {
+        s << "first probe running";
+    } else {
+        s << "measured";
+        const char* sep = " ";
+        for (std::size_t c = 0; c < candidates_.size(); ++c) {
+            if (measured_ms_[c] <= 0) continue;
+            s << std::exchange(sep, ", ") << candidates_[c] << " " << measured_ms_[c] << " ms";
+            if (against_ms_[c] > 0 && candidates_[c] != current_)
+                s << " (current " << against_ms_[c] << " ms)";
+        }
+        s << "; " << probes_ << (probes_ == 1 ? " probe" : " probes");
+    }
+    if (!racers_.empty()) {
+        s << ", racing";
+        for (const Racer& r : racers_) s << " " << candidates_[r.candidate];
+    } else if (candidates_.size() > 1) {
+        s << ", next probe in " << until_challenge_ << " updates";
+    }
+    return s.str();
 }
 
 // The members defined here; the class itself is instantiated in auto_select.cpp.

@@ -1,20 +1,46 @@
-// Ballistic motion for benches and tests: bodies fly in straight lines at one speed and
-// bounce off the world's walls, with no contacts. It drives a broad phase with realistic
-// frame-to-frame coherence without the cost (or the feedback) of a full simulation.
+// Ballistic motion for benches and tests: bodies fly in straight lines and bounce off the
+// world's walls, with no contacts. It drives a broad phase with realistic frame-to-frame
+// coherence without the cost (or the feedback) of a full simulation. Speeds follow a
+// Maxwell-Boltzmann distribution (a gas: every velocity component normal), so bodies leave
+// fat boxes at different frames, as in real motion; `kEqual` gives every body the same
+// speed (the old motion, which makes fat-box methods run in synchronized waves). A share of
+// the bodies can rest (velocity 0 but not static, as sleeping bodies in a game world).
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "tooling/scenes.hpp"
 
 namespace collide {
 
+enum class SpeedDistribution { kMaxwellBoltzmann, kEqual };
+
+struct MotionSettings {
+    // Median displacement per frame of the moving bodies, as a fraction of the median radius.
+    float speed = 0.05f;
+    SpeedDistribution speeds = SpeedDistribution::kMaxwellBoltzmann;
+    // This share of the non-static bodies at rest (exactly round(share x count) of them).
+    float resting = 0.0f;
+};
+
+// "maxwell-boltzmann" or "equal", as the bench's --speeds names them; nullopt otherwise.
+std::optional<SpeedDistribution> speed_distribution(std::string_view name);
+
+// The median of the chi distribution with D degrees of freedom: the median speed of a
+// velocity whose D components are standard normal.
+template <int D>
+float chi_median();
+
 template <int D>
 class BallisticMotion {
 public:
-    // `speed_fraction`: displacement per frame as a fraction of the median radius.
-    BallisticMotion(Scene<D> scene, float speed_fraction, std::uint64_t seed);
+    BallisticMotion(Scene<D> scene, const MotionSettings& motion, std::uint64_t seed);
+    // Maxwell-Boltzmann speeds with median `speed_fraction` x the median radius, none resting.
+    BallisticMotion(Scene<D> scene, float speed_fraction, std::uint64_t seed)
+        : BallisticMotion(std::move(scene), MotionSettings{.speed = speed_fraction}, seed) {}
 
     // Moves every non-static body one frame and recomputes the boxes.
     void advance();
