@@ -29,17 +29,33 @@ constexpr auto kNoTrace = [](std::int32_t, bool) {};
 constexpr std::size_t kMinPerList = 2048;
 constexpr std::size_t kMaxLists = 64;
 
+// A factor in [1 - j, 1 + j], new for each fat box of each proxy.
+float jitter_factor(std::uint32_t proxy, std::size_t frame, float j) {
+    std::uint64_t h = (std::uint64_t{proxy} << 32 | (frame & 0xffffffffu)) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    const float u = static_cast<float>(h >> 40) * (1.0f / 16777216.0f);  // [0, 1)
+    return 1.0f + j * (2.0f * u - 1.0f);
+}
+
 }  // namespace
 
 template <int D>
-Aabb<D> DynamicAabbTree<D>::fatten(const Aabb<D>& box, const Vec<D>& displacement) const {
-    float m = margin_box() * box.largest_side() + margin_avg() * avg_extent_;
+Aabb<D> DynamicAabbTree<D>::fatten(std::uint32_t proxy, const Aabb<D>& box,
+                                   const Vec<D>& displacement) const {
+    // Each fat box gets its own random share of the margin: bodies of one speed and size
+    // would otherwise leave their fat boxes on the same frame, and the tree would rebuild in
+    // synchronized waves (one slow frame, then several idle ones). Jittered lifetimes drift
+    // apart from one re-insertion to the next, so each frame re-inserts about n / lifetime.
+    const float u = jitter_factor(proxy, frame_, jitter());
+    float m = u * (margin_box() * box.largest_side() + margin_avg() * avg_extent_);
     if (!(m >= 0.0f)) m = 0.0f;
     Aabb<D> fat{box.lo - Vec<D>(m), box.hi + Vec<D>(m)};
     if (predict() > 0.0f) {
         // Stretched along the last displacement: a body moving steadily stays inside for
         // about `predict` more frames.
-        const Vec<D> d = displacement * predict();
+        const Vec<D> d = displacement * (u * predict());
         bool finite = true;
         for (int k = 0; k < D; ++k) finite = finite && std::isfinite(d[k]);
         if (finite) {
@@ -146,7 +162,7 @@ void DynamicAabbTree<D>::full_rebuild(std::span<const Aabb<D>> boxes,
         proxy_of_[b] = p;
         boxes_[p] = boxes[b];
         static_[p] = is_static[b] != 0;
-        fat_[p] = fatten(boxes_[p], Vec<D>(0.0f));
+        fat_[p] = fatten(p, boxes_[p], Vec<D>(0.0f));
         move_buffer_[p] = p;
         moved_lists_[list_of(p)].push_back(p);
     }
@@ -204,7 +220,7 @@ void DynamicAabbTree<D>::gather_moves(std::span<const Aabb<D>> boxes) {
             moved_[p] = out;
             if (out) {
                 displacement_[p] = b.center() - boxes_[p].center();
-                fat_[p] = fatten(b, displacement_[p]);
+                fat_[p] = fatten(p, b, displacement_[p]);
                 moved.push_back(p);
             }
             boxes_[p] = b;

@@ -48,13 +48,14 @@ private:
     bool coherent() const { return params_[6].value != 0.0f; }
     bool tree_join() const { return params_[7].value != 0.0f; }
     bool parallel() const { return params_[8].value != 0.0f; }
+    float jitter() const { return params_[9].value; }
     std::size_t list_of(std::uint32_t proxy) const { return proxy / per_list_; }
     // body(l) for every proxy range l, on oneTBB's threads when parallel.
     template <typename Body>
     void for_each_list(const Body& body);
     void size_lists(std::size_t proxies);
 
-    Aabb<D> fatten(const Aabb<D>& box, const Vec<D>& displacement) const;
+    Aabb<D> fatten(std::uint32_t proxy, const Aabb<D>& box, const Vec<D>& displacement) const;
     void full_rebuild(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
     void gather_moves(std::span<const Aabb<D>> boxes);
     void reinsert_moved();
@@ -101,15 +102,16 @@ private:
     std::size_t frame_ = 0;
     bool rebuilt_ = false;                 // the last update rebuilt a tree top-down
     bool built_coherent_ = false;
-    std::array<Param, 9> params_ = {{{"margin (box size)", 0.1f, 0, 1},
-                                     {"margin (average size)", 0.2f, 0, 1},
-                                     {"predict frames", 2, 0, 8},
-                                     {"rebuild every K frames", 0, 0, 600},
-                                     {"bulk rebuild share", 0.03f, 0, 1},
-                                     {"rotations", 1, 0, 1, true},
-                                     {"coherent order", 1, 0, 1, true},
-                                     {"joint descent", 1, 0, 1, true},
-                                     {"parallel", 1, 0, 1, true}}};
+    std::array<Param, 10> params_ = {{{"margin (box size)", 0.1f, 0, 1},
+                                      {"margin (average size)", 0.2f, 0, 1},
+                                      {"predict frames", 2, 0, 8},
+                                      {"rebuild every K frames", 0, 0, 600},
+                                      {"bulk rebuild share", 0.03f, 0, 1},
+                                      {"rotations", 1, 0, 1, true},
+                                      {"coherent order", 1, 0, 1, true},
+                                      {"joint descent", 1, 0, 1, true},
+                                      {"parallel", 1, 0, 1, true},
+                                      {"margin jitter", 0.5f, 0, 1}}};
 };
 
 }  // namespace collide
