@@ -11,8 +11,10 @@
 // tree rotations on the way up from an insertion, a spatially coherent proxy order (bodies
 // numbered by the Morton code of their centre, the tree built top-down in that order), a
 // periodic top-down rebuild, a bulk rebuild when many bodies moved at once, and fat boxes
-// stretched along the body's last displacement, and new pairs found by one simultaneous
-// descent of the trees, pruned to subtrees holding a moved body, instead of one query each.
+// stretched along the body's last displacement, new pairs found by one simultaneous
+// descent of the trees, pruned to subtrees holding a moved body, instead of one query each,
+// and margins jittered per fat box, so that bodies of one speed do not all leave their fat
+// boxes on the same frame (the synchronized waves of re-insertions that make p90 >> mean).
 // Proxies are cut into fixed ranges ("lists"): each keeps the fat pairs whose first proxy
 // it holds, so one task per range checks its bodies, filters its pairs and queries for its
 // moved bodies in parallel (oneTBB); ranges depend on n alone, so the output is the same
