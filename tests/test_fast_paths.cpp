@@ -1,6 +1,7 @@
 // The speed paths of two algorithms, checked where the registry suites may not reach them:
 // the sorted grid's folded levels (bodies crowded on centre lines and planes), their region
-// queries and their return to plain levels; the dynamic tree's margin jitter at its ends.
+// queries and their return to plain levels; the dynamic tree's margin jitter at its ends
+// and its refits between top-down builds.
 #include <gtest/gtest.h>
 
 #include "collide/registry.hpp"
@@ -87,17 +88,19 @@ TEST(SortedGrid, FoldedLevelsAreExact3D) {
 }
 
 // Jitter 0 (every body of a size the same margin: the old waves) and 1 (margins from none to
-// twice), over enough frames for bodies to leave their fat boxes several times.
+// twice), with and without refits between builds, over enough frames for bodies to leave
+// their fat boxes several times.
 template <int D>
-void jitter_is_exact(float jitter) {
+void jitter_is_exact(float jitter, float refit) {
     for (const char* scene : {"uniform", "powerlaw"}) {
         BallisticMotion<D> motion(make_scene<D>(scene, 1500, 5), 0.5f, 5);
         auto tree = make_broadphase<D>("dynamic-aabb-tree");
-        bool set = false;
+        int set = 0;
         for (Param& p : tree->params()) {
-            if (std::string_view(p.name) == "margin jitter") p.value = jitter, set = true;
+            if (std::string_view(p.name) == "margin jitter") p.value = jitter, ++set;
+            if (std::string_view(p.name) == "refit for K frames") p.value = refit, ++set;
         }
-        ASSERT_TRUE(set);
+        ASSERT_EQ(set, 2);
         PairList got;
         for (int frame = 0; frame < 12; ++frame) {
             tree->update(motion.boxes(), motion.is_static(), got);
@@ -110,10 +113,10 @@ void jitter_is_exact(float jitter) {
     }
 }
 
-TEST(DynamicAabbTree, MarginJitterIsExact) {
-    for (float jitter : {0.0f, 1.0f}) {
-        jitter_is_exact<2>(jitter);
-        jitter_is_exact<3>(jitter);
+TEST(DynamicAabbTree, MarginJitterAndRefitsAreExact) {
+    for (const auto& [jitter, refit] : {std::pair{0.0f, 0.0f}, {1.0f, 64.0f}, {0.5f, 4.0f}}) {
+        jitter_is_exact<2>(jitter, refit);
+        jitter_is_exact<3>(jitter, refit);
     }
 }
 

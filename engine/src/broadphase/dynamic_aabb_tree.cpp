@@ -99,6 +99,7 @@ void DynamicAabbTree<D>::build_tree(bool statics) {
     }
     (statics ? static_tree_ : moving_tree_).build(order_, codes_, fat_, leaf_);
     rebuilt_ = true;
+    if (!statics) built_frame_ = frame_;
 }
 
 template <int D>
@@ -241,7 +242,17 @@ void DynamicAabbTree<D>::reinsert_moved() {
     const bool bulk_static = moved_static > bulk_share() * statics;
     const bool bulk_moving = move_buffer_.size() - moved_static > bulk_share() * movers;
     if (bulk_static) build_tree(true);
-    if (bulk_moving) build_tree(false);
+    // Between top-down builds, a bulk frame keeps the tree's shape and refits its boxes in
+    // one pass: with jittered margins a few percent of the bodies move every frame, and a
+    // build each frame would cost more than the queries its better shape saves.
+    if (bulk_moving && moving_tree_.in_build_order() && frame_ - built_frame_ < refit_frames()) {
+        for (std::uint32_t p : move_buffer_) {
+            if (!static_[p]) moving_tree_.set_leaf_box(leaf_[p], fat_[p]);
+        }
+        moving_tree_.refit();
+    } else if (bulk_moving) {
+        build_tree(false);
+    }
     const bool rotate = rotations();
     for (std::uint32_t p : move_buffer_) {
         if (static_[p] ? bulk_static : bulk_moving) continue;
