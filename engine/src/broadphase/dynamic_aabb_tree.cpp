@@ -244,8 +244,12 @@ void DynamicAabbTree<D>::reinsert_moved() {
     if (bulk_static) build_tree(true);
     // Between top-down builds, a bulk frame keeps the tree's shape and refits its boxes in
     // one pass: with jittered margins a few percent of the bodies move every frame, and a
-    // build each frame would cost more than the queries its better shape saves.
-    if (bulk_moving && moving_tree_.in_build_order() && frame_ - built_frame_ < refit_frames()) {
+    // build each frame would cost more than the queries its better shape saves. The shape
+    // wears as bodies drift apart (fast, at high speeds), so the tree is built again once
+    // a frame's candidate tests grew by a quarter over those of the frame it was built.
+    const bool worn = 4 * last_tests_ > 5 * built_tests_;
+    if (bulk_moving && moving_tree_.in_build_order() && frame_ - built_frame_ < refit_frames() &&
+        !worn) {
         for (std::uint32_t p : move_buffer_) {
             if (!static_[p]) moving_tree_.set_leaf_box(leaf_[p], fat_[p]);
         }
@@ -345,6 +349,8 @@ void DynamicAabbTree<D>::update(std::span<const Aabb<D>> boxes,
     const bool join = tree_join() && 2 * move_buffer_.size() > fat_.size();
     pair_pass(join, out);
     if (join) join_new_pairs(out);
+    if (built_frame_ == frame_) built_tests_ = tests_;
+    last_tests_ = tests_;
     ++frame_;
 }
 

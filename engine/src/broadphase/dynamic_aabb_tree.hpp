@@ -15,8 +15,8 @@
 // descent of the trees, pruned to subtrees holding a moved body, instead of one query each,
 // margins jittered per fat box, so that bodies of one speed do not all leave their fat
 // boxes on the same frame (the synchronized waves of re-insertions that make p90 >> mean),
-// and, for K frames after each top-down build, a refit of the built tree's boxes where a
-// bulk rebuild would be due.
+// and, for up to K frames after each top-down build (until its candidate tests grow by a
+// quarter), a refit of the built tree's boxes where a bulk rebuild would be due.
 // Proxies are cut into fixed ranges ("lists"): each keeps the fat pairs whose first proxy
 // it holds, so one task per range checks its bodies, filters its pairs and queries for its
 // moved bodies in parallel (oneTBB); ranges depend on n alone, so the output is the same
@@ -106,6 +106,8 @@ private:
     std::uint64_t tests_ = 0;
     std::size_t frame_ = 0;
     std::size_t built_frame_ = 0;          // the moving tree's last top-down build
+    std::uint64_t built_tests_ = 0;        // candidate tests in that frame
+    std::uint64_t last_tests_ = 0;         // candidate tests in the last frame
     bool rebuilt_ = false;                 // the last update rebuilt a tree top-down
     bool built_coherent_ = false;
     std::array<Param, 11> params_ = {{{"margin (box size)", 0.1f, 0, 1},
