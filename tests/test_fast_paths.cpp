@@ -36,7 +36,7 @@ std::vector<BodyId> scan(std::span<const Aabb<D>> boxes, const Aabb<D>& region) 
 // that level from the second frame on; pairs and queries must stay exact while it is folded.
 template <int D>
 void folded_grid_is_exact() {
-    BallisticMotion<D> motion(make_scene<D>("centerline", 3000, 7), 0.5f, 7);
+    BallisticMotion<D> motion(make_scene<D>("centerline", 1500, 7), 0.5f, 7);
     auto grid = make_broadphase<D>("sorted-grid");
     PairList got;
     Rng rng(11);
@@ -93,7 +93,7 @@ TEST(SortedGrid, FoldedLevelsAreExact3D) {
 template <int D>
 void jitter_is_exact(float jitter, float refit) {
     for (const char* scene : {"uniform", "powerlaw"}) {
-        BallisticMotion<D> motion(make_scene<D>(scene, 1500, 5), 0.5f, 5);
+        BallisticMotion<D> motion(make_scene<D>(scene, 800, 5), 0.5f, 5);
         auto tree = make_broadphase<D>("dynamic-aabb-tree");
         int set = 0;
         for (Param& p : tree->params()) {
@@ -102,7 +102,7 @@ void jitter_is_exact(float jitter, float refit) {
         }
         ASSERT_EQ(set, 2);
         PairList got;
-        for (int frame = 0; frame < 12; ++frame) {
+        for (int frame = 0; frame < 10; ++frame) {
             tree->update(motion.boxes(), motion.is_static(), got);
             ASSERT_TRUE(
                 pair_set_difference(got, reference_pairs<D>(motion.boxes(), motion.is_static()))
