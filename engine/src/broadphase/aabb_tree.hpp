@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -70,8 +71,22 @@ public:
     int height() const { return root_ == kNull ? 0 : nodes_[root_].height; }
     std::size_t bytes() const { return nodes_.capacity() * sizeof(Node); }
 
+    // True while the nodes are as build() laid them out (every parent before its children).
+    bool in_build_order() const { return in_build_order_; }
+    void set_leaf_box(std::int32_t leaf, const Aabb<D>& box) { nodes_[leaf].box = box; }
+    // Every internal box made the union of its children's again, in one backward pass over
+    // the nodes; needs the build's order.
+    void refit() {
+        assert(in_build_order_);
+        for (std::size_t i = nodes_.size(); i-- > 0;) {
+            Node& n = nodes_[i];
+            if (!n.leaf()) n.box = box_union(nodes_[n.child[0]].box, nodes_[n.child[1]].box);
+        }
+    }
+
     // Adds a leaf and returns its node index.
     std::int32_t insert(const Aabb<D>& box, std::uint32_t proxy, bool rotate) {
+        in_build_order_ = false;
         const std::int32_t leaf = allocate();
         nodes_[leaf] = {box, {kNull, static_cast<std::int32_t>(proxy)}, kNull, 0};
         if (root_ == kNull) {
@@ -95,6 +110,7 @@ public:
     }
 
     void remove(std::int32_t leaf, bool rotate) {
+        in_build_order_ = false;
         const std::int32_t parent = nodes_[leaf].parent;
         release(leaf);
         if (parent == kNull) {
@@ -123,6 +139,7 @@ public:
         clear();
         nodes_.reserve(2 * proxies.size());
         if (!proxies.empty()) root_ = build_range(proxies, codes, fat, leaf_of, 0, proxies.size(), kNull);
+        in_build_order_ = true;
     }
 
     // Calls hit(proxy) for each leaf whose box overlaps `box`, and on_node(index, overlaps)
@@ -286,6 +303,7 @@ private:
     std::int32_t root_ = kNull;
     std::int32_t free_ = kNull;
     std::size_t live_ = 0;
+    bool in_build_order_ = false;
 };
 
 template <int D, typename Emit>

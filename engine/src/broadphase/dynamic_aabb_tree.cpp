@@ -29,17 +29,33 @@ constexpr auto kNoTrace = [](std::int32_t, bool) {};
 constexpr std::size_t kMinPerList = 2048;
 constexpr std::size_t kMaxLists = 64;
 
+// A factor in [1 - j, 1 + j], new for each fat box of each proxy.
+float jitter_factor(std::uint32_t proxy, std::size_t frame, float j) {
+    std::uint64_t h = (std::uint64_t{proxy} << 32 | (frame & 0xffffffffu)) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    const float u = static_cast<float>(h >> 40) * (1.0f / 16777216.0f);  // [0, 1)
+    return 1.0f + j * (2.0f * u - 1.0f);
+}
+
 }  // namespace
 
 template <int D>
-Aabb<D> DynamicAabbTree<D>::fatten(const Aabb<D>& box, const Vec<D>& displacement) const {
-    float m = margin_box() * box.largest_side() + margin_avg() * avg_extent_;
+Aabb<D> DynamicAabbTree<D>::fatten(std::uint32_t proxy, const Aabb<D>& box,
+                                   const Vec<D>& displacement) const {
+    // Each fat box gets its own random share of the margin: bodies of one speed and size
+    // would otherwise leave their fat boxes on the same frame, and the tree would rebuild in
+    // synchronized waves (one slow frame, then several idle ones). Jittered lifetimes drift
+    // apart from one re-insertion to the next, so each frame re-inserts about n / lifetime.
+    const float u = jitter_factor(proxy, frame_, jitter());
+    float m = u * (margin_box() * box.largest_side() + margin_avg() * avg_extent_);
     if (!(m >= 0.0f)) m = 0.0f;
     Aabb<D> fat{box.lo - Vec<D>(m), box.hi + Vec<D>(m)};
     if (predict() > 0.0f) {
         // Stretched along the last displacement: a body moving steadily stays inside for
         // about `predict` more frames.
-        const Vec<D> d = displacement * predict();
+        const Vec<D> d = displacement * (u * predict());
         bool finite = true;
         for (int k = 0; k < D; ++k) finite = finite && std::isfinite(d[k]);
         if (finite) {
@@ -83,6 +99,7 @@ void DynamicAabbTree<D>::build_tree(bool statics) {
     }
     (statics ? static_tree_ : moving_tree_).build(order_, codes_, fat_, leaf_);
     rebuilt_ = true;
+    if (!statics) built_frame_ = frame_;
 }
 
 template <int D>
@@ -146,7 +163,7 @@ void DynamicAabbTree<D>::full_rebuild(std::span<const Aabb<D>> boxes,
         proxy_of_[b] = p;
         boxes_[p] = boxes[b];
         static_[p] = is_static[b] != 0;
-        fat_[p] = fatten(boxes_[p], Vec<D>(0.0f));
+        fat_[p] = fatten(p, boxes_[p], Vec<D>(0.0f));
         move_buffer_[p] = p;
         moved_lists_[list_of(p)].push_back(p);
     }
@@ -204,7 +221,7 @@ void DynamicAabbTree<D>::gather_moves(std::span<const Aabb<D>> boxes) {
             moved_[p] = out;
             if (out) {
                 displacement_[p] = b.center() - boxes_[p].center();
-                fat_[p] = fatten(b, displacement_[p]);
+                fat_[p] = fatten(p, b, displacement_[p]);
                 moved.push_back(p);
             }
             boxes_[p] = b;
@@ -225,7 +242,21 @@ void DynamicAabbTree<D>::reinsert_moved() {
     const bool bulk_static = moved_static > bulk_share() * statics;
     const bool bulk_moving = move_buffer_.size() - moved_static > bulk_share() * movers;
     if (bulk_static) build_tree(true);
-    if (bulk_moving) build_tree(false);
+    // Between top-down builds, a bulk frame keeps the tree's shape and refits its boxes in
+    // one pass: with jittered margins a few percent of the bodies move every frame, and a
+    // build each frame would cost more than the queries its better shape saves. The shape
+    // wears as bodies drift apart (fast, at high speeds), so the tree is built again once
+    // a frame's candidate tests grew by a quarter over those of the frame it was built.
+    const bool worn = 4 * last_tests_ > 5 * built_tests_;
+    if (bulk_moving && moving_tree_.in_build_order() && frame_ - built_frame_ < refit_frames() &&
+        !worn) {
+        for (std::uint32_t p : move_buffer_) {
+            if (!static_[p]) moving_tree_.set_leaf_box(leaf_[p], fat_[p]);
+        }
+        moving_tree_.refit();
+    } else if (bulk_moving) {
+        build_tree(false);
+    }
     const bool rotate = rotations();
     for (std::uint32_t p : move_buffer_) {
         if (static_[p] ? bulk_static : bulk_moving) continue;
@@ -318,6 +349,8 @@ void DynamicAabbTree<D>::update(std::span<const Aabb<D>> boxes,
     const bool join = tree_join() && 2 * move_buffer_.size() > fat_.size();
     pair_pass(join, out);
     if (join) join_new_pairs(out);
+    if (built_frame_ == frame_) built_tests_ = tests_;
+    last_tests_ = tests_;
     ++frame_;
 }
 

@@ -11,8 +11,12 @@
 // tree rotations on the way up from an insertion, a spatially coherent proxy order (bodies
 // numbered by the Morton code of their centre, the tree built top-down in that order), a
 // periodic top-down rebuild, a bulk rebuild when many bodies moved at once, and fat boxes
-// stretched along the body's last displacement, and new pairs found by one simultaneous
-// descent of the trees, pruned to subtrees holding a moved body, instead of one query each.
+// stretched along the body's last displacement, new pairs found by one simultaneous
+// descent of the trees, pruned to subtrees holding a moved body, instead of one query each,
+// margins jittered per fat box, so that bodies of one speed do not all leave their fat
+// boxes on the same frame (the synchronized waves of re-insertions that make p90 >> mean),
+// and, for up to K frames after each top-down build (until its candidate tests grow by a
+// quarter), a refit of the built tree's boxes where a bulk rebuild would be due.
 // Proxies are cut into fixed ranges ("lists"): each keeps the fat pairs whose first proxy
 // it holds, so one task per range checks its bodies, filters its pairs and queries for its
 // moved bodies in parallel (oneTBB); ranges depend on n alone, so the output is the same
@@ -49,13 +53,15 @@ private:
     bool coherent() const { return params_[6].value != 0.0f; }
     bool tree_join() const { return params_[7].value != 0.0f; }
     bool parallel() const { return params_[8].value != 0.0f; }
+    float jitter() const { return params_[9].value; }
+    std::size_t refit_frames() const { return static_cast<std::size_t>(params_[10].value); }
     std::size_t list_of(std::uint32_t proxy) const { return proxy / per_list_; }
     // body(l) for every proxy range l, on oneTBB's threads when parallel.
     template <typename Body>
     void for_each_list(const Body& body);
     void size_lists(std::size_t proxies);
 
-    Aabb<D> fatten(const Aabb<D>& box, const Vec<D>& displacement) const;
+    Aabb<D> fatten(std::uint32_t proxy, const Aabb<D>& box, const Vec<D>& displacement) const;
     void full_rebuild(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
     void gather_moves(std::span<const Aabb<D>> boxes);
     void reinsert_moved();
@@ -100,17 +106,22 @@ private:
     std::size_t statics_ = 0;              // static bodies
     std::uint64_t tests_ = 0;
     std::size_t frame_ = 0;
+    std::size_t built_frame_ = 0;          // the moving tree's last top-down build
+    std::uint64_t built_tests_ = 0;        // candidate tests in that frame
+    std::uint64_t last_tests_ = 0;         // candidate tests in the last frame
     bool rebuilt_ = false;                 // the last update rebuilt a tree top-down
     bool built_coherent_ = false;
-    std::array<Param, 9> params_ = {{{"margin (box size)", 0.1f, 0, 1},
-                                     {"margin (average size)", 0.2f, 0, 1},
-                                     {"predict frames", 2, 0, 8},
-                                     {"rebuild every K frames", 0, 0, 600},
-                                     {"bulk rebuild share", 0.03f, 0, 1},
-                                     {"rotations", 1, 0, 1, true},
-                                     {"coherent order", 1, 0, 1, true},
-                                     {"joint descent", 1, 0, 1, true},
-                                     {"parallel", 1, 0, 1, true}}};
+    std::array<Param, 11> params_ = {{{"margin (box size)", 0.1f, 0, 1},
+                                      {"margin (average size)", 0.2f, 0, 1},
+                                      {"predict frames", 2, 0, 8},
+                                      {"rebuild every K frames", 0, 0, 600},
+                                      {"bulk rebuild share", 0.03f, 0, 1},
+                                      {"rotations", 1, 0, 1, true},
+                                      {"coherent order", 1, 0, 1, true},
+                                      {"joint descent", 1, 0, 1, true},
+                                      {"parallel", 1, 0, 1, true},
+                                      {"margin jitter", 0.5f, 0, 1},
+                                      {"refit for K frames", 16, 0, 64}}};
 };
 
 }  // namespace collide

@@ -1,6 +1,7 @@
 #include "broadphase/sorted_grid.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
@@ -16,6 +17,7 @@ constexpr std::size_t kSample = 4096;
 constexpr double kCellsPerBody = 4.0;
 constexpr double kMinCells = 64.0;
 constexpr std::size_t kEntriesPerChunk = 8192;
+constexpr std::uint32_t kCrowded = 4;
 
 }  // namespace
 
@@ -61,13 +63,15 @@ void SortedGrid<D>::size_grids() {
     for (Level& level : levels_) {
         level.first_cell = total;
         level.cells = 0;
+        level.folded = false;
         if (level.bodies == 0) continue;
         const double limit = std::max(kCellsPerBody * level.bodies, kMinCells);
+        double slots = kMinCells;
+        while (slots < limit) slots *= 2.0;
         double cell = level.cell;
         std::array<double, D> dims{};
-        double cells = 0;
         for (;;) {
-            cells = 1;
+            double cells = 1;
             for (int k = 0; k < D; ++k) {
                 // A cell and a half of padding below (a lower corner never rounds into cell
                 // 0) and at least one whole cell above, so the forward runs stay inside the
@@ -76,17 +80,62 @@ void SortedGrid<D>::size_grids() {
                 dims[k] = std::floor(span / cell + 1.5) + 3;  // + 1 more for rounding
                 cells *= dims[k];
             }
-            if (cells <= limit) break;
+            if (cells <= limit) {
+                level.cells = static_cast<std::size_t>(cells);
+                break;
+            }
+            // Folded, where coarser cells crowded last time: odd rows (and planes) make the index
+            // modulo a power of two spread a line or plane of cells along any axis over all slots.
+            // The farthest forward neighbour must stay under half the slots, so that two neighbour
+            // offsets never meet modulo the slots and each pair is still found from one side only.
+            double reach = 2;
+            for (int k = 0; k + 1 < D; ++k) {
+                dims[k] += std::fmod(dims[k], 2.0) == 0.0 ? 1.0 : 0.0;
+                reach = reach * dims[k] + 1;
+            }
+            if (crowded_[&level - levels_.data()] && 2.0 * reach < slots && cells < 1e18) {
+                level.cells = static_cast<std::size_t>(slots);
+                level.folded = true;
+                break;
+            }
             cell *= 2.0;
         }
         for (int k = 0; k < D; ++k) level.dims[k] = static_cast<std::int64_t>(dims[k]);
         level.cell = static_cast<float>(cell);
         level.inv_cell = static_cast<float>(1.0 / cell);
         level.origin = level.lows.lo - Vec<D>(1.5f * level.cell);
-        level.cells = static_cast<std::size_t>(cells);
         total += level.cells;
     }
     start_.assign(total + 1, 0);
+}
+
+// Each pair of occupied levels is scanned from the side that visits fewer cell runs: a
+// coarse body covers about (coarse / fine cell + 2)^(D - 1) rows of finer cells, a fine body
+// at most 2^(D - 1) rows of coarse ones. Big bodies over much finer, crowded cells (a
+// `centerline` line of tiny bodies under the free ones) are cheaper seen from below.
+template <int D>
+void SortedGrid<D>::choose_scans() {
+    for (Level& level : levels_) level.scans = 0;
+    for (int k = 1; k < kMaxLevels; ++k) {
+        if (levels_[k].bodies == 0) continue;
+        for (int j = 0; j < k; ++j) {
+            if (levels_[j].bodies == 0) continue;
+            // A folded level is read slot by slot (far cells alias into each one), so a
+            // coarse body pays for every fine cell it covers there, not for every row.
+            const double rows = levels_[k].cell / levels_[j].cell + 2.0;
+            double down = levels_[k].bodies * (levels_[j].folded ? rows : 1.0);
+            double up = levels_[j].bodies;
+            for (int a = 1; a < D; ++a) {
+                down *= rows;
+                up *= 2.0;
+            }
+            if (up < down) {
+                levels_[j].scans |= 1u << k;
+            } else {
+                levels_[k].scans |= 1u << j;
+            }
+        }
+    }
 }
 
 template <int D>
@@ -108,7 +157,28 @@ template <int D>
 std::size_t SortedGrid<D>::cell_index(const Level& level, const Cell& c) const {
     std::int64_t index = c[D - 1];
     for (int k = D - 2; k >= 0; --k) index = index * level.dims[k] + c[k];
-    return level.first_cell + static_cast<std::size_t>(index);
+    auto slot = static_cast<std::size_t>(index);
+    if (level.folded) slot &= level.cells - 1;
+    return level.first_cell + slot;
+}
+
+template <int D>
+template <typename Fn>
+void SortedGrid<D>::visit_slots(const Level& level, std::size_t slot, std::size_t count,
+                                const Fn& visit) const {
+    const std::size_t base = level.first_cell;
+    if (count >= level.cells) {
+        visit(start_[base], start_[base + level.cells]);
+        return;
+    }
+    if (slot >= level.cells) slot -= level.cells;
+    const std::size_t end = slot + count;
+    if (end <= level.cells) {
+        visit(start_[base + slot], start_[base + end]);
+    } else {
+        visit(start_[base + slot], start_[base + level.cells]);
+        visit(start_[base], start_[base + end - level.cells]);
+    }
 }
 
 // A counting sort by global cell whose input is last frame's order: while bodies keep their
@@ -123,12 +193,27 @@ void SortedGrid<D>::sort_bodies(std::span<const Aabb<D>> boxes,
     }
     keys_.resize(n);
     occupied_ = 0;
+    std::array<std::uint32_t, kMaxLevels> occupied{};
     for (std::size_t k = 0; k < n; ++k) {
         const BodyId id = order_[k];
         const Level& level = levels_[level_of_[id]];
-        const auto key = static_cast<std::uint32_t>(cell_index(level, cell_of(level, boxes[id].lo)));
+        const auto key =
+            static_cast<std::uint32_t>(cell_index(level, cell_of(level, boxes[id].lo)));
         keys_[k] = key;
-        occupied_ += start_[key + 1]++ == 0;
+        occupied[level_of_[id]] += start_[key + 1]++ == 0;
+    }
+    // A level whose bodies crowd into few cells (more than kCrowded a cell on average) is
+    // folded from the next frame on, until its number of bodies changes much.
+    for (int k = 0; k < kMaxLevels; ++k) {
+        occupied_ += occupied[k];
+        const Level& level = levels_[k];
+        if (level.folded) {
+            const std::uint32_t was = crowded_bodies_[k];
+            crowded_[k] = level.bodies <= 2 * was && was <= 2 * level.bodies;
+        } else {
+            crowded_[k] = level.bodies > kCrowded * occupied[k];
+            crowded_bodies_[k] = level.bodies;
+        }
     }
     for (std::size_t c = 1; c < start_.size(); ++c) start_[c] += start_[c - 1];
     ids_.resize(n);
@@ -175,27 +260,32 @@ template <int D>
 void SortedGrid<D>::pairs_within(std::size_t e0, std::size_t e1, PairList& out,
                                  std::uint64_t& tests) const {
     // Cell by cell: every entry of a cell tests the same runs of neighbours (the rest of its
-    // own cell and the next one along x, the three cells above in 2D; five runs in 3D).
+    // own cell, the next one along x and the three cells above in 2D; three runs of three
+    // more in 3D), each run split in two where a folded level wraps.
     std::size_t level_index = 0;
     std::size_t c = static_cast<std::size_t>(
         std::upper_bound(start_.begin(), start_.end(), static_cast<std::uint32_t>(e0)) -
         start_.begin() - 1);
-    std::array<std::pair<std::size_t, std::size_t>, D == 2 ? 1 : 4> above;
+    std::array<std::pair<std::size_t, std::size_t>, D == 2 ? 4 : 10> runs;
     for (std::size_t i = e0; i < e1;) {
         while (start_[c + 1] <= i) ++c;
         while (c >= levels_[level_index].first_cell + levels_[level_index].cells) ++level_index;
         const Level& level = levels_[level_index];
         const std::size_t w = static_cast<std::size_t>(level.dims[0]);
-        above[0] = {start_[c + w - 1], start_[c + w + 2]};  // x - 1 .. x + 1, one row up
+        const std::size_t slot = c - level.first_cell;
+        std::size_t used = 0;
+        const auto add = [&](std::size_t from, std::size_t to) { runs[used++] = {from, to}; };
+        visit_slots(level, slot + 1, 1, add);      // the next cell along x
+        visit_slots(level, slot + w - 1, 3, add);  // x - 1 .. x + 1, one row up
         if constexpr (D == 3) {
             const std::size_t plane = w * static_cast<std::size_t>(level.dims[1]);
             // and the three rows y - 1 .. y + 1 of the plane above.
-            above[1] = {start_[c + plane - w - 1], start_[c + plane - w + 2]};
-            above[2] = {start_[c + plane - 1], start_[c + plane + 2]};
-            above[3] = {start_[c + plane + w - 1], start_[c + plane + w + 2]};
+            visit_slots(level, slot + plane - w - 1, 3, add);
+            visit_slots(level, slot + plane - 1, 3, add);
+            visit_slots(level, slot + plane + w - 1, 3, add);
         }
-        const std::size_t along = start_[c + 2];  // the end of the next cell along x
-        const std::size_t cell_end = std::min<std::size_t>(start_[c + 1], e1);
+        const std::size_t own_end = start_[c + 1];
+        const std::size_t cell_end = std::min<std::size_t>(own_end, e1);
         for (; i < cell_end; ++i) {
             const Aabb<D> box = entry_box(i);
             const bool fixed = static_[i] != 0;
@@ -206,8 +296,8 @@ void SortedGrid<D>::pairs_within(std::size_t e0, std::size_t e1, PairList& out,
                         out.push_back(make_pair(ids_[i], ids_[j]));
                 }
             };
-            run(i + 1, along);
-            for (const auto& [from, to] : above) run(from, to);
+            run(i + 1, own_end);
+            for (std::size_t r = 0; r < used; ++r) run(runs[r].first, runs[r].second);
         }
     }
 }
@@ -216,19 +306,54 @@ template <int D>
 template <typename Fn>
 void SortedGrid<D>::for_each_run(const Level& level, const Aabb<D>& box, const Fn& visit) const {
     Cell lo, hi;
+    double footprint = 1;
     for (int k = 0; k < D; ++k) {
         lo[k] = axis_cell(level, box.lo[k] - level.cell, k);
         hi[k] = axis_cell(level, box.hi[k], k);
+        footprint *= double(hi[k] - lo[k] + 1);
     }
+    const std::size_t base = level.first_cell;
+    if (footprint >= double(level.cells)) {
+        visit_slots(level, 0, level.cells, visit);  // every slot once
+        return;
+    }
+    const auto count = static_cast<std::size_t>(hi[0] - lo[0] + 1);
+    // Rows far apart in a folded level can share slots: then the runs are merged first, so
+    // that no slot (and no pair) is visited twice.
+    std::int64_t span = hi[D - 1] - lo[D - 1];
+    for (int k = D - 2; k >= 0; --k) span = span * level.dims[k] + hi[k] - lo[k];
+    const bool merge = level.folded && span + 1 >= static_cast<std::int64_t>(level.cells);
+    std::vector<std::pair<std::size_t, std::size_t>> slots;
     Cell c = lo;
     for (;;) {
         c[0] = lo[0];
-        const std::size_t first = cell_index(level, c);
-        visit(start_[first], start_[first + static_cast<std::size_t>(hi[0] - lo[0]) + 1]);
+        const std::size_t first = cell_index(level, c) - base;
+        if (merge) {
+            const std::size_t end = first + count;
+            if (end <= level.cells) {
+                slots.push_back({first, end});
+            } else {
+                slots.push_back({first, level.cells});
+                slots.push_back({0, end - level.cells});
+            }
+        } else {
+            visit_slots(level, first, count, visit);
+        }
         int k = 1;
         while (k < D && ++c[k] > hi[k]) c[k] = lo[k], ++k;
-        if (k == D) return;
+        if (k == D) break;
     }
+    if (!merge) return;
+    std::sort(slots.begin(), slots.end());
+    std::size_t from = slots[0].first, to = slots[0].second;
+    for (const auto& [a, b] : slots) {
+        if (a > to) {
+            visit(start_[base + from], start_[base + to]);
+            from = a;
+        }
+        to = std::max(to, b);
+    }
+    visit(start_[base + from], start_[base + to]);
 }
 
 template <int D>
@@ -239,15 +364,15 @@ void SortedGrid<D>::pairs_across(std::size_t e0, std::size_t e1, PairList& out,
         const int own = level_of_[id];
         const Aabb<D> box = entry_box(i);
         const bool fixed = static_[i] != 0;
-        for (int j = 0; j < own; ++j) {
-            if (levels_[j].bodies == 0) continue;
-            for_each_run(levels_[j], box, [&](std::size_t from, std::size_t to) {
-                tests += to - from;
-                for (std::size_t e = from; e < to; ++e) {
-                    if (fixed && static_[e]) continue;
-                    if (overlaps(e, box)) out.push_back(make_pair(id, ids_[e]));
-                }
-            });
+        for (std::uint32_t scans = levels_[own].scans; scans != 0; scans &= scans - 1) {
+            for_each_run(levels_[std::countr_zero(scans)], box,
+                         [&](std::size_t from, std::size_t to) {
+                             tests += to - from;
+                             for (std::size_t e = from; e < to; ++e) {
+                                 if (fixed && static_[e]) continue;
+                                 if (overlaps(e, box)) out.push_back(make_pair(id, ids_[e]));
+                             }
+                         });
         }
     }
 }
@@ -258,22 +383,29 @@ void SortedGrid<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
     out.clear();
     choose_levels(boxes);
     size_grids();
+    choose_scans();
     sort_bodies(boxes, is_static);
     const std::size_t n = boxes.size();
     const auto within = [this](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
         pairs_within(b, e, p, t);
     };
-    // Entries of level 1 and up are the coarse bodies that scan the finer levels.
-    const std::size_t coarse = start_[levels_[1].first_cell];
-    const auto across = [this, coarse](std::size_t b, std::size_t e, PairList& p,
-                                       std::uint64_t& t) { pairs_across(coarse + b, coarse + e, p, t); };
+    // The entries of the levels that scan others, a contiguous range (levels sort in order).
+    std::size_t first = n, last = 0;
+    for (const Level& level : levels_) {
+        if (level.scans == 0) continue;
+        first = std::min<std::size_t>(first, start_[level.first_cell]);
+        last = start_[level.first_cell + level.cells];
+    }
+    const auto across = [this, first](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
+        pairs_across(first + b, first + e, p, t);
+    };
     within_.run(parallel(), n, kEntriesPerChunk, within, out);
-    across_.run(parallel(), n - coarse, kEntriesPerChunk / 8, across, out);
+    across_.run(parallel(), last > first ? last - first : 0, kEntriesPerChunk / 8, across, out);
 }
 
 template <int D>
 void SortedGrid<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                      QueryTrace<D>* /*trace*/) const {
+                          QueryTrace<D>* /*trace*/) const {
     out.clear();
     for (const Level& level : levels_) {
         if (level.bodies == 0) continue;
@@ -297,10 +429,10 @@ Aabb<D> SortedGrid<D>::cell_box(const Level& level, const Cell& c) const {
 
 template <int D>
 BroadPhaseStats SortedGrid<D>::stats() const {
-    std::size_t bytes = (order_.capacity() + keys_.capacity() + ids_.capacity() +
-                         start_.capacity()) * 4 +
-                        static_.capacity() + level_of_.capacity() + sample_.capacity() * 4 +
-                        within_.bytes() + across_.bytes() + levels_.capacity() * sizeof(Level);
+    std::size_t bytes =
+        (order_.capacity() + keys_.capacity() + ids_.capacity() + start_.capacity()) * 4 +
+        static_.capacity() + level_of_.capacity() + sample_.capacity() * 4 + within_.bytes() +
+        across_.bytes() + levels_.capacity() * sizeof(Level);
     for (int a = 0; a < D; ++a) bytes += (lo_[a].capacity() + hi_[a].capacity()) * 4;
     return {.candidate_tests = within_.tests() + across_.tests(),
             .structure_bytes = bytes,

@@ -6,15 +6,20 @@
 // boxes whose lower corner is in its own cell or a neighbour, so a body tests the rest of its
 // own cell and the forward half of its neighbours (cells after it in row-major order, which
 // are two contiguous runs in 2D and five in 3D), and each pair of a level is tested once,
-// from its earlier body. A body of a coarser level scans the cells of every finer level its
-// box can reach, so the pairs across levels are tested once too, from the larger body.
+// from its earlier body. Across levels, each pair of levels is scanned from one side only:
+// the coarse bodies scan the finer cells their boxes reach, or the fine bodies scan the
+// coarse cells (at most 2 per axis), whichever visits fewer cell runs.
 //
 // Why it is fast: the sort is a counting sort (prefix sums over a dense array, no hash
 // table); the order of the last frame is the input of the next, so while bodies move a
 // little the scatter writes nearly in sequence; the runs a body tests are contiguous in
-// memory. A grid's size is bounded by the number of its bodies (cells grow when bodies spread
-// far), and big bodies scanning finer cells cost about the area they cover, so the work stays
-// linear in n even with sizes spread 1000-fold.
+// memory. A level's array holds at most a few slots per body; where the cells that fit its
+// bodies are more, they are made coarser. Where that crowds them (bodies on a line or plane
+// of a large world, the `centerline` scene: many bodies per occupied cell), the row-major
+// cell index is folded modulo a power of two instead, with rows of odd length so that lines
+// and planes along any axis spread over all slots: far cells then share a slot (their bodies
+// are extra candidates, rejected by the box test), but the cells stay as small as the
+// bodies. Neighbours keep their constant offsets, so the forward runs stay contiguous.
 #pragma once
 
 #include <array>
@@ -51,7 +56,9 @@ private:
         Vec<D> origin{0.0f};          // low corner of cell 0 (a padding cell)
         std::array<std::int64_t, D> dims{};
         std::size_t first_cell = 0;   // in the global cell numbering
-        std::size_t cells = 0;
+        std::size_t cells = 0;        // slots in the array: a power of two when folded
+        bool folded = false;          // the row-major index is taken modulo `cells`
+        std::uint32_t scans = 0;      // bit k: this level's bodies scan level k's cells
         std::uint32_t bodies = 0;
         Aabb<D> lows = Aabb<D>::empty();  // bounds of the lower corners
     };
@@ -65,6 +72,12 @@ private:
     std::int64_t axis_cell(const Level& level, float v, int k) const;
     Cell cell_of(const Level& level, const Vec<D>& p) const;
     std::size_t cell_index(const Level& level, const Cell& c) const;
+    // visit(first_entry, end_entry) for the slots [slot, slot + count) of `level`, wrapped.
+    template <typename Fn>
+    void visit_slots(const Level& level, std::size_t slot, std::size_t count,
+                     const Fn& visit) const;
+    // Which level's bodies scan the other's cells, for each pair of occupied levels.
+    void choose_scans();
     // Pairs of the sorted entries [e0, e1) with the forward half of their level's neighbours.
     void pairs_within(std::size_t e0, std::size_t e1, PairList& out, std::uint64_t& tests) const;
     // Pairs of the sorted entries [e0, e1) with the finer levels' entries their boxes reach.
@@ -92,6 +105,9 @@ private:
     std::vector<float> sample_;
     ChunkedSweep within_, across_;
     std::size_t occupied_ = 0;
+    // Per level: fold its grid (its bodies crowded coarsened cells), and its bodies then.
+    std::array<std::uint8_t, kMaxLevels> crowded_{};
+    std::array<std::uint32_t, kMaxLevels> crowded_bodies_{};
     std::array<Param, 2> params_ = {{{"cell scale", 1, 0.25f, 4},
                                      {"parallel", 1, 0, 1, true}}};
 };

@@ -27,8 +27,8 @@ std::vector<std::string> SortedGrid<D>::layers() const {
     for (std::size_t k = 0; k < levels_.size(); ++k) {
         if (levels_[k].bodies == 0) continue;
         char text[96];
-        std::snprintf(text, sizeof text, "level %zu: cell %.3g, %u bodies", k, levels_[k].cell,
-                      levels_[k].bodies);
+        std::snprintf(text, sizeof text, "level %zu: cell %.3g, %u bodies%s", k, levels_[k].cell,
+                      levels_[k].bodies, levels_[k].folded ? ", folded" : "");
         names.emplace_back(text);
     }
     return names;

@@ -1,0 +1,124 @@
+// The speed paths of two algorithms, checked where the registry suites may not reach them:
+// the sorted grid's folded levels (bodies crowded on centre lines and planes), their region
+// queries and their return to plain levels; the dynamic tree's margin jitter at its ends
+// and its refits between top-down builds.
+#include <gtest/gtest.h>
+
+#include "collide/registry.hpp"
+#include "test_support.hpp"
+#include "tooling/ballistic.hpp"
+#include "tooling/random.hpp"
+#include "tooling/scenes.hpp"
+
+namespace collide {
+namespace {
+
+using testing::reference_pairs;
+
+template <int D>
+bool any_folded(const BroadPhase<D>& bp) {
+    for (const std::string& layer : bp.layers()) {
+        if (layer.find("folded") != std::string::npos) return true;
+    }
+    return false;
+}
+
+template <int D>
+std::vector<BodyId> scan(std::span<const Aabb<D>> boxes, const Aabb<D>& region) {
+    std::vector<BodyId> out;
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+        if (boxes[i].overlaps(region)) out.push_back(BodyId(i));
+    }
+    return out;
+}
+
+// Centerline crowds its line bodies into the coarse cells of a plain level, so the grid folds
+// that level from the second frame on; pairs and queries must stay exact while it is folded.
+template <int D>
+void folded_grid_is_exact() {
+    BallisticMotion<D> motion(make_scene<D>("centerline", 1500, 7), 0.5f, 7);
+    auto grid = make_broadphase<D>("sorted-grid");
+    PairList got;
+    Rng rng(11);
+    bool folded = false;
+    for (int frame = 0; frame < 5; ++frame) {
+        grid->update(motion.boxes(), motion.is_static(), got);
+        ASSERT_TRUE(pair_set_difference(got, reference_pairs<D>(motion.boxes(), motion.is_static()))
+                        .empty())
+            << "frame " << frame;
+        folded = folded || any_folded(*grid);
+        Aabb<D> all = Aabb<D>::empty();
+        for (const Aabb<D>& b : motion.boxes()) all.grow(b);
+        std::vector<BodyId> found;
+        // Regions from a point to the whole world, of every aspect: small ones read a few
+        // slots, long ones read rows that share slots (merged), big ones every slot once.
+        for (int q = 0; q < 200; ++q) {
+            const Vec<D> c = rng.in_box<D>(all.lo, all.hi);
+            Vec<D> half;
+            for (int k = 0; k < D; ++k) {
+                half[k] = (all.hi[k] - all.lo[k]) * rng.uniform(0.0f, q < 50 ? 0.02f : 0.6f);
+            }
+            const Aabb<D> region{c - half, c + half};
+            grid->query(region, found);
+            std::sort(found.begin(), found.end());
+            ASSERT_EQ(found, scan<D>(motion.boxes(), region))
+                << "frame " << frame << ", query " << q;
+        }
+        motion.advance();
+    }
+    EXPECT_TRUE(folded) << "centerline never folded a level: the folded path went untested";
+
+    // The same instance on a uniform scene: the levels go back to plain grids.
+    BallisticMotion<D> spread(make_scene<D>("uniform", 2000, 3), 0.5f, 3);
+    for (int frame = 0; frame < 3; ++frame) {
+        grid->update(spread.boxes(), spread.is_static(), got);
+        ASSERT_TRUE(pair_set_difference(got, reference_pairs<D>(spread.boxes(), spread.is_static()))
+                        .empty())
+            << "uniform frame " << frame;
+        spread.advance();
+    }
+    EXPECT_FALSE(any_folded(*grid));
+}
+
+TEST(SortedGrid, FoldedLevelsAreExact2D) {
+    folded_grid_is_exact<2>();
+}
+TEST(SortedGrid, FoldedLevelsAreExact3D) {
+    folded_grid_is_exact<3>();
+}
+
+// Jitter 0 (every body of a size the same margin: the old waves) and 1 (margins from none to
+// twice), with and without refits between builds, over enough frames for bodies to leave
+// their fat boxes several times.
+template <int D>
+void jitter_is_exact(float jitter, float refit) {
+    for (const char* scene : {"uniform", "powerlaw"}) {
+        BallisticMotion<D> motion(make_scene<D>(scene, 800, 5), 0.5f, 5);
+        auto tree = make_broadphase<D>("dynamic-aabb-tree");
+        int set = 0;
+        for (Param& p : tree->params()) {
+            if (std::string_view(p.name) == "margin jitter") p.value = jitter, ++set;
+            if (std::string_view(p.name) == "refit for K frames") p.value = refit, ++set;
+        }
+        ASSERT_EQ(set, 2);
+        PairList got;
+        for (int frame = 0; frame < 10; ++frame) {
+            tree->update(motion.boxes(), motion.is_static(), got);
+            ASSERT_TRUE(
+                pair_set_difference(got, reference_pairs<D>(motion.boxes(), motion.is_static()))
+                    .empty())
+                << scene << " frame " << frame;
+            motion.advance();
+        }
+    }
+}
+
+TEST(DynamicAabbTree, MarginJitterAndRefitsAreExact) {
+    for (const auto& [jitter, refit] : {std::pair{0.0f, 0.0f}, {1.0f, 64.0f}, {0.5f, 4.0f}}) {
+        jitter_is_exact<2>(jitter, refit);
+        jitter_is_exact<3>(jitter, refit);
+    }
+}
+
+}  // namespace
+}  // namespace collide
