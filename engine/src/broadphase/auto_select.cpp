@@ -54,6 +54,17 @@ void AutoSelect<D>::measure(std::span<const Aabb<D>> boxes) {
 }
 
 template <int D>
+void AutoSelect<D>::set_cost_tracking(bool on) {
+    track_costs_ = on;
+    if (algorithm_) algorithm_->set_cost_tracking(on);
+}
+
+template <int D>
+bool AutoSelect<D>::body_costs(std::span<std::uint32_t> out) const {
+    return algorithm_ && algorithm_->body_costs(out);
+}
+
+template <int D>
 void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                            PairList& out) {
     measure(boxes);
@@ -62,6 +73,7 @@ void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
     wanted_ = want;
     if (!algorithm_ || (want != current_ && wanted_for_ >= kPatience)) {
         algorithm_ = make_(want);
+        algorithm_->set_cost_tracking(track_costs_);
         current_ = want;
     }
     algorithm_->update(boxes, is_static, out);

@@ -46,6 +46,9 @@ public:
     BroadPhaseStats stats() const override;
     std::span<Param> params() override;
     std::string status() const override;
+    // The heat map is the chosen algorithm's, which keeps tracking across a switch.
+    void set_cost_tracking(bool on) override;
+    bool body_costs(std::span<std::uint32_t> out) const override;
 
     // The algorithm for n bodies moving `motion` median extents per update.
     static std::string_view choose(std::size_t n, float motion, std::string_view current);
@@ -58,6 +61,7 @@ private:
     Factory make_;
     std::unique_ptr<BroadPhase<D>> algorithm_;
     std::string_view current_;
+    bool track_costs_ = false;
     std::string_view wanted_;  // what choose() said last, and for how many updates in a row
     int wanted_for_ = 0;
     float spread_ = 1.0f;

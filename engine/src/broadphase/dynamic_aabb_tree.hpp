@@ -22,6 +22,7 @@
 #include <array>
 
 #include "broadphase/aabb_tree.hpp"
+#include "broadphase/body_costs.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {
@@ -36,6 +37,8 @@ public:
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
     BroadPhaseStats stats() const override;
+    void set_cost_tracking(bool on) override { costs_.track(on); }
+    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
 private:
@@ -98,6 +101,7 @@ private:
     float avg_extent_ = 0.0f;              // mean largest box extent at the last full rebuild
     std::size_t statics_ = 0;              // static bodies
     std::uint64_t tests_ = 0;
+    BodyCosts costs_;
     std::size_t frame_ = 0;
     bool rebuilt_ = false;                 // the last update rebuilt a tree top-down
     bool built_coherent_ = false;

@@ -197,6 +197,7 @@ void MortonCells<D>::update(std::span<const Aabb<D>> boxes,
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
+    costs_.reset(n);
     const bool changed = settings_changed(params_, built_with_, is_static, is_static_);
     const bool full = frame_.refit(boxes) || !persistent() || n != signatures_.size() || changed;
     boxes_.assign(boxes.begin(), boxes.end());
@@ -260,6 +261,7 @@ void MortonCells<D>::sweep_rows(std::size_t m0, std::size_t m1, PairList& pairs,
             const Entry& inner = in[j];
             if (SkipStaticPairs && is_static_[outer.id] && is_static_[inner.id]) continue;
             ++tests;
+            costs_.add_pair(outer.id, inner.id);
             if (!box.overlaps(in_boxes[j])) continue;
             if (Canonical && !owns_pair(inner, box, in_boxes[j])) continue;
             pairs.push_back(make_pair(outer.id, inner.id));

@@ -74,7 +74,7 @@ void RegionTree<D>::sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs,
         const TreeItem<D>& a = items_[s];
         const std::uint32_t end = row_end_[s];
         for (std::uint32_t t = static_cast<std::uint32_t>(s) + 1; t < end; ++t) {
-            test_pair(a, items_[t], pairs, tests);
+            test_pair(a, items_[t], pairs, tests, costs_);
         }
     }
 }
@@ -92,6 +92,7 @@ void RegionTree<D>::update(std::span<const Aabb<D>> boxes,
     row_end_.resize(n);
     nodes_.clear();
     deepest_ = 0;
+    costs_.reset(n);
     Vec<D> center;
     float half;
     root_square(boxes, center, half);

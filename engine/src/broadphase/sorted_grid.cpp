@@ -202,6 +202,7 @@ void SortedGrid<D>::pairs_within(std::size_t e0, std::size_t e1, PairList& out,
             const auto run = [&](std::size_t from, std::size_t to) {
                 tests += to - from;
                 for (std::size_t j = from; j < to; ++j) {
+                    costs_.add_pair(ids_[i], ids_[j]);
                     if (overlaps(j, box) && !(fixed && static_[j]))
                         out.push_back(make_pair(ids_[i], ids_[j]));
                 }
@@ -244,6 +245,7 @@ void SortedGrid<D>::pairs_across(std::size_t e0, std::size_t e1, PairList& out,
             for_each_run(levels_[j], box, [&](std::size_t from, std::size_t to) {
                 tests += to - from;
                 for (std::size_t e = from; e < to; ++e) {
+                    costs_.add_pair(id, ids_[e]);
                     if (fixed && static_[e]) continue;
                     if (overlaps(e, box)) out.push_back(make_pair(id, ids_[e]));
                 }
@@ -260,6 +262,7 @@ void SortedGrid<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
     size_grids();
     sort_bodies(boxes, is_static);
     const std::size_t n = boxes.size();
+    costs_.reset(n);
     const auto within = [this](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
         pairs_within(b, e, p, t);
     };

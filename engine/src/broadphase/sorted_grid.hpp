@@ -20,6 +20,7 @@
 #include <array>
 #include <vector>
 
+#include "broadphase/body_costs.hpp"
 #include "broadphase/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 
@@ -39,6 +40,8 @@ public:
     std::string describe(BodyId id) const override;
     std::vector<std::string> layers() const override;
     BroadPhaseStats stats() const override;
+    void set_cost_tracking(bool on) override { costs_.track(on); }
+    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
 private:
@@ -90,6 +93,7 @@ private:
     std::vector<std::uint32_t> entry_of_;  // per body: its sorted entry (for describe/draw)
     std::vector<float> sample_;
     ChunkedSweep within_, across_;
+    BodyCosts costs_;
     std::size_t occupied_ = 0;
     std::array<Param, 2> params_ = {{{"cell scale", 1, 0.25f, 4},
                                      {"parallel", 1, 0, 1, true}}};
