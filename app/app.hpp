@@ -13,6 +13,7 @@
 
 #include "camera.hpp"
 #include "cli.hpp"
+#include "compare_view.hpp"
 #include "demo.hpp"
 #include "frame_stats.hpp"
 #include "input.hpp"
@@ -36,6 +37,9 @@ private:
     // Draws the world and its overlays into the back buffer; returns what the overlays drew.
     OverlayReport render_world(glm::vec2 screen, glm::ivec2 framebuffer);
     void draw_labels(glm::vec2 screen) const;
+    // Bodies, implicit surfaces and `overlays` through the camera, into a view of `size`.
+    void draw_scene(glm::vec2 size, glm::vec2 screen, glm::ivec2 framebuffer,
+                    std::span<const Instance> bodies, const OverlayGeometry& overlays);
     // Asks the broad phase for the bodies in the viewer's query region, if there is one.
     void run_query();
     // Frames the world when the dimension or the world's size changed, or when asked to.
@@ -68,6 +72,7 @@ private:
     Camera2D camera_2d_;
     Camera3D camera_3d_;
     int fitted_dim_ = 0;
+    std::size_t fitted_panes_ = 0;  // compare panes when last fitted (0: one view)
     Box3 fitted_bounds_;
     OverlayReport overlay_report_;
     QueryReport query_report_;
@@ -75,6 +80,7 @@ private:
     std::vector<Instance> instances_;
     OverlayGeometry overlays_;
     ShapeGeometry shapes_;
+    CompareView compare_;
 };
 
 }  // namespace collidoscope

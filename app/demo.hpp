@@ -37,6 +37,8 @@ struct ViewOptions {
     OverlayFlags overlays;
     ColorMode color_mode = ColorMode::kSpeed;
     bool overlays_on_top = true;  // 3D: draw overlays through the spheres
+    // The compare view's algorithms, one pane each (compare_view.hpp); empty = off.
+    std::vector<std::string> compare;
 };
 
 // How a replay is going.

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "collide/core.hpp"
 #include "collide/debug_draw.hpp"
@@ -52,6 +53,8 @@ struct Options {
     std::string settings_file;
     PanelState panels;
     ColorMode color_mode = ColorMode::kSpeed;
+    // --compare: the compare view's algorithms (2 to 4 registry names); empty = off.
+    std::vector<std::string> compare;
     bool overlays_on_top = true;
     float ui_scale = 1.0f;
     // What the command line gave, which the stored settings do not override.
@@ -60,6 +63,7 @@ struct Options {
         bool overlay = false;
         bool scene = false;  // --dim, --scene or --broadphase: the stored scene is not used
         bool no_settings = false;
+        bool color = false;  // --color: the stored colour mode is not used
     } given;
     // Record and replay (session_file.hpp): write the session to `record`; replay the one
     // in `replay`, whose world replaces dim, scene, count, seed, algorithm, swept, paused.

@@ -21,6 +21,9 @@ public:
 
     // Sets the viewport, clears colour and depth, and resets the draw-call count.
     void begin_frame(glm::ivec2 framebuffer);
+    // Draws into the rectangle at `origin` (framebuffer pixels, bottom left) of `size` only,
+    // clipped there (a compare pane); a zero size goes back to the whole framebuffer.
+    void set_viewport(glm::ivec2 origin, glm::ivec2 size);
 
     void draw_circles(std::span<const Instance> circles, const glm::mat4& view_proj,
                       float world_per_pixel);
@@ -68,6 +71,7 @@ private:
     GlVertexArray line_vao_;
     StreamBuffer line_buffer_;
     glm::ivec2 framebuffer_{1, 1};
+    glm::ivec2 viewport_{1, 1};  // the size drawn into: the framebuffer, or a pane
     bool multisampled_ = false;
     int draw_calls_ = 0;
 };

@@ -64,6 +64,7 @@ private:
     void scene_section(Demo& demo, UiActions& actions);
     void physics_section(Demo& demo);
     void broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& actions);
+    void compare_controls(Demo& demo);
     void overlays_section(Demo& demo, const OverlayReport& report);
     void query_section(Demo& demo, const UiFrame& frame);
     // Returns the top of the panel (the screen's bottom when nothing is selected).

@@ -1,0 +1,15 @@
+// Our colours (0xAARRGGBB, collide::Color) as ImGui packs them (0xAABBGGRR), for whatever
+// the app draws with ImGui's draw lists over the world view.
+#pragma once
+
+#include <imgui.h>
+
+#include "collide/debug_draw.hpp"
+
+namespace collidoscope {
+
+inline ImU32 to_imgui(collide::Color c) {
+    return (c & 0xFF00FF00u) | ((c >> 16) & 0xFFu) | ((c & 0xFFu) << 16);
+}
+
+}  // namespace collidoscope
