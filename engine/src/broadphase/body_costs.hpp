@@ -21,6 +21,8 @@ public:
         if (!on) counts_.clear();
     }
     bool on() const { return on_; }
+    // This, or null when off: hoisted out of a hot loop, one register test per candidate.
+    const BodyCosts* if_on() const { return on_ ? this : nullptr; }
     // Zeroes the counters of n bodies; call at the start of an update.
     void reset(std::size_t n) {
         if (on_) counts_.assign(n, 0);

@@ -108,10 +108,11 @@ void LooseTree<D>::build(std::span<const Aabb<D>> boxes, std::span<const std::ui
 template <int D>
 void LooseTree<D>::sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs,
                               std::uint64_t& tests) const {
+    const BodyCosts* costs = costs_.if_on();
     for (std::size_t s = r0; s < r1; ++s) {
         const TreeItem<D>& a = items_[s];
         for_each_candidate(s,
-                           [&](std::uint32_t j) { test_pair(a, items_[j], pairs, tests, costs_); });
+                           [&](std::uint32_t j) { test_pair(a, items_[j], pairs, tests, costs); });
     }
 }
 
@@ -132,7 +133,7 @@ void LooseTree<D>::own_vs_subtree(std::uint32_t a, std::uint32_t b, PairList& ou
                 const TreeItem<D>& x = items_[s];
                 if (!x.box.overlaps(m.own_bounds)) continue;
                 for (std::uint32_t t = m.begin; t < m.own_end; ++t)
-                    test_pair(x, items_[t], out, tests, costs_);
+                    test_pair(x, items_[t], out, tests, costs_.if_on());
             }
         }
         ++i;
@@ -159,7 +160,7 @@ void LooseTree<D>::self_pairs(std::uint32_t node, PairList& out, std::uint64_t& 
     const TreeNode<D>& n = nodes_[node];
     for (std::uint32_t s = n.begin; s < n.own_end; ++s) {
         for (std::uint32_t t = s + 1; t < n.own_end; ++t)
-            test_pair(items_[s], items_[t], out, tests, costs_);
+            test_pair(items_[s], items_[t], out, tests, costs_.if_on());
     }
     const std::uint32_t end = n.skip;
     for (std::uint32_t c = node + 1; c < end; c = nodes_[c].skip) {
