@@ -241,6 +241,7 @@ void DynamicAabbTree<D>::reinsert_moved() {
 // both sides (fat boxes overlap symmetrically) and the lower proxy keeps it.
 template <int D>
 void DynamicAabbTree<D>::pair_pass(bool join, PairList& out) {
+    const BodyCosts* costs = costs_.if_on();  // read once, not per pair
     for_each_list([&](std::size_t l) {
         PairList& fat = fat_lists_[l];
         PairList& found = out_lists_[l];
@@ -249,7 +250,7 @@ void DynamicAabbTree<D>::pair_pass(bool join, PairList& out) {
         for (const Pair& pr : fat) {
             if (moved_[pr.a] | moved_[pr.b]) continue;
             fat[w++] = pr;
-            costs_.add_pair(body_of_[pr.a], body_of_[pr.b]);
+            if (costs) costs->add_pair(body_of_[pr.a], body_of_[pr.b]);
             if (boxes_[pr.a].overlaps(boxes_[pr.b])) {
                 found.push_back(make_pair(body_of_[pr.a], body_of_[pr.b]));
             }
@@ -263,14 +264,14 @@ void DynamicAabbTree<D>::pair_pass(bool join, PairList& out) {
                     if (q == p || (moved_[q] && q < p)) return;
                     fat.push_back({p, q});
                     ++tests;
-                    costs_.add(body_of_[q]);
+                    if (costs) costs->add(body_of_[q]);
                     if (real.overlaps(boxes_[q])) found.push_back(make_pair(body_of_[p], body_of_[q]));
                 };
                 const std::uint64_t before = tests;
                 moving_tree_.query(fat_[p], list_stacks_[l], tests, hit, kNoTrace);
                 if (!static_[p]) static_tree_.query(fat_[p], list_stacks_[l], tests, hit, kNoTrace);
                 // p's cost: every node and leaf its queries tested (q counted its own above).
-                costs_.add(body_of_[p], static_cast<std::uint32_t>(tests - before));
+                if (costs) costs->add(body_of_[p], static_cast<std::uint32_t>(tests - before));
             }
         }
         list_tests_[l] = tests;
