@@ -12,8 +12,9 @@
 #include <memory>
 #include <thread>
 
+#include "cost_legend.hpp"
+#include "imgui_color.hpp"
 #include "presets.hpp"
-#include "palette.hpp"
 #include "scene_save.hpp"
 #include "screenshot.hpp"
 #include "settings_store.hpp"
@@ -29,10 +30,6 @@ constexpr float kRingPx = 7.0f;  // smallest selection ring, in pixels
 // and the bodies have moved.
 constexpr int kShotFrames = 8;
 constexpr float kLensPx = 150.0f;  // the focus lens's half side, in pixels
-
-ImU32 to_imgui(collide::Color c) {
-    return to_abgr(c);
-}
 
 bool same_box(const Box3& a, const Box3& b) {
     return a.lo == b.lo && a.hi == b.hi;
@@ -66,6 +63,7 @@ App::App(const Options& options, Demo& demo, Platform& platform)
     // What the settings file keeps (settings_store.hpp), as the options carry it.
     ui_.panels() = options.panels;
     demo_.view().color_mode = options.color_mode;
+    demo_.view().compare = options.compare;
     demo_.view().overlays_on_top = options.overlays_on_top;
     // A scale the user chose, else the one the display's DPI suggests.
     display_scale_ = platform.display_scale();
@@ -325,16 +323,26 @@ void App::report_state(glm::vec2 screen, const char* exit) {
 
 void App::fit_camera_if_needed(glm::vec2 screen, bool asked) {
     const Box3 bounds = demo_.world().bounds();
-    if (!asked && fitted_dim_ == demo_.dim() && same_box(bounds, fitted_bounds_)) return;
+    const std::size_t panes = demo_.view().compare.size();
+    if (!asked && fitted_dim_ == demo_.dim() && same_box(bounds, fitted_bounds_) &&
+        fitted_panes_ == panes)
+        return;
     if (asked) camera_box_.reset();  // C frames the whole world
     Box3 framed = camera_box_.value_or(bounds);
     // 2D: leave room under the world: structure overlays such as sort-and-sweep's sorted
     // intervals are drawn in a strip there.
     if (demo_.dim() == 2 && !camera_box_) framed.lo.y -= 0.14f * (bounds.hi.y - bounds.lo.y);
-    camera().fit(framed, ui_.layout().world, screen);
+    if (panes > 0) {
+        // Compare panes each draw the whole of their own viewport: frame the world in one.
+        const glm::vec2 pane = compare_panes(ui_.layout().world, panes)[0].size();
+        camera().fit(framed, {{0.0f, 0.0f}, pane}, pane);
+    } else {
+        camera().fit(framed, ui_.layout().world, screen);
+    }
     fitted_pixel_ = camera().pixel_size_at(bounds.center(), screen);
     fitted_dim_ = demo_.dim();
     fitted_bounds_ = bounds;
+    fitted_panes_ = panes;
 }
 
 Camera& App::camera() {
@@ -380,8 +388,12 @@ OverlayReport App::build_world(glm::vec2 screen) {
     }
     set_level_of_detail(req, screen);
     overlays_.clear();
-    const OverlayReport report = world.fill_overlays(req, overlays_);
     world.fill_shapes(shapes_);
+    if (!view.compare.empty()) {  // each pane builds its own, in draw_world
+        compare_request_ = req;
+        return {};
+    }
+    const OverlayReport report = world.fill_overlays(req, overlays_);
     return report;
 }
 
@@ -392,20 +404,43 @@ void App::draw_world(glm::vec2 screen, glm::ivec2 framebuffer) {
     const glm::ivec2 lo = glm::ivec2(glm::floor(view_rect.min * pixels_per_point));
     const glm::ivec2 hi = glm::ivec2(glm::ceil(view_rect.max * pixels_per_point));
     renderer_.begin_frame(framebuffer, {lo.x, framebuffer.y - hi.y, hi.x - lo.x, hi.y - lo.y});
+    SimWorld& world = demo_.world();
     const ViewOptions& view = demo_.view();
-    const glm::mat4 view_proj = camera().view_proj(screen);
+    if (!view.compare.empty()) {
+        compare_.render(
+            world, view.compare, view.color_mode, compare_request_, camera(), view_rect, screen,
+            framebuffer, instances_, renderer_,
+            [&](glm::vec2 size, std::span<const Instance> bodies, const OverlayGeometry& overlays) {
+                draw_scene(size, screen, framebuffer, bodies, overlays);
+            });
+        return;
+    }
+    draw_scene(screen, screen, framebuffer, instances_, overlays_);
+    if (view.color_mode == ColorMode::kCost) {
+        draw_cost_legend(*ImGui::GetBackgroundDrawList(), world.cost_scale(), demo_.broad_phase(),
+                         view_rect);
+    }
+}
+
+void App::draw_scene(glm::vec2 size, glm::vec2 screen, glm::ivec2 framebuffer,
+                     std::span<const Instance> bodies, const OverlayGeometry& overlays) {
+    const Camera& cam = camera();
+    const glm::mat4 view_proj = cam.view_proj(size);
     // The bodies are drawn differently (flat discs, lit impostors), the overlays the same.
     if (demo_.dim() == 2) {
-        renderer_.draw_triangles(overlays_.triangles, view_proj, false);  // under the bodies
-        renderer_.draw_circles(instances_, view_proj,
-                               camera_2d_.world_per_pixel() / pixels_per_point);
+        // GL works in framebuffer pixels, the cameras in window points; they differ on HiDPI.
+        const float pixels_per_point =
+            static_cast<float>(framebuffer.y) / std::max(screen.y, 1.0f);
+        renderer_.draw_triangles(overlays.triangles, view_proj, false);  // under the bodies
+        renderer_.draw_circles(bodies, view_proj, camera_2d_.world_per_pixel() / pixels_per_point);
         renderer_.draw_lines(shapes_.lines, view_proj, false);
-        renderer_.draw_lines(overlays_.lines, view_proj, false);
+        renderer_.draw_lines(overlays.lines, view_proj, false);
     } else {
-        renderer_.draw_spheres(instances_, camera_3d_.view(), camera_3d_.proj(screen));
+        const bool depth = !demo_.view().overlays_on_top;
+        renderer_.draw_spheres(bodies, camera_3d_.view(), camera_3d_.proj(size));
         renderer_.draw_mesh(shapes_.triangles, view_proj);
-        renderer_.draw_triangles(overlays_.triangles, view_proj, !view.overlays_on_top);
-        renderer_.draw_lines(overlays_.lines, view_proj, !view.overlays_on_top);
+        renderer_.draw_triangles(overlays.triangles, view_proj, depth);
+        renderer_.draw_lines(overlays.lines, view_proj, depth);
     }
 }
 

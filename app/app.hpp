@@ -13,6 +13,7 @@
 
 #include "camera.hpp"
 #include "cli.hpp"
+#include "compare_view.hpp"
 #include "demo.hpp"
 #include "frame_stats.hpp"
 #include "gpu_timer.hpp"
@@ -42,6 +43,9 @@ private:
     void draw_labels(glm::vec2 screen) const;
     // The structure overlay's level of detail: pixel size, lens, 3D slab and eye.
     void set_level_of_detail(OverlayRequest& req, glm::vec2 screen) const;
+    // Bodies, implicit surfaces and `overlays` through the camera, into a view of `size`.
+    void draw_scene(glm::vec2 size, glm::vec2 screen, glm::ivec2 framebuffer,
+                    std::span<const Instance> bodies, const OverlayGeometry& overlays);
     // Asks the broad phase for the bodies in the viewer's query region, if there is one.
     void run_query();
     // Frames the world when the dimension or the world's size changed, or when asked to.
@@ -85,6 +89,7 @@ private:
     Camera2D camera_2d_;
     Camera3D camera_3d_;
     int fitted_dim_ = 0;
+    std::size_t fitted_panes_ = 0;  // compare panes when last fitted (0: one view)
     Box3 fitted_bounds_;
     std::optional<Box3> camera_box_;  // what the camera frames; empty: the whole world
     std::string preset_;              // the preset last loaded; empty: none
@@ -97,6 +102,8 @@ private:
     std::vector<Instance> instances_;
     OverlayGeometry overlays_;
     ShapeGeometry shapes_;
+    CompareView compare_;
+    OverlayRequest compare_request_;  // the frame's overlay request, for the compare panes
 };
 
 }  // namespace collidoscope

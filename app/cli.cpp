@@ -26,7 +26,7 @@ namespace {
 // --broadphase can be checked against a --dim that comes after it).
 struct RawArgs {
     std::optional<std::string> dim, scene, count, seed, broadphase, overlay, frames, screenshot,
-        size, select, msaa, query;
+        size, select, msaa, query, compare, color;
     std::optional<std::string> save_scene;  // persistence (issue 16)
     bool no_settings = false;
     std::optional<std::string> record, replay;  // record and replay
@@ -66,6 +66,12 @@ void define_flags(CLI::App& app, RawArgs& raw) {
            "race every algorithm on each frame's boxes (the Race panel)");
     value("View", "--overlay", raw.overlay, "LIST",
           "comma-separated: aabbs, pairs, structure, implicit, all, none");
+    value("View", "--compare", raw.compare, "A,B[,C,D]",
+          "compare view: the world view split into 2 to 4 panes, each running\n"
+          "one of these algorithms on the same boxes (see --list)");
+    value("View", "--color", raw.color, "speed|id|cost",
+          "colour bodies by speed, by id, or by the broad phase's work on each\n"
+          "(the cost heat map)");
     value("View", "--size", raw.size, "WxH", "window size; default 1280x720");
     value("View", "--select", raw.select, "ID", "start with body ID selected");
     value("View", "--ui-scale", raw.ui_scale, "S",
@@ -217,21 +223,44 @@ void validate_scene(const RawArgs& raw, Options& opt) {
     }
 }
 
+// Throws unless `name` is a registry algorithm supporting `dim`.
+void check_algorithm(const char* flag, std::string_view name, int dim) {
+    const collide::BroadPhaseEntry* entry = collide::find_broadphase(name);
+    if (!entry) {
+        throw InputError(std::string(flag) + ": unknown algorithm " + quote(name) +
+                         " (see --list)");
+    }
+    if (!entry->supports(dim)) {
+        throw InputError(std::string(flag) + ": " + quote(name) + " does not support " +
+                         std::to_string(dim) + "D");
+    }
+}
+
 void validate_broadphase(const RawArgs& raw, Options& opt) {
     if (!raw.broadphase) {
         opt.broadphase = std::string(collide::kDefaultBroadPhase);
         return;
     }
-    const collide::BroadPhaseEntry* entry = collide::find_broadphase(*raw.broadphase);
-    if (!entry) {
-        throw InputError("--broadphase: unknown algorithm " + quote(*raw.broadphase) +
-                         " (see --list)");
-    }
-    if (!entry->supports(opt.dim)) {
-        throw InputError("--broadphase: " + quote(*raw.broadphase) + " does not support " +
-                         std::to_string(opt.dim) + "D");
-    }
+    check_algorithm("--broadphase", *raw.broadphase, opt.dim);
     opt.broadphase = std::string(*raw.broadphase);
+}
+
+void parse_compare(std::string_view text, Options& opt) {
+    for (const std::string_view name : collide::split(text, ',')) {
+        check_algorithm("--compare", name, opt.dim);
+        opt.compare.emplace_back(name);
+    }
+    if (opt.compare.size() < 2 || opt.compare.size() > 4) {
+        throw InputError("--compare: " + quote(text) +
+                         " must name 2 to 4 algorithms, comma separated");
+    }
+}
+
+ColorMode parse_color(std::string_view text) {
+    if (text == "speed") return ColorMode::kSpeed;
+    if (text == "id") return ColorMode::kId;
+    if (text == "cost") return ColorMode::kCost;
+    throw InputError("--color: unknown colour mode " + quote(text) + " (use speed, id or cost)");
 }
 
 OverlayFlags parse_overlays(std::string_view text) {
@@ -437,6 +466,8 @@ CliResult parse_cli(std::span<const std::string_view> args) {
     validate_scene(raw, opt);
     validate_broadphase(raw, opt);
     if (raw.overlay) opt.overlays = parse_overlays(*raw.overlay);
+    if (raw.compare) parse_compare(*raw.compare, opt);
+    if (raw.color) opt.color_mode = parse_color(*raw.color);
     if (raw.frames) {
         auto frames = collide::parse_number<std::int64_t>(*raw.frames);
         if (!frames || *frames < 1) {
@@ -506,6 +537,7 @@ CliResult parse_cli(std::span<const std::string_view> args) {
     opt.given.view = raw.dim || raw.scene || raw.count || raw.seed || raw.broadphase ||
                      raw.overlay || raw.select || raw.query || raw.replay || raw.preset ||
                      raw.camera || !raw.params.empty();
+    opt.given.color = raw.color.has_value();
     return result;
 }
 

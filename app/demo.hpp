@@ -46,6 +46,8 @@ struct ViewOptions {
     int slab_axis = 2;
     float slab_at = 0.5f;
     float slab_width = 0.2f;
+    // The compare view's algorithms, one pane each (compare_view.hpp); empty = off.
+    std::vector<std::string> compare;
 };
 
 // How a replay is going.

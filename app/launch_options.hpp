@@ -65,6 +65,8 @@ struct Options {
     std::string settings_file;
     PanelState panels;
     ColorMode color_mode = ColorMode::kSpeed;
+    // --compare: the compare view's algorithms (2 to 4 registry names); empty = off.
+    std::vector<std::string> compare;
     bool overlays_on_top = true;
     float ui_scale = 0.0f;  // text size in the panels; 0: from the display's DPI
     // What the command line gave, which the stored settings do not override.
@@ -75,6 +77,7 @@ struct Options {
         bool no_settings = false;
         bool ui_scale = false;  // --ui-scale
         bool view = false;  // any flag that chooses what is shown (world, algorithm, overlays)
+        bool color = false;  // --color: the stored colour mode is not used
     } given;
     // Record and replay (session_file.hpp): write the session to `record`; replay the one
     // in `replay`, whose world replaces dim, scene, count, seed, algorithm, swept, paused.

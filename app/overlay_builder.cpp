@@ -167,19 +167,19 @@ void add_query_hits(const collide::World<D>& world, const OverlayRequest& req,
 }
 
 template <int D>
-void add_structure(const collide::World<D>& world, const OverlayRequest& req,
+void add_structure(const collide::BroadPhase<D>& algorithm, const OverlayRequest& req,
                    const collide::QueryTrace<D>& trace, const collide::Aabb<D>& view,
-                   OverlayGeometry& out, OverlayReport& report) {
+                   const collide::Aabb<D>& world_box, OverlayGeometry& out, OverlayReport& report) {
     std::vector<LineVertex>& lines = out.lines;
     collide::DebugDraw<D> dd;
     dd.view = view;
     dd.pixel = req.pixel;
-    dd.clip = world.settings().bounds;
+    dd.clip = world_box;
     if (req.lens) dd.lens = from3<D>(*req.lens);
     if (req.slab && D == 3) dd.slab = from3<D>(*req.slab);
     if (req.eye && D == 3) dd.eye = from3<D>(*req.eye);
     const collide::Overlays<D> which{req.flags, req.selected, req.query ? &trace : nullptr};
-    world.broad_phase()->draw(dd, which);
+    algorithm.draw(dd, which);
     dd.finish();
     report.structure_primitives = dd.lines.size() + dd.boxes.size() + dd.fills.size();
     report.structure_capped = dd.full() || dd.lod.kept < dd.lod.offered;
@@ -326,15 +326,17 @@ void add_implicit_overlays(const collide::World<D>& world, const OverlayRequest&
 
 template <int D>
 OverlayReport build_overlays(const collide::World<D>& world, const OverlayRequest& req,
-                             const collide::QueryTrace<D>& trace, OverlayGeometry& out) {
+                             const collide::QueryTrace<D>& trace, OverlayGeometry& out,
+                             const collide::BroadPhase<D>* algorithm) {
+    if (!algorithm) algorithm = world.broad_phase();
     OverlayReport report;
     std::vector<LineVertex>& lines = out.lines;
     const collide::Aabb<D> view = from3<D>(req.view);
     add_box<D>(lines, world.settings().bounds, kWorldOutlineColor);
 
     // A query region asks the algorithm for its query trace even with the structure off.
-    if ((req.flags.structure || req.query) && world.broad_phase()) {
-        add_structure<D>(world, req, trace, view, out, report);
+    if ((req.flags.structure || req.query) && algorithm) {
+        add_structure<D>(*algorithm, req, trace, view, world.settings().bounds, out, report);
     }
     if (req.flags.aabbs) add_boxes<D>(world, view, req.max_boxes, lines, report);
     if (req.flags.pairs) add_pairs<D>(world, view, req.max_pairs, lines, report);
@@ -367,8 +369,10 @@ OverlayReport build_overlays(const collide::World<D>& world, const OverlayReques
 }
 
 template OverlayReport build_overlays<2>(const collide::World<2>&, const OverlayRequest&,
-                                         const collide::QueryTrace<2>&, OverlayGeometry&);
+                                         const collide::QueryTrace<2>&, OverlayGeometry&,
+                                         const collide::BroadPhase<2>*);
 template OverlayReport build_overlays<3>(const collide::World<3>&, const OverlayRequest&,
-                                         const collide::QueryTrace<3>&, OverlayGeometry&);
+                                         const collide::QueryTrace<3>&, OverlayGeometry&,
+                                         const collide::BroadPhase<3>*);
 
 }  // namespace collidoscope

@@ -17,9 +17,11 @@ inline constexpr std::size_t kMaxImplicitContactsShown = 32;
 inline constexpr float kImpactHorizonSeconds = 2.0f;
 
 // Appends the requested overlays for `world` to `out`; `trace` is what the broad phase's
-// query of req.query visited this frame (read only when there is a query region).
+// query of req.query visited this frame (read only when there is a query region). The
+// structure is `algorithm`'s when given (a compare pane's), else the world's broad phase.
 template <int D>
 OverlayReport build_overlays(const collide::World<D>& world, const OverlayRequest& req,
-                             const collide::QueryTrace<D>& trace, OverlayGeometry& out);
+                             const collide::QueryTrace<D>& trace, OverlayGeometry& out,
+                             const collide::BroadPhase<D>* algorithm = nullptr);
 
 }  // namespace collidoscope

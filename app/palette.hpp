@@ -3,13 +3,42 @@
 // algorithms' structure colours are the engine's (collide/debug_draw.hpp).
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdint>
 
 namespace collidoscope {
 
-// Bodies are coloured by speed (a ramp) or by id (a hash); static bodies grey.
-enum class ColorMode { kSpeed, kId };
+// Bodies are coloured by speed (a ramp), by id (a hash) or by the broad phase's work on
+// each this frame (the cost heat map); static bodies grey.
+enum class ColorMode { kSpeed, kId, kCost };
 inline constexpr std::uint32_t kStaticColor = 0xFF8C8C8C;
+// Bodies in cost mode when the algorithm cannot attribute its work to bodies.
+inline constexpr std::uint32_t kNoCostColor = 0xFF5A6478;
+
+// The cost ramp at t in [0, 1]: dark violet (still apart from the background), magenta,
+// orange, pale yellow. Lightness rises steadily along it, so more work always reads
+// brighter, also in grey.
+inline std::uint32_t cost_color(float t) {
+    constexpr std::array<std::array<float, 3>, 5> kStops = {
+        {{58, 40, 118}, {110, 30, 130}, {205, 60, 95}, {250, 150, 40}, {252, 245, 170}}};
+    const float x = std::clamp(t, 0.0f, 1.0f) * (kStops.size() - 1);
+    const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(x), kStops.size() - 2);
+    const float f = x - static_cast<float>(i);
+    std::uint32_t c = 0xFF000000;
+    for (int k = 0; k < 3; ++k) {
+        const float v = kStops[i][k] + f * (kStops[i + 1][k] - kStops[i][k]);
+        c |= static_cast<std::uint32_t>(v + 0.5f) << (16 - 8 * k);
+    }
+    return c;
+}
+
+// Where a cost sits on the heat map's log scale: 0 at `low` or less, 1 at `peak`.
+inline float cost_position(std::uint32_t cost, std::uint32_t low, std::uint32_t peak) {
+    if (cost <= low || peak <= low) return cost > low ? 1.0f : 0.0f;
+    return std::log(static_cast<float>(cost) / low) / std::log(static_cast<float>(peak) / low);
+}
 
 // ImGui packs colours as 0xAABBGGRR; ours are 0xAARRGGBB.
 inline constexpr std::uint32_t to_abgr(std::uint32_t c) {

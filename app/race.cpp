@@ -10,14 +10,59 @@
 namespace collidoscope {
 
 template <int D>
+void Race<D>::make_runners() {
+    if (!runners_.empty()) return;
+    for (const collide::BroadPhaseEntry& e : collide::broadphases()) {
+        if (e.supports(D))
+            runners_.push_back({std::string(e.name), collide::make_broadphase<D>(e.name)});
+    }
+}
+
+template <int D>
+void Race<D>::time_update(Runner& r, std::span<const collide::Aabb<D>> boxes,
+                          std::span<const std::uint8_t> is_static, collide::PairList& pairs,
+                          RaceEntry& e) {
+    const auto start = std::chrono::steady_clock::now();
+    r.algorithm->update(boxes, is_static, pairs);
+    e.ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    r.last_ms = e.ms;
+    e.ran = true;
+    e.pairs = pairs.size();
+    const collide::BroadPhaseStats stats = r.algorithm->stats();
+    e.tests = stats.candidate_tests;
+    e.structure_bytes = stats.structure_bytes;
+    e.nodes = stats.nodes;
+}
+
+template <int D>
+std::optional<RaceEntry> Race<D>::run_one(std::string_view name,
+                                          std::span<const collide::Aabb<D>> boxes,
+                                          std::span<const std::uint8_t> is_static) {
+    make_runners();
+    for (Runner& r : runners_) {
+        if (r.name != name) continue;
+        RaceEntry e;
+        e.name = r.name;
+        time_update(r, boxes, is_static, pairs_, e);
+        return e;
+    }
+    return std::nullopt;
+}
+
+template <int D>
+collide::BroadPhase<D>* Race<D>::algorithm(std::string_view name) {
+    make_runners();
+    for (const Runner& r : runners_) {
+        if (r.name == name) return r.algorithm.get();
+    }
+    return nullptr;
+}
+
+template <int D>
 void Race<D>::run(std::span<const collide::Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                   std::uint64_t step, bool live, RaceReport& out) {
-    if (runners_.empty()) {
-        for (const collide::BroadPhaseEntry& e : collide::broadphases()) {
-            if (e.supports(D))
-                runners_.push_back({std::string(e.name), collide::make_broadphase<D>(e.name)});
-        }
-    }
+    make_runners();
     const std::size_t n = boxes.size();
     out.entries.clear();
     out.bodies = n;
@@ -46,14 +91,7 @@ void Race<D>::run(std::span<const collide::Aabb<D>> boxes, std::span<const std::
             continue;
         }
         collide::PairList& pairs = is_reference ? reference_ : pairs_;
-        const auto start = std::chrono::steady_clock::now();
-        r.algorithm->update(boxes, is_static, pairs);
-        e.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                   .count();
-        r.last_ms = e.ms;
-        e.ran = true;
-        e.pairs = pairs.size();
-        e.tests = r.algorithm->stats().candidate_tests;
+        time_update(r, boxes, is_static, pairs, e);
         if (is_reference) {
             std::sort(reference_.begin(), reference_.end());
             e.note = "the reference";

@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collide/broadphase.hpp"
@@ -22,6 +24,8 @@ struct RaceEntry {
     double ms = 0;
     std::size_t pairs = 0;
     std::uint64_t tests = 0;
+    std::size_t structure_bytes = 0;  // the algorithm's BroadPhaseStats, for the compare view
+    std::size_t nodes = 0;
     bool ran = false;            // false: left out (see note)
     std::string note;            // why it was left out, or how its pairs differ
     bool differs = false;        // its pairs are not the reference's
@@ -40,6 +44,13 @@ public:
     // `live`: leave out the algorithms that were slower than the live cutoff last time.
     void run(std::span<const collide::Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
              std::uint64_t step, bool live, RaceReport& out);
+    // One algorithm alone on the boxes, timed, with the same instance the race keeps (the
+    // compare view's panes); its pairs are not checked. nullopt for an unknown name.
+    std::optional<RaceEntry> run_one(std::string_view name, std::span<const collide::Aabb<D>> boxes,
+                                     std::span<const std::uint8_t> is_static);
+    // The instance run_one() and run() update (to draw its structure, count its costs);
+    // null if unknown.
+    collide::BroadPhase<D>* algorithm(std::string_view name);
 
 private:
     struct Runner {
@@ -47,6 +58,11 @@ private:
         std::unique_ptr<collide::BroadPhase<D>> algorithm;
         double last_ms = 0;
     };
+    void make_runners();
+    // Updates r's algorithm on the boxes into `pairs`, timing it into `e`.
+    void time_update(Runner& r, std::span<const collide::Aabb<D>> boxes,
+                     std::span<const std::uint8_t> is_static, collide::PairList& pairs,
+                     RaceEntry& e);
     std::vector<Runner> runners_;
     collide::PairList pairs_, reference_;
 };

@@ -76,8 +76,7 @@ Renderer::Renderer() : instance_vao_(make_vertex_array()), line_vao_(make_vertex
 void Renderer::begin_frame(glm::ivec2 framebuffer, glm::ivec4 clip) {
     framebuffer_ = glm::max(framebuffer, glm::ivec2(1));
     draw_calls_ = 0;
-    glViewport(0, 0, framebuffer_.x, framebuffer_.y);
-    glDisable(GL_SCISSOR_TEST);  // the whole window is cleared
+    set_viewport({0, 0}, {0, 0});
     glClearColor(kBackground.r, kBackground.g, kBackground.b, 1.0f);
     glClearDepth(1.0);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
@@ -86,6 +85,19 @@ void Renderer::begin_frame(glm::ivec2 framebuffer, glm::ivec4 clip) {
     glScissor(clip.x, clip.y, std::max(clip.z, 0), std::max(clip.w, 0));
     glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+}
+
+void Renderer::set_viewport(glm::ivec2 origin, glm::ivec2 size) {
+    if (size.x <= 0 || size.y <= 0) {
+        viewport_ = framebuffer_;
+        glViewport(0, 0, framebuffer_.x, framebuffer_.y);
+        glDisable(GL_SCISSOR_TEST);
+        return;
+    }
+    viewport_ = size;
+    glViewport(origin.x, origin.y, size.x, size.y);
+    glScissor(origin.x, origin.y, size.x, size.y);
+    glEnable(GL_SCISSOR_TEST);
 }
 
 void Renderer::upload_instances(std::span<const Instance> instances) {
@@ -115,7 +127,7 @@ void Renderer::draw_spheres(std::span<const Instance> spheres, const glm::mat4& 
     glUseProgram(spheres_.program.get());
     glUniformMatrix4fv(spheres_.view, 1, GL_FALSE, glm::value_ptr(view));
     glUniformMatrix4fv(spheres_.proj, 1, GL_FALSE, glm::value_ptr(proj));
-    glUniform1f(spheres_.viewport_height, static_cast<float>(framebuffer_.y));
+    glUniform1f(spheres_.viewport_height, static_cast<float>(viewport_.y));
     // With multisampling the rim's alpha becomes sample coverage: smooth edges that do not
     // depend on draw order. Without it, plain blending gives a softer (order-dependent) rim.
     if (multisampled_) {

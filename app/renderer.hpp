@@ -23,6 +23,9 @@ public:
     // then stays inside `clip` (x, y from the bottom, width, height in framebuffer pixels):
     // the world view, so nothing is drawn under a panel.
     void begin_frame(glm::ivec2 framebuffer, glm::ivec4 clip);
+    // Draws into the rectangle at `origin` (framebuffer pixels, bottom left) of `size` only,
+    // clipped there (a compare pane); a zero size goes back to the whole framebuffer.
+    void set_viewport(glm::ivec2 origin, glm::ivec2 size);
 
     void draw_circles(std::span<const Instance> circles, const glm::mat4& view_proj,
                       float world_per_pixel);
@@ -70,6 +73,7 @@ private:
     GlVertexArray line_vao_;
     StreamBuffer line_buffer_;
     glm::ivec2 framebuffer_{1, 1};
+    glm::ivec2 viewport_{1, 1};  // the size drawn into: the framebuffer, or a pane
     bool multisampled_ = false;
     int draw_calls_ = 0;
 };

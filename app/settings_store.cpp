@@ -189,7 +189,7 @@ std::string apply_settings(const Settings& s, Options& options) {
     if (!options.given.overlay) options.overlays = s.overlays;
     options.panels = s.panels;
     options.panels.race = s.panels.race || options.race;
-    options.color_mode = s.color_mode;
+    if (!options.given.color) options.color_mode = s.color_mode;
     options.overlays_on_top = s.overlays_on_top;
     if (!options.given.ui_scale) options.ui_scale = s.ui_scale;
     if (options.given.scene) return {};

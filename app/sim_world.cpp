@@ -119,6 +119,7 @@ public:
         // Build the new structure right away so its overlay and stats show even when paused;
         // the pairs it reports are the ones the world already has. Before the first step
         // there is nothing to show yet, and the step will build it anyway.
+        bp->set_cost_tracking(tracking_costs_);
         if (world_.steps() > 0) {
             bp->update(world_.boxes(), world_.bodies().is_static, scratch_pairs_);
         }
@@ -220,12 +221,23 @@ public:
     OverlayReport fill_overlays(const OverlayRequest& req, OverlayGeometry& out) const override {
         return build_overlays<D>(world_, req, query_trace_, out);
     }
+    CostScale cost_scale() const override { return cost_scale_; }
+    std::optional<ComparePaneFacts> compare_pane(std::string_view algorithm,
+                                                 const OverlayRequest& req, ColorMode mode,
+                                                 std::vector<Instance>& bodies,
+                                                 OverlayGeometry& out) override;
     void save_scene(const std::string& path) const override {
         collide::save_csv_scene<D>(path, world_.settings(), world_.bodies());
     }
 
 private:
     float speed_scale();
+    // Switches the broad phase's cost counters on or off; switched on, it re-runs the
+    // broad phase on this frame so the heat map shows at once, also when paused.
+    void track_costs(bool on);
+    // Recolours `out` (one instance per body) by `algorithm`'s costs; leaves it as it is
+    // when implicit bodies are left out of it (the indices no longer are body ids).
+    CostScale colour_by_cost(const collide::BroadPhase<D>& algorithm, std::vector<Instance>& out);
 
     collide::World<D> world_;
     collide::TunnellingCheck<D> tunnelling_{collide::make_broadphase<D>("sort-and-sweep")};
@@ -237,6 +249,9 @@ private:
     std::vector<float> speed_sample_;
     std::vector<std::pair<BodyId, collide::Color>> shape_colors_;  // implicit bodies
     float speed_scale_ = 0.0f;  // smoothed 95th-percentile speed; 0 = not yet known
+    bool tracking_costs_ = false;
+    std::vector<std::uint32_t> costs_, sorted_costs_;
+    CostScale cost_scale_;
 };
 
 template <int D>
@@ -335,9 +350,59 @@ float WorldAdapter<D>::speed_scale() {
 }
 
 template <int D>
+void WorldAdapter<D>::track_costs(bool on) {
+    if (on == tracking_costs_) return;
+    tracking_costs_ = on;
+    world_.broad_phase()->set_cost_tracking(on);
+    if (on) refresh_broad_phase();
+}
+
+template <int D>
+CostScale WorldAdapter<D>::colour_by_cost(const collide::BroadPhase<D>& algorithm,
+                                          std::vector<Instance>& out) {
+    const auto& b = world_.bodies();
+    costs_.resize(b.size());
+    CostScale scale;
+    scale.attributed = algorithm.body_costs(costs_);
+    if (out.size() != b.size()) return scale;
+    if (scale.attributed && !costs_.empty()) {
+        sorted_costs_.assign(costs_.begin(), costs_.end());
+        const auto low = sorted_costs_.begin() + sorted_costs_.size() / 20;
+        std::nth_element(sorted_costs_.begin(), low, sorted_costs_.end());
+        scale.low = std::max<std::uint32_t>(1, *low);
+        scale.peak = *std::max_element(costs_.begin(), costs_.end());
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        if (b.is_static[i]) continue;
+        out[i].color = scale.attributed
+                           ? cost_color(cost_position(costs_[i], scale.low, scale.peak))
+                           : kNoCostColor;
+    }
+    return scale;
+}
+
+template <int D>
+std::optional<ComparePaneFacts> WorldAdapter<D>::compare_pane(std::string_view algorithm,
+                                                              const OverlayRequest& req,
+                                                              ColorMode mode,
+                                                              std::vector<Instance>& bodies,
+                                                              OverlayGeometry& out) {
+    collide::BroadPhase<D>* pane = race_.algorithm(algorithm);
+    if (!pane) return std::nullopt;
+    pane->set_cost_tracking(mode == ColorMode::kCost);
+    ComparePaneFacts facts;
+    facts.run = *race_.run_one(algorithm, world_.boxes(), world_.bodies().is_static);
+    if (mode == ColorMode::kCost) facts.costs = colour_by_cost(*pane, bodies);
+    // The pane's algorithm never ran the viewer's query, so it has no trace to show.
+    build_overlays<D>(world_, req, collide::QueryTrace<D>{}, out, pane);
+    return facts;
+}
+
+template <int D>
 void WorldAdapter<D>::fill_instances(ColorMode mode, std::vector<Instance>& out) {
     const auto& b = world_.bodies();
     out.resize(b.size());
+    track_costs(mode == ColorMode::kCost);
     const float inv_scale = mode == ColorMode::kSpeed ? 1.0f / speed_scale() : 0.0f;
     const float lut_max = static_cast<float>(speed_lut_.size() - 1);
     auto fill = [&](const tbb::blocked_range<std::size_t>& range) {
@@ -357,6 +422,7 @@ void WorldAdapter<D>::fill_instances(ColorMode mode, std::vector<Instance>& out)
         }
     };
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b.size(), 16384), fill);
+    if (mode == ColorMode::kCost) cost_scale_ = colour_by_cost(*world_.broad_phase(), out);
     shape_colors_.clear();
     if (!world_.has_implicit()) return;
     std::size_t kept = 0;

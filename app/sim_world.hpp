@@ -73,6 +73,21 @@ public:
     virtual std::size_t bytes() const = 0;
 };
 
+// The cost heat map's scale this frame: whether the algorithm attributed its work to
+// bodies (BroadPhase::body_costs), and the span of the log scale: from the 5th percentile
+// of the costs (at least 1, so a few idle bodies do not flatten the rest) to the largest.
+struct CostScale {
+    bool attributed = false;
+    std::uint32_t low = 1;
+    std::uint32_t peak = 0;
+};
+
+// What a compare pane shows in its stats line and scale bar.
+struct ComparePaneFacts {
+    RaceEntry run;
+    CostScale costs;
+};
+
 class SimWorld {
 public:
     virtual ~SimWorld() = default;
@@ -137,6 +152,16 @@ public:
     // One instance per body, coloured by speed or id; static bodies grey.
     // Implicit bodies are left out: fill_shapes draws them, in the colours chosen here.
     virtual void fill_instances(ColorMode mode, std::vector<Instance>& out) = 0;
+    // The scale of the last fill_instances(kCost); cost tracking is on only while asked for.
+    virtual CostScale cost_scale() const = 0;
+    // A compare pane: runs the race's own instance of `algorithm` on this frame's boxes
+    // (nullopt if unknown here) and appends the overlays `req` asks for, with that
+    // algorithm's structure, to `out`. In cost mode it recolours `bodies` (as
+    // fill_instances filled them) by that algorithm's costs.
+    virtual std::optional<ComparePaneFacts> compare_pane(std::string_view algorithm,
+                                                         const OverlayRequest& req, ColorMode mode,
+                                                         std::vector<Instance>& bodies,
+                                                         OverlayGeometry& out) = 0;
     // The implicit bodies' surfaces (empty in a world without them).
     virtual void fill_shapes(ShapeGeometry& out) const = 0;
     // The world outline, the requested overlays and the selection ring, as line pairs.

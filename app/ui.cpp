@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "compare_view.hpp"
 #include "controls.hpp"
 #include "palette.hpp"
 
@@ -285,6 +286,12 @@ void Ui::physics_section(Demo& demo) {
     hint("Blue (slow) to red (fast), scaled to the 95th percentile speed. Static bodies grey.");
     ImGui::SameLine();
     if (ImGui::RadioButton("id", mode == ColorMode::kId)) mode = ColorMode::kId;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("cost", mode == ColorMode::kCost)) mode = ColorMode::kCost;
+    hint(
+        "The heat map: the candidate tests the broad phase made for each body this frame, "
+        "on a log scale (the bar at the bottom right of the view). Grey when the algorithm "
+        "cannot attribute its work to bodies. Counting slows the broad phase while on.");
 }
 
 void Ui::broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& actions) {
@@ -357,6 +364,40 @@ void Ui::broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& action
             ImGui::EndTable();
         }
         ImGui::TreePop();
+    }
+    compare_controls(demo);
+}
+
+void Ui::compare_controls(Demo& demo) {
+    std::vector<std::string>& panes = demo.view().compare;
+    const auto algorithms = demo.algorithms();
+    bool on = !panes.empty();
+    if (ImGui::Checkbox("Compare view", &on)) {
+        panes.clear();
+        // The current algorithm beside the first other one in the list.
+        if (on) panes.push_back(demo.broad_phase());
+        for (std::size_t i = 0; on && i < algorithms.size() && panes.size() < 2; ++i) {
+            if (algorithms[i]->name != panes[0]) panes.emplace_back(algorithms[i]->name);
+        }
+    }
+    hint(
+        "Split the view into panes, each running its own algorithm on the same frame's boxes "
+        "with its own structure overlay and stats line; pan and zoom move all panes.");
+    if (panes.empty()) return;
+    ImGui::SameLine();
+    int count = static_cast<int>(panes.size());
+    if (ImGui::SliderInt("panes", &count, 2, static_cast<int>(kMaxComparePanes)))
+        panes.resize(static_cast<std::size_t>(count), panes.back());
+    for (std::size_t p = 0; p < panes.size(); ++p) {
+        ImGui::PushID(static_cast<int>(p));
+        if (ImGui::BeginCombo(("Pane " + std::to_string(p + 1)).c_str(), panes[p].c_str())) {
+            for (const auto* e : algorithms) {
+                if (ImGui::Selectable(std::string(e->name).c_str(), e->name == panes[p]))
+                    panes[p] = std::string(e->name);
+            }
+            ImGui::EndCombo();
+        }
+        ImGui::PopID();
     }
 }
 

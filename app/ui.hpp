@@ -66,6 +66,7 @@ private:
     void scene_section(Demo& demo, UiActions& actions);
     void physics_section(Demo& demo);
     void broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& actions);
+    void compare_controls(Demo& demo);
     void overlays_section(Demo& demo, const OverlayReport& report);
     void query_section(Demo& demo, const UiFrame& frame);
     // The guided tour (ui_tour.cpp): the presets, and the current one's paragraph.

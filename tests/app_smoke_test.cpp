@@ -10,6 +10,7 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,7 @@
 #include <stb_image.h>
 
 #include "collide/registry.hpp"
+#include "palette.hpp"
 
 namespace {
 
@@ -171,6 +173,31 @@ TEST(AppSmokeQuery, DrawsTheRegionAndWhatItFound) {
         EXPECT_GT(found, 200) << dim << "D: no found bodies are highlighted";
         EXPECT_TRUE(shows_bodies(world_region_colours(png))) << dim << "D";
     }
+}
+
+// One run for both views of issue 15: --compare splits the world view into two panes and
+// --color cost paints the bodies with the heat map's ramp. Each half of the world region
+// must show bodies, and bodies must carry exact ramp colours (their flat centres), which
+// the speed and id colourings do not produce.
+TEST(AppSmokeCompare, PanesAndCostColours) {
+    const std::string png = run_app("compare_cost_2d",
+                                    "--scene centerline --count 2000 --msaa 0 --overlay structure "
+                                    "--compare quadtree,enneatree --color cost");
+    const std::vector<std::uint32_t> pixels = world_region_pixels(png);
+    ASSERT_FALSE(pixels.empty());
+    std::set<std::uint32_t> ramp;
+    for (int k = 0; k <= 4000; ++k) ramp.insert(collidoscope::cost_color(k / 4000.0f) & 0xFFFFFFu);
+    const auto on_ramp = std::count_if(pixels.begin(), pixels.end(),
+                                       [&](std::uint32_t p) { return ramp.contains(p); });
+    std::cout << on_ramp << " pixels in the cost ramp's colours\n";
+    EXPECT_GT(on_ramp, 500) << "no bodies in the heat map's colours";
+    // The region spans 30%..70% of the width: its left and right halves are the two panes.
+    const std::size_t width = 1280 * 70 / 100 - 1280 * 30 / 100;
+    std::set<std::uint32_t> left, right;
+    for (std::size_t i = 0; i < pixels.size(); ++i)
+        (i % width < width / 2 ? left : right).insert(pixels[i]);
+    EXPECT_GT(left.size(), 100u) << "left pane looks empty";
+    EXPECT_GT(right.size(), 100u) << "right pane looks empty";
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, AppSmoke, ::testing::ValuesIn(cases()), [](const auto& info) {

@@ -50,6 +50,15 @@ public:
     virtual BroadPhaseStats stats() const = 0;
     // Tunable parameters the UI shows (name, value, range); empty if none.
     virtual std::span<Param> params() { return {}; }
+
+    // The cost heat map. While tracking is on, an algorithm that can attribute its work
+    // counts, per body, the candidate tests the body took part in during each update (a
+    // body-body test counts for both bodies; where a test is of a body against a tree
+    // node it counts for that body). Off by default, so timed runs do not pay for it.
+    virtual void set_cost_tracking(bool /*on*/) {}
+    // Copies the last update's per-body costs into `out` (one per body). False when the
+    // algorithm cannot attribute its work, tracking is off or `out` has the wrong size.
+    virtual bool body_costs(std::span<std::uint32_t> /*out*/) const { return false; }
 };
 
 }  // namespace collide

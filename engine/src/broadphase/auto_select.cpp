@@ -31,6 +31,7 @@ template <int D>
 void AutoSelect<D>::start_probe(bool all) {
     if (!algorithm_) {  // nothing chosen yet, or just more than a few bodies
         algorithm_ = make_(candidates_.front());
+        algorithm_->set_cost_tracking(track_costs_);
         current_ = candidates_.front();
     }
     const std::size_t current = static_cast<std::size_t>(
@@ -84,6 +85,7 @@ void AutoSelect<D>::finish_probe() {
     }
     if (switch_to_best) {
         algorithm_ = std::move(best->algorithm);
+        algorithm_->set_cost_tracking(track_costs_);
         current_ = candidates_[best->candidate];
         kept_ms = best->ms / timed;
     }
@@ -110,6 +112,17 @@ double AutoSelect<D>::recent_median() const {
 }
 
 template <int D>
+void AutoSelect<D>::set_cost_tracking(bool on) {
+    track_costs_ = on;
+    if (algorithm_) algorithm_->set_cost_tracking(on);
+}
+
+template <int D>
+bool AutoSelect<D>::body_costs(std::span<std::uint32_t> out) const {
+    return algorithm_ && algorithm_->body_costs(out);
+}
+
+template <int D>
 void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                            PairList& out) {
     n_ = boxes.size();
@@ -118,6 +131,7 @@ void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
     if (few_ || candidates_.empty()) {
         if (!was_few || !algorithm_) {
             algorithm_ = make_(kForFew);
+            algorithm_->set_cost_tracking(track_costs_);
             current_ = kForFew;
             racers_.clear();
         }

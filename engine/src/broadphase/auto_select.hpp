@@ -66,6 +66,9 @@ public:
     BroadPhaseStats stats() const override;
     std::span<Param> params() override;
     std::string status() const override;
+    // The heat map is the chosen algorithm's, which keeps tracking across a switch.
+    void set_cost_tracking(bool on) override;
+    bool body_costs(std::span<std::uint32_t> out) const override;
 
     std::string_view current() const { return current_; }
     // Probes run so far (the first, all candidates at once, counts as one).
@@ -109,6 +112,7 @@ private:
     std::vector<double> settled_of_;  // each candidate's settled time when it last ran (0: not)
     double before_probe_ms_ = 0;      // the current's recent median when the probe began
     int until_challenge_ = kFirstChallenge;  // updates to the next single challenger
+    bool track_costs_ = false;
     std::size_t n_ = 0;
     bool few_ = false;  // brute force for a handful of bodies, unmeasured
 };

@@ -12,10 +12,12 @@ void BruteForce<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
     boxes_.assign(boxes.begin(), boxes.end());
     const std::size_t n = boxes.size();
     std::uint64_t tests = 0;
+    costs_.reset(n);
     for (std::size_t i = 0; i < n; ++i) {
         for (std::size_t j = i + 1; j < n; ++j) {
             if (is_static[i] && is_static[j]) continue;
             ++tests;
+            costs_.add_pair(BodyId(i), BodyId(j));
             if (boxes[i].overlaps(boxes[j])) out.push_back({BodyId(i), BodyId(j)});
         }
     }

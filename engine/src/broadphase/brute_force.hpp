@@ -2,6 +2,7 @@
 // the reference every other algorithm is checked against.
 #pragma once
 
+#include "broadphase/body_costs.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {
@@ -14,10 +15,13 @@ public:
     void query(const Aabb<D>& region, std::vector<BodyId>& out,
                QueryTrace<D>* trace = nullptr) const override;
     BroadPhaseStats stats() const override;
+    void set_cost_tracking(bool on) override { costs_.track(on); }
+    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
 
 private:
     std::vector<Aabb<D>> boxes_;  // copy of the last update, for query()
     std::uint64_t tests_ = 0;
+    BodyCosts costs_;
 };
 
 }  // namespace collide

@@ -157,6 +157,7 @@ void CentredIntervalTree<D>::find_pairs(std::uint32_t at, PairList& pairs, std::
     const auto test = [&](const Entry& a, const Entry& b) {
         if (a.is_static && b.is_static) return;
         ++tests;
+        costs_.add_pair(a.id, b.id);
         if (a.box.overlaps(b.box)) pairs.push_back(make_pair(a.id, b.id));
     };
     const int s = n.sweep_axis;
@@ -182,6 +183,7 @@ void CentredIntervalTree<D>::update(std::span<const Aabb<D>> boxes,
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
+    costs_.reset(n);
     // Last frame's order is kept: after a little motion it is nearly partitioned already,
     // which the median selections and partitions of the rebuild run through quickly.
     if (entries_.size() == n) {

@@ -29,6 +29,7 @@
 
 #include <array>
 
+#include "broadphase/body_costs.hpp"
 #include "broadphase/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 
@@ -46,6 +47,8 @@ public:
     std::vector<LegendEntry> legend() const override;
     std::vector<std::string> layers() const override { return {"centre lines", "held intervals"}; }
     BroadPhaseStats stats() const override;
+    void set_cost_tracking(bool on) override { costs_.track(on); }
+    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
 private:
@@ -115,6 +118,7 @@ private:
     std::vector<std::uint32_t> by_hi_, by_sweep_;
     std::vector<std::uint32_t> node_of_;  // per body
     ChunkedSweep chunks_;
+    BodyCosts costs_;
     int deepest_ = 0;
 };
 

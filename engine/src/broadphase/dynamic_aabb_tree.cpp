@@ -272,6 +272,7 @@ void DynamicAabbTree<D>::reinsert_moved() {
 // both sides (fat boxes overlap symmetrically) and the lower proxy keeps it.
 template <int D>
 void DynamicAabbTree<D>::pair_pass(bool join, PairList& out) {
+    const BodyCosts* costs = costs_.if_on();  // read once, not per pair
     for_each_list([&](std::size_t l) {
         PairList& fat = fat_lists_[l];
         PairList& found = out_lists_[l];
@@ -280,6 +281,7 @@ void DynamicAabbTree<D>::pair_pass(bool join, PairList& out) {
         for (const Pair& pr : fat) {
             if (moved_[pr.a] | moved_[pr.b]) continue;
             fat[w++] = pr;
+            if (costs) costs->add_pair(body_of_[pr.a], body_of_[pr.b]);
             if (boxes_[pr.a].overlaps(boxes_[pr.b])) {
                 found.push_back(make_pair(body_of_[pr.a], body_of_[pr.b]));
             }
@@ -293,10 +295,14 @@ void DynamicAabbTree<D>::pair_pass(bool join, PairList& out) {
                     if (q == p || (moved_[q] && q < p)) return;
                     fat.push_back({p, q});
                     ++tests;
+                    if (costs) costs->add(body_of_[q]);
                     if (real.overlaps(boxes_[q])) found.push_back(make_pair(body_of_[p], body_of_[q]));
                 };
+                const std::uint64_t before = tests;
                 moving_tree_.query(fat_[p], list_stacks_[l], tests, hit, kNoTrace);
                 if (!static_[p]) static_tree_.query(fat_[p], list_stacks_[l], tests, hit, kNoTrace);
+                // p's cost: every node and leaf its queries tested (q counted its own above).
+                if (costs) costs->add(body_of_[p], static_cast<std::uint32_t>(tests - before));
             }
         }
         list_tests_[l] = tests;
@@ -320,6 +326,7 @@ void DynamicAabbTree<D>::join_new_pairs(PairList& out) {
     const auto emit = [&](std::uint32_t p, std::uint32_t q) {
         fat_lists_[list_of(p)].push_back({p, q});
         ++tests_;
+        costs_.add_pair(body_of_[p], body_of_[q]);
         if (boxes_[p].overlaps(boxes_[q])) out.push_back(make_pair(body_of_[p], body_of_[q]));
     };
     join_trees(moving_tree_, marks_moving_, moving_tree_, marks_moving_, true, pair_stack_,
@@ -335,6 +342,7 @@ void DynamicAabbTree<D>::update(std::span<const Aabb<D>> boxes,
     assert(is_static.size() == boxes.size());
     tests_ = 0;
     rebuilt_ = false;
+    costs_.reset(boxes.size());
     const bool full = boxes.size() != body_of_.size() || coherent() != built_coherent_ ||
                       !std::equal(is_static.begin(), is_static.end(), input_static_.begin(),
                                   input_static_.end());

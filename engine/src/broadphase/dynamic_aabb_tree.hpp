@@ -26,6 +26,7 @@
 #include <array>
 
 #include "broadphase/aabb_tree.hpp"
+#include "broadphase/body_costs.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {
@@ -41,6 +42,8 @@ public:
     std::string describe(BodyId id) const override;
     std::vector<LegendEntry> legend() const override;
     BroadPhaseStats stats() const override;
+    void set_cost_tracking(bool on) override { costs_.track(on); }
+    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
 private:
@@ -105,6 +108,7 @@ private:
     float avg_extent_ = 0.0f;              // mean largest box extent at the last full rebuild
     std::size_t statics_ = 0;              // static bodies
     std::uint64_t tests_ = 0;
+    BodyCosts costs_;
     std::size_t frame_ = 0;
     std::size_t built_frame_ = 0;          // the moving tree's last top-down build
     std::uint64_t built_tests_ = 0;        // candidate tests in that frame

@@ -160,6 +160,7 @@ void Enneatree<D, kAlternating>::update(std::span<const Aabb<D>> boxes,
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
     boxes_.assign(boxes.begin(), boxes.end());
+    costs_.reset(n);
 
     const std::array<float, 3> settings = {params_[0].value, params_[1].value, params_[2].value};
     bool rebuild = n != node_of_.size() || settings != built_with_ || !persistent() ||
@@ -217,6 +218,7 @@ void Enneatree<D, kAlternating>::find_pairs(std::uint32_t at, PairList& pairs,
         for (std::uint32_t j = i + 1; j < b1; ++j) {
             if (sorted_static_[i] && sorted_static_[j]) continue;
             ++tests;
+            costs_.add_pair(order_[i], order_[j]);
             if (sorted_boxes_[i].overlaps(sorted_boxes_[j]))
                 pairs.push_back(make_pair(order_[i], order_[j]));
         }
@@ -232,6 +234,7 @@ void Enneatree<D, kAlternating>::find_pairs(std::uint32_t at, PairList& pairs,
             for (std::uint32_t j = o0; j < o1; ++j) {
                 if (sorted_static_[i] && sorted_static_[j]) continue;
                 ++tests;
+                costs_.add_pair(order_[i], order_[j]);
                 if (box.overlaps(sorted_boxes_[j])) pairs.push_back(make_pair(order_[i], order_[j]));
             }
         }

@@ -347,6 +347,7 @@ void HierarchicalHash<D>::sweep_rows(std::size_t i0, std::size_t i1, PairList& o
         for (; j < count && entries[j].same_cell(a); ++j) {
             if (a.is_static & entries[j].is_static) continue;
             ++tests;
+            costs_.add_pair(a.id, entries[j].id);
             if (!box.overlaps(boxes[j]) || !owns(key, a.level, box, boxes[j])) continue;
             out.push_back(make_pair(a.id, entries[j].id));
         }
@@ -370,6 +371,7 @@ void HierarchicalHash<D>::sweep_rows(std::size_t i0, std::size_t i1, PairList& o
                 for (std::uint32_t k = c.begin; k < c.end; ++k) {
                     if (a.is_static & entries[k].is_static) continue;
                     ++tests;
+                    costs_.add_pair(a.id, entries[k].id);
                     if (!box.overlaps(boxes[k]) || !owns(parent, m, box, boxes[k])) continue;
                     out.push_back(make_pair(a.id, entries[k].id));
                 }
@@ -391,6 +393,7 @@ void HierarchicalHash<D>::sweep_rows(std::size_t i0, std::size_t i1, PairList& o
             for (std::uint32_t j = begin; j < end; ++j) {
                 if (a.is_static & entries[j].is_static) continue;
                 ++tests;
+                costs_.add_pair(a.id, entries[j].id);
                 if (!box.overlaps(boxes[j]) || !owns(parent, m, box, boxes[j])) continue;
                 out.push_back(make_pair(a.id, entries[j].id));
             }
@@ -405,6 +408,7 @@ void HierarchicalHash<D>::update(std::span<const Aabb<D>> boxes,
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
+    costs_.reset(n);
     const bool changed = settings_changed(params_, built_with_, is_static, is_static_);
     boxes_.assign(boxes.begin(), boxes.end());
     is_static_.assign(is_static.begin(), is_static.end());

@@ -108,9 +108,11 @@ void LooseTree<D>::build(std::span<const Aabb<D>> boxes, std::span<const std::ui
 template <int D>
 void LooseTree<D>::sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs,
                               std::uint64_t& tests) const {
+    const BodyCosts* costs = costs_.if_on();
     for (std::size_t s = r0; s < r1; ++s) {
         const TreeItem<D>& a = items_[s];
-        for_each_candidate(s, [&](std::uint32_t j) { test_pair(a, items_[j], pairs, tests); });
+        for_each_candidate(s,
+                           [&](std::uint32_t j) { test_pair(a, items_[j], pairs, tests, costs); });
     }
 }
 
@@ -130,7 +132,8 @@ void LooseTree<D>::own_vs_subtree(std::uint32_t a, std::uint32_t b, PairList& ou
             for (std::uint32_t s = na.begin; s < na.own_end; ++s) {
                 const TreeItem<D>& x = items_[s];
                 if (!x.box.overlaps(m.own_bounds)) continue;
-                for (std::uint32_t t = m.begin; t < m.own_end; ++t) test_pair(x, items_[t], out, tests);
+                for (std::uint32_t t = m.begin; t < m.own_end; ++t)
+                    test_pair(x, items_[t], out, tests, costs_.if_on());
             }
         }
         ++i;
@@ -156,7 +159,8 @@ template <int D>
 void LooseTree<D>::self_pairs(std::uint32_t node, PairList& out, std::uint64_t& tests) const {
     const TreeNode<D>& n = nodes_[node];
     for (std::uint32_t s = n.begin; s < n.own_end; ++s) {
-        for (std::uint32_t t = s + 1; t < n.own_end; ++t) test_pair(items_[s], items_[t], out, tests);
+        for (std::uint32_t t = s + 1; t < n.own_end; ++t)
+            test_pair(items_[s], items_[t], out, tests, costs_.if_on());
     }
     const std::uint32_t end = n.skip;
     for (std::uint32_t c = node + 1; c < end; c = nodes_[c].skip) {
@@ -190,6 +194,7 @@ void LooseTree<D>::update(std::span<const Aabb<D>> boxes,
     }
     sort_keys(boxes);
     build(boxes, is_static);
+    costs_.reset(n);
     const auto sweep = [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
         sweep_rows(b, e, p, t);
     };

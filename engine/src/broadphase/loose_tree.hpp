@@ -31,6 +31,8 @@ public:
     std::string describe(BodyId id) const override;
     std::vector<LegendEntry> legend() const override;
     BroadPhaseStats stats() const override;
+    void set_cost_tracking(bool on) override { costs_.track(on); }
+    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
 private:
@@ -70,6 +72,7 @@ private:
     Vec<D> root_center_{0.0f};
     float root_half_ = 0.0f;
     ChunkedSweep chunks_;
+    BodyCosts costs_;
     int deepest_ = 0;
     std::array<Param, 4> params_ = {{{"max depth", 20, 1, 30},
                                      {"parallel sweep", 1, 0, 1, true},

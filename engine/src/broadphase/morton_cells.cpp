@@ -197,6 +197,7 @@ void MortonCells<D>::update(std::span<const Aabb<D>> boxes,
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
+    costs_.reset(n);
     const bool changed = settings_changed(params_, built_with_, is_static, is_static_);
     const bool full = frame_.refit(boxes) || !persistent() || n != signatures_.size() || changed;
     boxes_.assign(boxes.begin(), boxes.end());
@@ -252,6 +253,7 @@ void MortonCells<D>::sweep_rows(std::size_t m0, std::size_t m1, PairList& pairs,
     };
     std::size_t is = statics_before(m0);
     const std::size_t s1 = statics_before(m1);
+    const BodyCosts* costs = costs_.if_on();
     // Boxes are read from the copies in entry order, so the scan streams through memory.
     const auto scan = [&](const Entry& outer, const Aabb<D>& box, const std::vector<Entry>& in,
                           const std::vector<Aabb<D>>& in_boxes, std::size_t j) {
@@ -260,6 +262,7 @@ void MortonCells<D>::sweep_rows(std::size_t m0, std::size_t m1, PairList& pairs,
             const Entry& inner = in[j];
             if (SkipStaticPairs && is_static_[outer.id] && is_static_[inner.id]) continue;
             ++tests;
+            if (costs) costs->add_pair(outer.id, inner.id);
             if (!box.overlaps(in_boxes[j])) continue;
             if (Canonical && !owns_pair(inner, box, in_boxes[j])) continue;
             pairs.push_back(make_pair(outer.id, inner.id));

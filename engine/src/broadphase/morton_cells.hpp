@@ -14,6 +14,7 @@
 
 #include <array>
 
+#include "broadphase/body_costs.hpp"
 #include "broadphase/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 #include "collide/morton.hpp"
@@ -31,6 +32,8 @@ public:
     std::string describe(BodyId id) const override;
     std::vector<LegendEntry> legend() const override;
     BroadPhaseStats stats() const override;
+    void set_cost_tracking(bool on) override { costs_.track(on); }
+    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
 private:
@@ -114,6 +117,7 @@ private:
     bool linked_ = false;                   // the links match the arrays
     PairList raw_;                          // pairs with duplicates, for sort-and-unique
     ChunkedSweep chunks_;
+    BodyCosts costs_;
     std::size_t refreshed_ = 0;             // bodies whose cells changed in the last update
     int min_level_ = 0;                     // finest level in use
     std::array<float, 5> built_with_{};     // parameter values the entries were built with

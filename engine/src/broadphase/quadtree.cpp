@@ -70,11 +70,12 @@ void RegionTree<D>::build(std::uint32_t begin, std::uint32_t end, Vec<D> center,
 template <int D>
 void RegionTree<D>::sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs,
                                std::uint64_t& tests) const {
+    const BodyCosts* costs = costs_.if_on();
     for (std::size_t s = r0; s < r1; ++s) {
         const TreeItem<D>& a = items_[s];
         const std::uint32_t end = row_end_[s];
         for (std::uint32_t t = static_cast<std::uint32_t>(s) + 1; t < end; ++t) {
-            test_pair(a, items_[t], pairs, tests);
+            test_pair(a, items_[t], pairs, tests, costs);
         }
     }
 }
@@ -92,6 +93,7 @@ void RegionTree<D>::update(std::span<const Aabb<D>> boxes,
     row_end_.resize(n);
     nodes_.clear();
     deepest_ = 0;
+    costs_.reset(n);
     Vec<D> center;
     float half;
     root_square(boxes, center, half);

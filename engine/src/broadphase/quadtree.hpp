@@ -29,6 +29,8 @@ public:
     std::string describe(BodyId id) const override;
     std::vector<LegendEntry> legend() const override;
     BroadPhaseStats stats() const override;
+    void set_cost_tracking(bool on) override { costs_.track(on); }
+    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
 private:
@@ -48,6 +50,7 @@ private:
     std::vector<std::uint32_t> row_end_; // per slot: the end of its node's subtree
     std::vector<TreeNode<D>> nodes_;     // pre-order
     ChunkedSweep chunks_;
+    BodyCosts costs_;
     int deepest_ = 0;                    // deepest node holding bodies
     std::array<Param, 3> params_ = {{{"capacity", 8, 1, 64},
                                      {"max depth", 20, 1, 30},

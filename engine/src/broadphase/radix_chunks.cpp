@@ -247,6 +247,7 @@ void RadixChunks<D>::update(std::span<const Aabb<D>> boxes,
     out.clear();
     assert(is_static.size() == boxes.size());
     boxes_.assign(boxes.begin(), boxes.end());
+    costs_.reset(boxes.size());
     make_pieces(is_static);
     const std::size_t n = pieces_.size();
     for (std::vector<Cell>& level : cells_) level.clear();
@@ -323,6 +324,7 @@ void RadixChunks<D>::sweep_chunk(const Cell& chunk, PairList& out, std::uint64_t
             const Entity& b = e[j];
             if (a.body == b.body || (a.flags & b.flags & kStatic)) continue;
             ++tests;
+            costs_.add_pair(a.body, b.body);
             bool overlap = true;
             for (int k = 0; k < D; ++k) {
                 if (k == kAxis) continue;

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "broadphase/body_costs.hpp"
 #include "broadphase/chunked_sweep.hpp"
 #include "broadphase/radix_sort.hpp"
 #include "collide/broadphase.hpp"
@@ -43,6 +44,8 @@ public:
     std::vector<LegendEntry> legend() const override;
     std::vector<std::string> layers() const override;
     BroadPhaseStats stats() const override;
+    void set_cost_tracking(bool on) override { costs_.track(on); }
+    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
 private:
@@ -101,6 +104,7 @@ private:
     std::vector<std::uint32_t> cursor_;
     Aabb<D> world_ = Aabb<D>::empty();        // bounds of all boxes, for drawing
     ChunkedSweep sweep_;
+    BodyCosts costs_;
     std::array<Param, 5> params_ = {{{"chunk size", 64, 4, 1024},
                                      {"split size", 1, 0.25f, 8},
                                      {"split big boxes", 1, 0, 1, true},

@@ -56,6 +56,7 @@ void SortAndSweep<D>::update(std::span<const Aabb<D>> boxes,
     axis_ = axis;
     sort_entries(boxes, rebuilt);
 
+    costs_.reset(n);
     sorted_.resize(n);
     static_.resize(n);
     extent_ = Aabb<D>::empty();
@@ -92,6 +93,7 @@ void SortAndSweep<D>::sweep(PairList& out) {
             for (std::size_t j = i + 1; j < n && sorted_[j].lo[Axis] <= a_end; ++j) {
                 if (AnyStatic && static_[i] && static_[j]) continue;
                 ++tests;
+                costs_.add_pair(entries_[i].id, entries_[j].id);
                 const Aabb<D>& b = sorted_[j];
                 constexpr int k1 = (Axis + 1) % D;  // the other axes
                 constexpr int k2 = (Axis + 2) % D;

@@ -4,6 +4,7 @@
 // linear when bodies move little.
 #pragma once
 
+#include "broadphase/body_costs.hpp"
 #include "broadphase/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 
@@ -18,6 +19,8 @@ public:
                QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     BroadPhaseStats stats() const override;
+    void set_cost_tracking(bool on) override { costs_.track(on); }
+    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
 
 private:
     struct Entry {
@@ -35,6 +38,7 @@ private:
     std::vector<std::uint8_t> static_;   // is_static in sweep order
     Aabb<D> extent_ = Aabb<D>::empty();  // bounds of all boxes, to place the overlay
     ChunkedSweep chunks_;
+    BodyCosts costs_;
 };
 
 }  // namespace collide

@@ -292,6 +292,7 @@ void SortedGrid<D>::pairs_within(std::size_t e0, std::size_t e1, PairList& out,
             const auto run = [&](std::size_t from, std::size_t to) {
                 tests += to - from;
                 for (std::size_t j = from; j < to; ++j) {
+                    costs_.add_pair(ids_[i], ids_[j]);
                     if (overlaps(j, box) && !(fixed && static_[j]))
                         out.push_back(make_pair(ids_[i], ids_[j]));
                 }
@@ -369,6 +370,7 @@ void SortedGrid<D>::pairs_across(std::size_t e0, std::size_t e1, PairList& out,
                          [&](std::size_t from, std::size_t to) {
                              tests += to - from;
                              for (std::size_t e = from; e < to; ++e) {
+                                 costs_.add_pair(id, ids_[e]);
                                  if (fixed && static_[e]) continue;
                                  if (overlaps(e, box)) out.push_back(make_pair(id, ids_[e]));
                              }
@@ -386,6 +388,7 @@ void SortedGrid<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
     choose_scans();
     sort_bodies(boxes, is_static);
     const std::size_t n = boxes.size();
+    costs_.reset(n);
     const auto within = [this](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
         pairs_within(b, e, p, t);
     };

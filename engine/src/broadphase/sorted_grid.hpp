@@ -25,6 +25,7 @@
 #include <array>
 #include <vector>
 
+#include "broadphase/body_costs.hpp"
 #include "broadphase/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 
@@ -45,6 +46,8 @@ public:
     std::vector<LegendEntry> legend() const override;
     std::vector<std::string> layers() const override;
     BroadPhaseStats stats() const override;
+    void set_cost_tracking(bool on) override { costs_.track(on); }
+    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
 private:
@@ -104,6 +107,7 @@ private:
     std::vector<std::uint32_t> entry_of_;  // per body: its sorted entry (for describe/draw)
     std::vector<float> sample_;
     ChunkedSweep within_, across_;
+    BodyCosts costs_;
     std::size_t occupied_ = 0;
     // Per level: fold its grid (its bodies crowded coarsened cells), and its bodies then.
     std::array<std::uint8_t, kMaxLevels> crowded_{};

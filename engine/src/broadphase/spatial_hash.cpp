@@ -155,6 +155,7 @@ void SpatialHash<D>::update(std::span<const Aabb<D>> boxes,
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
+    costs_.reset(n);
     const bool changed = settings_changed(params_, built_with_, is_static, is_static_);
     bool full = !persistent() || n != fat_.size() || changed;
 
@@ -233,6 +234,7 @@ void SpatialHash<D>::sweep_cells(std::size_t b, std::size_t e, PairList& pairs,
                 // the lowest cell of one of the two.
                 if (((ha.flags | hc.flags) & kLowest) != kLowest) continue;
                 ++tests;
+                costs_.add_pair(ha.id, hc.id);
                 if (ha.box.overlaps(hc.box)) pairs.push_back(make_pair(ha.id, hc.id));
             }
         }
@@ -266,6 +268,7 @@ void SpatialHash<D>::oversize_pairs(PairList& out) {
             const BodyId j = it->second;
             if (big_[j] || (is_static_[o] && is_static_[j])) continue;
             ++oversize_tests_;
+            costs_.add_pair(o, j);
             if (box.overlaps(boxes_[j])) out.push_back(make_pair(o, j));
         }
     }
@@ -274,6 +277,7 @@ void SpatialHash<D>::oversize_pairs(PairList& out) {
             const BodyId i = oversize_[a], j = oversize_[b];
             if (is_static_[i] && is_static_[j]) continue;
             ++oversize_tests_;
+            costs_.add_pair(i, j);
             if (boxes_[i].overlaps(boxes_[j])) out.push_back(make_pair(i, j));
         }
     }

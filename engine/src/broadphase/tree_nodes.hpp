@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "broadphase/body_costs.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {
@@ -43,11 +44,14 @@ struct TreeNode {
     std::uint32_t own() const { return own_end - begin; }
 };
 
-// The pair test both trees' sweeps make: static pairs skipped, every other test counted.
+// The pair test both trees' sweeps make: static pairs skipped, every other test counted
+// (and, for the heat map, counted for both bodies when `costs` is given).
 template <int D>
-void test_pair(const TreeItem<D>& a, const TreeItem<D>& b, PairList& out, std::uint64_t& tests) {
+void test_pair(const TreeItem<D>& a, const TreeItem<D>& b, PairList& out, std::uint64_t& tests,
+               const BodyCosts* costs) {
     if (a.is_static && b.is_static) return;
     ++tests;
+    if (costs) costs->add_pair(a.id, b.id);
     if (a.box.overlaps(b.box)) out.push_back(make_pair(a.id, b.id));
 }
 

@@ -14,6 +14,7 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
+    costs_.reset(n);
     bool rebuilt = frame_.refit(boxes) || !persistent();
     if (entries_.size() != n) {
         entries_.resize(n);
@@ -54,6 +55,7 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
             const auto test = [&](std::size_t j) {
                 if (a_static && static_[j]) return;
                 ++tests;
+                costs_.add_pair(entries_[i].id, entries_[j].id);
                 if (a.overlaps(sorted_[j])) {
                     pairs.push_back(make_pair(entries_[i].id, entries_[j].id));
                 }
