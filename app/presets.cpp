@@ -35,6 +35,15 @@ constexpr Preset kPresets[] = {
      "Candidate tests in the Stats panel with the previous stop.",
      "--dim 2 --scene centerline --count 1500 --seed 1 --broadphase enneatree "
      "--overlay structure --select 0 --camera 28,28,66,66"},
+    {"compare-centerline", "Quadtree and enneatree side by side, coloured by cost",
+     "The compare view runs two algorithms on the same frame's boxes, one pane each, with one "
+     "camera. Bodies are coloured by the work each algorithm spent on them: the candidate "
+     "tests they took part in. Each pane has its own scale bar: the quadtree's centre-line "
+     "bodies glow at hundreds of tests each, because they all sit in the root and are tested "
+     "against each other, while the enneatree's busiest body takes a handful. The stats line "
+     "at the top of each pane gives the totals.",
+     "--dim 2 --scene centerline --count 1500 --seed 1 --broadphase quadtree "
+     "--compare quadtree,enneatree --color cost --overlay structure --camera 28,28,66,66"},
     {"morton-cells", "Morton cells and the Z-order curve",
      "Each body is covered by up to four power-of-two cells, and every cell is named by its "
      "Morton code: the bits of x and y interleaved. Sorting the codes puts the cells on the "

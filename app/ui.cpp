@@ -159,7 +159,10 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs) {
         wants_.race_wants = race_window(demo, layout_.race, panels_.race);
         wants_.selection_wants = selection_panel(demo, layout_.selection);
         timeline_panel(demo, layout_.timeline);
-        legend_rect_ = legend_window(demo, frame.overlays, layout_.world);
+        // The compare panes carry their own stats lines and scale bars instead.
+        legend_rect_ = demo.view().compare.empty()
+                           ? legend_window(demo, frame.overlays, layout_.world)
+                           : ScreenRect{};
     } else {
         legend_rect_ = {};
     }
