@@ -25,6 +25,10 @@
 #include <array>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "broadphase/body_costs.hpp"
 #include "broadphase/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
@@ -36,6 +40,8 @@ class SortedGrid final : public BroadPhase<D> {
 public:
     static constexpr int kMaxLevels = 16;
     static constexpr float kLevelRatio = 4.0f;
+    // The box arrays run this far past the last entry, so a run is read four at a time.
+    static constexpr std::size_t kPad = 4;
 
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
@@ -83,6 +89,23 @@ private:
     void choose_scans();
     // Pairs of the sorted entries [e0, e1) with the forward half of their level's neighbours.
     void pairs_within(std::size_t e0, std::size_t e1, PairList& out, std::uint64_t& tests) const;
+    template <bool kTrack>
+    void pairs_within_runs(std::size_t e0, std::size_t e1, PairList& out,
+                           std::uint64_t& tests) const;
+    // One sorted entry about to test runs of others: its box, also splat for SIMD.
+    struct Probe {
+        Aabb<D> box;
+        BodyId id = 0;
+        bool fixed = false;
+#if defined(__SSE2__)
+        __m128 lo4[D], hi4[D];
+#endif
+    };
+    Probe probe(std::size_t e) const;
+    // The pairs of `p` with the sorted entries [from, to).
+    template <bool kTrack>
+    void test_run(const Probe& p, std::size_t from, std::size_t to, PairList& out,
+                  std::uint64_t& tests) const;
     // Pairs of the sorted entries [e0, e1) with the finer levels' entries their boxes reach.
     void pairs_across(std::size_t e0, std::size_t e1, PairList& out, std::uint64_t& tests) const;
     // visit(first_entry, end_entry) for each run of cells of `level` that `box` (grown down
