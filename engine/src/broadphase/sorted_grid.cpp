@@ -191,20 +191,26 @@ template <int D>
 void SortedGrid<D>::sort_bodies(std::span<const Aabb<D>> boxes,
                                 std::span<const std::uint8_t> is_static) {
     const std::size_t n = boxes.size();
+    // Last frame's sorted ids are this frame's input order.
+    order_.swap(ids_);
     if (order_.size() != n) {
         order_.resize(n);
         std::iota(order_.begin(), order_.end(), BodyId{0});
     }
     keys_.resize(n);
+    const BodyId* order = order_.data();
+    std::uint32_t* keys = keys_.data();
+    std::uint32_t* start = start_.data();
+    const std::size_t cells = start_.size() - 1;
     occupied_ = 0;
     std::array<std::uint32_t, kMaxLevels> occupied{};
     for (std::size_t k = 0; k < n; ++k) {
-        const BodyId id = order_[k];
+        const BodyId id = order[k];
         const Level& level = levels_[level_of_[id]];
         const auto key =
             static_cast<std::uint32_t>(cell_index(level, cell_of(level, boxes[id].lo)));
-        keys_[k] = key;
-        occupied[level_of_[id]] += start_[key + 1]++ == 0;
+        keys[k] = key;
+        occupied[level_of_[id]] += start[key]++ == 0;
     }
     // A level whose bodies crowd into few cells (more than kCrowded a cell on average) is
     // folded from the next frame on, until its number of bodies changes much.
@@ -219,27 +225,31 @@ void SortedGrid<D>::sort_bodies(std::span<const Aabb<D>> boxes,
             crowded_bodies_[k] = level.bodies;
         }
     }
-    for (std::size_t c = 1; c < start_.size(); ++c) start_[c] += start_[c - 1];
+    // Counts to cell ends; the scatter, from the back, moves each back to its cell's start.
+    for (std::size_t c = 1; c < cells; ++c) start[c] += start[c - 1];
+    start[cells] = static_cast<std::uint32_t>(n);
     ids_.resize(n);
     static_.resize(n);
+    BodyId* ids = ids_.data();
+    std::uint8_t* fixed = static_.data();
+    std::array<float*, D> lo, hi;
     for (int a = 0; a < D; ++a) {
         lo_[a].resize(n + kPad);
         hi_[a].resize(n + kPad);
+        lo[a] = lo_[a].data();
+        hi[a] = hi_[a].data();
     }
-    for (std::size_t k = 0; k < n; ++k) {
-        const BodyId id = order_[k];
-        const std::uint32_t e = start_[keys_[k]]++;
-        ids_[e] = id;
-        static_[e] = is_static[id];
+    for (std::size_t k = n; k-- > 0;) {
+        const BodyId id = order[k];
+        const std::uint32_t e = --start[keys[k]];
+        ids[e] = id;
+        fixed[e] = is_static[id];
+        const Aabb<D>& box = boxes[id];
         for (int a = 0; a < D; ++a) {
-            lo_[a][e] = boxes[id].lo[a];
-            hi_[a][e] = boxes[id].hi[a];
+            lo[a][e] = box.lo[a];
+            hi[a][e] = box.hi[a];
         }
     }
-    // The scatter left each cell's start at the next cell's; move them back one.
-    for (std::size_t c = start_.size() - 1; c > 0; --c) start_[c] = start_[c - 1];
-    start_[0] = 0;
-    order_.assign(ids_.begin(), ids_.end());
 }
 
 template <int D>
@@ -262,7 +272,7 @@ Aabb<D> SortedGrid<D>::entry_box(std::size_t e) const {
 
 template <int D>
 template <bool kTrack>
-void SortedGrid<D>::test_run(const Probe& p, std::size_t from, std::size_t to, PairList& out,
+[[gnu::always_inline]] inline void SortedGrid<D>::test_run(const Probe& p, std::size_t from, std::size_t to, PairList& out,
                              std::uint64_t& tests) const {
     tests += to - from;
     const BodyId* ids = ids_.data();

@@ -118,7 +118,8 @@ private:
 
     std::vector<Level> levels_;
     float base_cell_ = 1.0f;
-    // Per body: its level; and the bodies in last frame's sorted order (the sort's input).
+    // Per body: its level; and the bodies in last frame's sorted order (the sort's input,
+    // swapped with ids_ at each sort).
     std::vector<std::uint8_t> level_of_;
     std::vector<BodyId> order_;
     std::vector<std::uint32_t> keys_;  // global cell of order_[k]
@@ -127,7 +128,6 @@ private:
     std::array<std::vector<float>, D> lo_, hi_;
     std::vector<std::uint8_t> static_;
     std::vector<std::uint32_t> start_;  // global cells + 1
-    std::vector<std::uint32_t> entry_of_;  // per body: its sorted entry (for describe/draw)
     std::vector<float> sample_;
     ChunkedSweep within_, across_;
     BodyCosts costs_;
