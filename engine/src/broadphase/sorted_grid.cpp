@@ -198,8 +198,10 @@ void SortedGrid<D>::sort_bodies(std::span<const Aabb<D>> boxes,
         std::iota(order_.begin(), order_.end(), BodyId{0});
     }
     keys_.resize(n);
+    staged_.resize(n);
     const BodyId* order = order_.data();
     std::uint32_t* keys = keys_.data();
+    Aabb<D>* staged = staged_.data();
     std::uint32_t* start = start_.data();
     const std::size_t cells = start_.size() - 1;
     occupied_ = 0;
@@ -207,8 +209,11 @@ void SortedGrid<D>::sort_bodies(std::span<const Aabb<D>> boxes,
     for (std::size_t k = 0; k < n; ++k) {
         const BodyId id = order[k];
         const Level& level = levels_[level_of_[id]];
+        // The box is read once, where the ids jump (last frame's cell order, not the
+        // bodies'), and staged in this order for the scatter below to read in sequence.
+        staged[k] = boxes[id];
         const auto key =
-            static_cast<std::uint32_t>(cell_index(level, cell_of(level, boxes[id].lo)));
+            static_cast<std::uint32_t>(cell_index(level, cell_of(level, staged[k].lo)));
         keys[k] = key;
         occupied[level_of_[id]] += start[key]++ == 0;
     }
@@ -244,7 +249,7 @@ void SortedGrid<D>::sort_bodies(std::span<const Aabb<D>> boxes,
         const std::uint32_t e = --start[keys[k]];
         ids[e] = id;
         fixed[e] = is_static[id];
-        const Aabb<D>& box = boxes[id];
+        const Aabb<D>& box = staged[k];
         for (int a = 0; a < D; ++a) {
             lo[a][e] = box.lo[a];
             hi[a][e] = box.hi[a];
@@ -514,6 +519,7 @@ template <int D>
 BroadPhaseStats SortedGrid<D>::stats() const {
     std::size_t bytes =
         (order_.capacity() + keys_.capacity() + ids_.capacity() + start_.capacity()) * 4 +
+        staged_.capacity() * sizeof(Aabb<D>) +
         static_.capacity() + level_of_.capacity() + sample_.capacity() * 4 + within_.bytes() +
         across_.bytes() + levels_.capacity() * sizeof(Level);
     for (int a = 0; a < D; ++a) bytes += (lo_[a].capacity() + hi_[a].capacity()) * 4;
