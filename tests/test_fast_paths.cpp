@@ -1,9 +1,12 @@
 // The speed paths of two algorithms, checked where the registry suites may not reach them:
 // the sorted grid's folded levels (bodies crowded on centre lines and planes), their region
-// queries and their return to plain levels; the dynamic tree's margin jitter at its ends
-// and its refits between top-down builds.
+// queries and their return to plain levels, and its sort in parallel parts (only from tens
+// of thousands of bodies); the dynamic tree's margin jitter at its ends and its refits
+// between top-down builds.
 #include <gtest/gtest.h>
+#include <tbb/task_arena.h>
 
+#include "broadphase/sorted_grid.hpp"
 #include "collide/registry.hpp"
 #include "test_support.hpp"
 #include "tooling/ballistic.hpp"
@@ -85,6 +88,40 @@ TEST(SortedGrid, FoldedLevelsAreExact2D) {
 }
 TEST(SortedGrid, FoldedLevelsAreExact3D) {
     folded_grid_is_exact<3>();
+}
+
+// From kParallelFrom bodies the sort and the level choice run in one part per thread. The
+// parallel grid must give the very pairs of the serial one (itself checked against brute
+// force on every scene by the registry suites), in the same order, on scenes of one level,
+// of many levels, and folded.
+template <int D>
+void parallel_sort_is_exact() {
+    const std::size_t n = SortedGrid<D>::kParallelFrom + 1000;
+    for (const char* scene : {"uniform", "powerlaw", "centerline"}) {
+        BallisticMotion<D> motion(make_scene<D>(scene, n, 9), 0.5f, 9);
+        auto serial = make_broadphase<D>("sorted-grid");
+        auto parallel = make_broadphase<D>("sorted-grid");
+        for (Param& p : serial->params()) {
+            if (std::string_view(p.name) == "parallel") p.value = 0;
+        }
+        PairList want, got;
+        for (int frame = 0; frame < 3; ++frame) {
+            serial->update(motion.boxes(), motion.is_static(), want);
+            tbb::task_arena(4).execute(
+                [&] { parallel->update(motion.boxes(), motion.is_static(), got); });
+            ASSERT_FALSE(want.empty());
+            ASSERT_EQ(got, want) << scene << " frame " << frame;
+            ASSERT_EQ(parallel->stats().candidate_tests, serial->stats().candidate_tests);
+            motion.advance();
+        }
+    }
+}
+
+TEST(SortedGrid, ParallelSortIsExact2D) {
+    parallel_sort_is_exact<2>();
+}
+TEST(SortedGrid, ParallelSortIsExact3D) {
+    parallel_sort_is_exact<3>();
 }
 
 // Jitter 0 (every body of a size the same margin: the old waves) and 1 (margins from none to

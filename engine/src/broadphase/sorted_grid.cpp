@@ -6,6 +6,10 @@
 #include <cstdio>
 #include <numeric>
 
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -23,6 +27,19 @@ constexpr double kMinCells = 64.0;
 constexpr std::size_t kEntriesPerChunk = 8192;
 constexpr std::uint32_t kCrowded = 4;
 
+// Runs body(part) for each part in [0, parts), on oneTBB's threads when there are several.
+template <typename Fn>
+void for_each_part(std::size_t parts, const Fn& body) {
+    if (parts == 1) {
+        body(std::size_t{0});
+        return;
+    }
+    tbb::parallel_for(std::size_t{0}, parts, body, tbb::simple_partitioner{});
+}
+
+// The range [0, n) cut into `parts` nearly equal pieces: piece p is [cut(p), cut(p + 1)).
+std::size_t cut(std::size_t n, std::size_t parts, std::size_t p) { return n * p / parts; }
+
 }  // namespace
 
 template <int D>
@@ -39,8 +56,24 @@ void SortedGrid<D>::choose_levels(std::span<const Aabb<D>> boxes) {
         std::nth_element(sample_.begin(), mid, sample_.end());
         median = *mid;
     }
-    float largest = 0.0f;
-    for (const Aabb<D>& b : boxes) largest = std::max(largest, b.largest_side());
+    // Each part of the bodies finds its largest, then its levels' counts and bounds, which
+    // are merged after each pass (a part's share of 16 levels is small beside its bodies).
+    parts_ = 1;
+    if (parallel() && n >= kParallelFrom) {
+        parts_ = std::min<std::size_t>(
+            {static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
+             tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism),
+             kMaxParts});
+        parts_ = std::max<std::size_t>(parts_, 1);
+    }
+    std::array<float, kMaxParts> largest_of{};
+    for_each_part(parts_, [&](std::size_t p) {
+        float largest = 0.0f;
+        for (std::size_t i = cut(n, parts_, p); i < cut(n, parts_, p + 1); ++i)
+            largest = std::max(largest, boxes[i].largest_side());
+        largest_of[p] = largest;
+    });
+    const float largest = *std::max_element(largest_of.begin(), largest_of.begin() + parts_);
     base_cell_ = cell_scale() * std::min(2.0f * median, largest);
     if (!(base_cell_ > 0.0f) || !std::isfinite(base_cell_)) base_cell_ = 1.0f;
 
@@ -48,16 +81,34 @@ void SortedGrid<D>::choose_levels(std::span<const Aabb<D>> boxes) {
     for (int k = 0; k < kMaxLevels; ++k)
         levels_[k].cell = base_cell_ * std::pow(kLevelRatio, static_cast<float>(k));
     level_of_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const float e = boxes[i].largest_side();
-        int k = 0;
-        while (e > levels_[k].cell && k + 1 < kMaxLevels) ++k;
-        level_of_[i] = static_cast<std::uint8_t>(k);
-        Level& level = levels_[k];
-        ++level.bodies;
-        level.lows.grow({boxes[i].lo, boxes[i].lo});
-        // The top level takes whatever is left, however large.
-        if (k + 1 == kMaxLevels) level.cell = std::max(level.cell, e);
+    // Per part: each level's bodies and bounds of lower corners, and the top level's cell.
+    struct Tally {
+        std::array<std::uint32_t, kMaxLevels> bodies{};
+        std::array<Aabb<D>, kMaxLevels> lows;
+        float top_cell = 0.0f;
+    };
+    std::array<Tally, kMaxParts> tallies;
+    for_each_part(parts_, [&](std::size_t p) {
+        Tally& t = tallies[p];
+        t.lows.fill(Aabb<D>::empty());
+        for (std::size_t i = cut(n, parts_, p); i < cut(n, parts_, p + 1); ++i) {
+            const float e = boxes[i].largest_side();
+            int k = 0;
+            while (e > levels_[k].cell && k + 1 < kMaxLevels) ++k;
+            level_of_[i] = static_cast<std::uint8_t>(k);
+            ++t.bodies[k];
+            t.lows[k].grow({boxes[i].lo, boxes[i].lo});
+            // The top level takes whatever is left, however large.
+            if (k + 1 == kMaxLevels) t.top_cell = std::max(t.top_cell, e);
+        }
+    });
+    for (std::size_t p = 0; p < parts_; ++p) {
+        for (int k = 0; k < kMaxLevels; ++k) {
+            levels_[k].bodies += tallies[p].bodies[k];
+            levels_[k].lows.grow(tallies[p].lows[k]);
+        }
+        Level& top = levels_[kMaxLevels - 1];
+        top.cell = std::max(top.cell, tallies[p].top_cell);
     }
 }
 
@@ -110,7 +161,11 @@ void SortedGrid<D>::size_grids() {
         level.origin = level.lows.lo - Vec<D>(1.5f * level.cell);
         total += level.cells;
     }
-    start_.assign(total + 1, 0);
+    start_.resize(total + 1);
+    for_each_part(parts_, [&](std::size_t p) {
+        std::fill(start_.begin() + static_cast<std::ptrdiff_t>(cut(total + 1, parts_, p)),
+                  start_.begin() + static_cast<std::ptrdiff_t>(cut(total + 1, parts_, p + 1)), 0);
+    });
 }
 
 // Each pair of occupied levels is scanned from the side that visits fewer cell runs: a
@@ -186,7 +241,9 @@ void SortedGrid<D>::visit_slots(const Level& level, std::size_t slot, std::size_
 }
 
 // A counting sort by global cell whose input is last frame's order: while bodies keep their
-// cells, the scatter below writes nearly in sequence.
+// cells, the scatter below writes nearly in sequence. In parallel, each part of the cells
+// (cut where last frame's order puts equal shares of the bodies) is counted, summed and
+// filled by one thread that reads all the keys and keeps its own: no atomics, no merging.
 template <int D>
 void SortedGrid<D>::sort_bodies(std::span<const Aabb<D>> boxes,
                                 std::span<const std::uint8_t> is_static) {
@@ -204,55 +261,88 @@ void SortedGrid<D>::sort_bodies(std::span<const Aabb<D>> boxes,
     Aabb<D>* staged = staged_.data();
     std::uint32_t* start = start_.data();
     const std::size_t cells = start_.size() - 1;
-    occupied_ = 0;
-    std::array<std::uint32_t, kMaxLevels> occupied{};
-    for (std::size_t k = 0; k < n; ++k) {
-        const BodyId id = order[k];
-        const Level& level = levels_[level_of_[id]];
-        // The box is read once, where the ids jump (last frame's cell order, not the
-        // bodies'), and staged in this order for the scatter below to read in sequence.
-        staged[k] = boxes[id];
-        const auto key =
-            static_cast<std::uint32_t>(cell_index(level, cell_of(level, staged[k].lo)));
-        keys[k] = key;
-        occupied[level_of_[id]] += start[key]++ == 0;
+    for_each_part(parts_, [&](std::size_t p) {
+        for (std::size_t k = cut(n, parts_, p); k < cut(n, parts_, p + 1); ++k) {
+            const BodyId id = order[k];
+            const Level& level = levels_[level_of_[id]];
+            // The box is read once, where the ids jump (last frame's cell order, not the
+            // bodies'), and staged in this order for the scatter below to read in sequence.
+            staged[k] = boxes[id];
+            keys[k] = static_cast<std::uint32_t>(
+                cell_index(level, cell_of(level, staged[k].lo)));
+        }
+    });
+    // Each part's cells [first[p], first[p + 1]).
+    std::array<std::size_t, kMaxParts + 1> first{};
+    first[parts_] = cells;
+    for (std::size_t p = 1; p < parts_; ++p)
+        first[p] = std::clamp<std::size_t>(keys[cut(n, parts_, p)], first[p - 1], cells);
+    std::array<std::uint32_t, kMaxParts> counted{};
+    for_each_part(parts_, [&](std::size_t p) {
+        const std::size_t lo = first[p], span = first[p + 1] - lo;
+        std::uint32_t count = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+            if (keys[k] - lo < span) ++start[keys[k]], ++count;
+        }
+        counted[p] = count;
+    });
+    // Counts to cell ends (each part after those before it), and the occupied cells.
+    std::array<std::array<std::uint32_t, kMaxLevels>, kMaxParts> occupied_of{};
+    for_each_part(parts_, [&](std::size_t p) {
+        std::uint32_t end = 0;
+        for (std::size_t q = 0; q < p; ++q) end += counted[q];
+        for (int k = 0; k < kMaxLevels; ++k) {
+            const Level& level = levels_[k];
+            const std::size_t from = std::max(first[p], level.first_cell);
+            const std::size_t to = std::min(first[p + 1], level.first_cell + level.cells);
+            std::uint32_t occupied = 0;
+            for (std::size_t c = from; c < to; ++c) {
+                occupied += start[c] != 0;
+                end += start[c];
+                start[c] = end;
+            }
+            occupied_of[p][k] = occupied;
+        }
+    });
+    start[cells] = static_cast<std::uint32_t>(n);
+    ids_.resize(n);
+    static_.resize(n);
+    for (int a = 0; a < D; ++a) {
+        lo_[a].resize(n + kPad);
+        hi_[a].resize(n + kPad);
     }
+    // The scatter, from the back, moves each cell's end back to its start.
+    for_each_part(parts_, [&](std::size_t p) {
+        const std::size_t lo = first[p], span = first[p + 1] - lo;
+        BodyId* ids = ids_.data();
+        std::uint8_t* fixed = static_.data();
+        std::array<float*, D> low, high;
+        for (int a = 0; a < D; ++a) low[a] = lo_[a].data(), high[a] = hi_[a].data();
+        for (std::size_t k = n; k-- > 0;) {
+            if (keys[k] - lo >= span) continue;
+            const std::uint32_t e = --start[keys[k]];
+            ids[e] = order[k];
+            fixed[e] = is_static[order[k]];
+            for (int a = 0; a < D; ++a) {
+                low[a][e] = staged[k].lo[a];
+                high[a][e] = staged[k].hi[a];
+            }
+        }
+    });
     // A level whose bodies crowd into few cells (more than kCrowded a cell on average) is
     // folded from the next frame on, until its number of bodies changes much.
+    occupied_ = 0;
     for (int k = 0; k < kMaxLevels; ++k) {
-        occupied_ += occupied[k];
+        std::uint32_t occupied = 0;
+        for (std::size_t p = 0; p < parts_; ++p) occupied += occupied_of[p][k];
+        occupied_ += occupied;
         const Level& level = levels_[k];
         if (level.folded) {
             const std::uint32_t was = crowded_bodies_[k];
             crowded_[k] = level.bodies <= 2 * was && was <= 2 * level.bodies;
         } else {
-            crowded_[k] = level.bodies > kCrowded * occupied[k];
+            crowded_[k] = level.bodies > kCrowded * occupied;
             crowded_bodies_[k] = level.bodies;
-        }
-    }
-    // Counts to cell ends; the scatter, from the back, moves each back to its cell's start.
-    for (std::size_t c = 1; c < cells; ++c) start[c] += start[c - 1];
-    start[cells] = static_cast<std::uint32_t>(n);
-    ids_.resize(n);
-    static_.resize(n);
-    BodyId* ids = ids_.data();
-    std::uint8_t* fixed = static_.data();
-    std::array<float*, D> lo, hi;
-    for (int a = 0; a < D; ++a) {
-        lo_[a].resize(n + kPad);
-        hi_[a].resize(n + kPad);
-        lo[a] = lo_[a].data();
-        hi[a] = hi_[a].data();
-    }
-    for (std::size_t k = n; k-- > 0;) {
-        const BodyId id = order[k];
-        const std::uint32_t e = --start[keys[k]];
-        ids[e] = id;
-        fixed[e] = is_static[id];
-        const Aabb<D>& box = staged[k];
-        for (int a = 0; a < D; ++a) {
-            lo[a][e] = box.lo[a];
-            hi[a][e] = box.hi[a];
         }
     }
 }

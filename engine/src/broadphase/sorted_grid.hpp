@@ -42,6 +42,10 @@ public:
     static constexpr float kLevelRatio = 4.0f;
     // The box arrays run this far past the last entry, so a run is read four at a time.
     static constexpr std::size_t kPad = 4;
+    // The sort and the level choice run in at most this many parts, one per thread, from
+    // this many bodies on.
+    static constexpr std::size_t kMaxParts = 16;
+    static constexpr std::size_t kParallelFrom = 50000;
 
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
@@ -117,6 +121,7 @@ private:
     Aabb<D> cell_box(const Level& level, const Cell& c) const;
 
     std::vector<Level> levels_;
+    std::size_t parts_ = 1;  // this update's parts for the sort (the threads it may use)
     float base_cell_ = 1.0f;
     // Per body: its level; and the bodies in last frame's sorted order (the sort's input,
     // swapped with ids_ at each sort).
