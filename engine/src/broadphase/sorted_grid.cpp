@@ -482,7 +482,8 @@ void SortedGrid<D>::pairs_within_runs(std::size_t e0, std::size_t e1, PairList& 
 
 template <int D>
 template <typename Fn>
-void SortedGrid<D>::for_each_run(const Level& level, const Aabb<D>& box, const Fn& visit) const {
+void SortedGrid<D>::for_each_run(const Level& level, const Aabb<D>& box, Runs& slots,
+                                 const Fn& visit) const {
     Cell lo, hi;
     double footprint = 1;
     for (int k = 0; k < D; ++k) {
@@ -501,7 +502,7 @@ void SortedGrid<D>::for_each_run(const Level& level, const Aabb<D>& box, const F
     std::int64_t span = hi[D - 1] - lo[D - 1];
     for (int k = D - 2; k >= 0; --k) span = span * level.dims[k] + hi[k] - lo[k];
     const bool merge = level.folded && span + 1 >= static_cast<std::int64_t>(level.cells);
-    std::vector<std::pair<std::size_t, std::size_t>> slots;
+    slots.clear();
     Cell c = lo;
     for (;;) {
         c[0] = lo[0];
@@ -538,11 +539,12 @@ template <int D>
 void SortedGrid<D>::pairs_across(std::size_t e0, std::size_t e1, PairList& out,
                                  std::uint64_t& tests) const {
     const bool track = costs_.on();
+    Runs slots;  // for_each_run's scratch, one per chunk
     for (std::size_t i = e0; i < e1; ++i) {
         const Probe p = probe(i);
         for (std::uint32_t scans = levels_[level_of_[p.id]].scans; scans != 0;
              scans &= scans - 1) {
-            for_each_run(levels_[std::countr_zero(scans)], p.box,
+            for_each_run(levels_[std::countr_zero(scans)], p.box, slots,
                          [&](std::size_t from, std::size_t to) {
                              if (track) {
                                  test_run<true>(p, from, to, out, tests);
@@ -585,9 +587,10 @@ template <int D>
 void SortedGrid<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
                           QueryTrace<D>* /*trace*/) const {
     out.clear();
+    Runs slots;
     for (const Level& level : levels_) {
         if (level.bodies == 0) continue;
-        for_each_run(level, region, [&](std::size_t from, std::size_t to) {
+        for_each_run(level, region, slots, [&](std::size_t from, std::size_t to) {
             for (std::size_t e = from; e < to; ++e) {
                 if (overlaps(e, region)) out.push_back(ids_[e]);
             }

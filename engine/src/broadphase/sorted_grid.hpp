@@ -114,8 +114,10 @@ private:
     void pairs_across(std::size_t e0, std::size_t e1, PairList& out, std::uint64_t& tests) const;
     // visit(first_entry, end_entry) for each run of cells of `level` that `box` (grown down
     // by the level's cell, the farthest a partner's lower corner can be) reaches.
+    // `slots` is scratch for a folded level's merged runs.
+    using Runs = std::vector<std::pair<std::size_t, std::size_t>>;
     template <typename Fn>
-    void for_each_run(const Level& level, const Aabb<D>& box, const Fn& visit) const;
+    void for_each_run(const Level& level, const Aabb<D>& box, Runs& slots, const Fn& visit) const;
     bool overlaps(std::size_t i, const Aabb<D>& box) const;
     Aabb<D> entry_box(std::size_t e) const;
     Aabb<D> cell_box(const Level& level, const Cell& c) const;
