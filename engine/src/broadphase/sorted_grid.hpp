@@ -5,7 +5,7 @@
 // structure-of-arrays copies of their boxes. A box no larger than its cell can only meet
 // boxes whose lower corner is in its own cell or a neighbour, so a body tests the rest of its
 // own cell and the forward half of its neighbours (cells after it in row-major order, which
-// are two contiguous runs in 2D and five in 3D), and each pair of a level is tested once,
+// are two contiguous runs in 2D and four in 3D), and each pair of a level is tested once,
 // from its earlier body. Across levels, each pair of levels is scanned from one side only:
 // the coarse bodies scan the finer cells their boxes reach, or the fine bodies scan the
 // coarse cells (at most 2 per axis), whichever visits fewer cell runs.
@@ -13,13 +13,14 @@
 // Why it is fast: the sort is a counting sort (prefix sums over a dense array, no hash
 // table); the order of the last frame is the input of the next, so while bodies move a
 // little the scatter writes nearly in sequence; the runs a body tests are contiguous in
-// memory. A level's array holds at most a few slots per body; where the cells that fit its
+// memory, and they are tested four entries at a time (SSE2). A level's array holds at most a few slots per body; where the cells that fit its
 // bodies are more, they are made coarser. Where that crowds them (bodies on a line or plane
 // of a large world, the `centerline` scene: many bodies per occupied cell), the row-major
 // cell index is folded modulo a power of two instead, with rows of odd length so that lines
 // and planes along any axis spread over all slots: far cells then share a slot (their bodies
 // are extra candidates, rejected by the box test), but the cells stay as small as the
 // bodies. Neighbours keep their constant offsets, so the forward runs stay contiguous.
+// With many bodies and threads, the sort runs in parts of the cells, one per thread.
 #pragma once
 
 #include <array>
