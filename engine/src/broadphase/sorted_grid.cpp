@@ -38,7 +38,9 @@ void for_each_part(std::size_t parts, const Fn& body) {
 }
 
 // The range [0, n) cut into `parts` nearly equal pieces: piece p is [cut(p), cut(p + 1)).
-std::size_t cut(std::size_t n, std::size_t parts, std::size_t p) { return n * p / parts; }
+std::size_t cut(std::size_t n, std::size_t parts, std::size_t p) {
+    return n * p / parts;
+}
 
 }  // namespace
 
@@ -268,8 +270,7 @@ void SortedGrid<D>::sort_bodies(std::span<const Aabb<D>> boxes,
             // The box is read once, where the ids jump (last frame's cell order, not the
             // bodies'), and staged in this order for the scatter below to read in sequence.
             staged[k] = boxes[id];
-            keys[k] = static_cast<std::uint32_t>(
-                cell_index(level, cell_of(level, staged[k].lo)));
+            keys[k] = static_cast<std::uint32_t>(cell_index(level, cell_of(level, staged[k].lo)));
         }
     });
     // Each part's cells [first[p], first[p + 1]).
@@ -367,8 +368,9 @@ Aabb<D> SortedGrid<D>::entry_box(std::size_t e) const {
 
 template <int D>
 template <bool kTrack>
-[[gnu::always_inline]] inline void SortedGrid<D>::test_run(const Probe& p, std::size_t from, std::size_t to, PairList& out,
-                             std::uint64_t& tests) const {
+[[gnu::always_inline]] inline void SortedGrid<D>::test_run(const Probe& p, std::size_t from,
+                                                           std::size_t to, PairList& out,
+                                                           std::uint64_t& tests) const {
     tests += to - from;
     const BodyId* ids = ids_.data();
     const std::uint8_t* fixed_of = static_.data();
@@ -542,8 +544,7 @@ void SortedGrid<D>::pairs_across(std::size_t e0, std::size_t e1, PairList& out,
     Runs slots;  // for_each_run's scratch, one per chunk
     for (std::size_t i = e0; i < e1; ++i) {
         const Probe p = probe(i);
-        for (std::uint32_t scans = levels_[level_of_[p.id]].scans; scans != 0;
-             scans &= scans - 1) {
+        for (std::uint32_t scans = levels_[level_of_[p.id]].scans; scans != 0; scans &= scans - 1) {
             for_each_run(levels_[std::countr_zero(scans)], p.box, slots,
                          [&](std::size_t from, std::size_t to) {
                              if (track) {
@@ -612,9 +613,9 @@ template <int D>
 BroadPhaseStats SortedGrid<D>::stats() const {
     std::size_t bytes =
         (order_.capacity() + keys_.capacity() + ids_.capacity() + start_.capacity()) * 4 +
-        staged_.capacity() * sizeof(Aabb<D>) +
-        static_.capacity() + level_of_.capacity() + sample_.capacity() * 4 + within_.bytes() +
-        across_.bytes() + levels_.capacity() * sizeof(Level);
+        staged_.capacity() * sizeof(Aabb<D>) + static_.capacity() + level_of_.capacity() +
+        sample_.capacity() * 4 + within_.bytes() + across_.bytes() +
+        levels_.capacity() * sizeof(Level);
     for (int a = 0; a < D; ++a) bytes += (lo_[a].capacity() + hi_[a].capacity()) * 4;
     return {.candidate_tests = within_.tests() + across_.tests(),
             .structure_bytes = bytes,

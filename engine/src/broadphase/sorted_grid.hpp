@@ -13,8 +13,9 @@
 // Why it is fast: the sort is a counting sort (prefix sums over a dense array, no hash
 // table); the order of the last frame is the input of the next, so while bodies move a
 // little the scatter writes nearly in sequence; the runs a body tests are contiguous in
-// memory, and they are tested four entries at a time (SSE2). A level's array holds at most a few slots per body; where the cells that fit its
-// bodies are more, they are made coarser. Where that crowds them (bodies on a line or plane
+// memory, and they are tested four entries at a time (SSE2). A level's array holds at most
+// a few slots per body; where the cells that fit its bodies are more, they are made
+// coarser. Where that crowds them (bodies on a line or plane
 // of a large world, the `centerline` scene: many bodies per occupied cell), the row-major
 // cell index is folded modulo a power of two instead, with rows of odd length so that lines
 // and planes along any axis spread over all slots: far cells then share a slot (their bodies
@@ -67,12 +68,12 @@ private:
     struct Level {
         float cell = 1.0f;
         float inv_cell = 1.0f;
-        Vec<D> origin{0.0f};          // low corner of cell 0 (a padding cell)
+        Vec<D> origin{0.0f};  // low corner of cell 0 (a padding cell)
         std::array<std::int64_t, D> dims{};
-        std::size_t first_cell = 0;   // in the global cell numbering
-        std::size_t cells = 0;        // slots in the array: a power of two when folded
-        bool folded = false;          // the row-major index is taken modulo `cells`
-        std::uint32_t scans = 0;      // bit k: this level's bodies scan level k's cells
+        std::size_t first_cell = 0;  // in the global cell numbering
+        std::size_t cells = 0;       // slots in the array: a power of two when folded
+        bool folded = false;         // the row-major index is taken modulo `cells`
+        std::uint32_t scans = 0;     // bit k: this level's bodies scan level k's cells
         std::uint32_t bodies = 0;
         Aabb<D> lows = Aabb<D>::empty();  // bounds of the lower corners
     };
@@ -144,8 +145,7 @@ private:
     // Per level: fold its grid (its bodies crowded coarsened cells), and its bodies then.
     std::array<std::uint8_t, kMaxLevels> crowded_{};
     std::array<std::uint32_t, kMaxLevels> crowded_bodies_{};
-    std::array<Param, 2> params_ = {{{"cell scale", 1, 0.25f, 4},
-                                     {"parallel", 1, 0, 1, true}}};
+    std::array<Param, 2> params_ = {{{"cell scale", 1, 0.25f, 4}, {"parallel", 1, 0, 1, true}}};
 };
 
 }  // namespace collide
