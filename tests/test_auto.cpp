@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <string>
 
@@ -19,32 +20,40 @@ namespace {
 
 using Auto = AutoSelect<2>;
 
-std::vector<Aabb<2>> boxes_at(std::size_t n, float shift) {
+// n bodies at time t, each moving at its own velocity.
+std::vector<Aabb<2>> boxes_at(std::size_t n, float t) {
     Rng rng(3);
     std::vector<Aabb<2>> boxes;
     for (std::size_t i = 0; i < n; ++i) {
-        const Vec<2> c = rng.in_box<2>(Vec<2>(0.0f), Vec<2>(100.0f)) + Vec<2>(shift, 0.0f);
-        boxes.push_back(Aabb<2>::around(c, 0.5f));
+        const Vec<2> c = rng.in_box<2>(Vec<2>(0.0f), Vec<2>(100.0f));
+        const Vec<2> v = rng.in_box<2>(Vec<2>(-1.0f), Vec<2>(1.0f));
+        boxes.push_back(Aabb<2>::around(c + t * v, 0.5f));
     }
     return boxes;
 }
 
-// Scripted candidates: each is sort-and-sweep, made as slow as the test says by updating
-// it g_repeat[name] times per call (same pairs, that many times the time), and counted.
-std::map<std::string, int, std::less<>> g_repeat;
+// Scripted candidates: each is a real one (dynamic-aabb-tree, sorted-grid, radix-chunks
+// under the names a, b, c), made as slow as the test says by spinning g_extra_ms[name]
+// after each update, and counted.
+std::map<std::string, double, std::less<>> g_extra_ms;
 int g_updates = 0;  // calls to update, all candidates together
 int g_built = 0;
 
 class Scripted final : public BroadPhase<2> {
 public:
     explicit Scripted(std::string_view name)
-        : name_(name), inner_(make_broadphase<2>("sort-and-sweep")) {}
+        : name_(name),
+          inner_(make_broadphase<2>(name == "a"   ? "dynamic-aabb-tree"
+                                    : name == "b" ? "sorted-grid"
+                                                  : "radix-chunks")) {}
     void update(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override {
         ++g_updates;
-        const auto it = g_repeat.find(name_);
-        for (int i = 0; i < (it == g_repeat.end() ? 1 : it->second); ++i)
-            inner_->update(boxes, is_static, out);
+        inner_->update(boxes, is_static, out);
+        const auto until = std::chrono::steady_clock::now() +
+                           std::chrono::duration<double, std::milli>(g_extra_ms[name_]);
+        while (std::chrono::steady_clock::now() < until) {
+        }
     }
     void query(const Aabb<2>& region, std::vector<BodyId>& out,
                QueryTrace<2>* trace) const override {
@@ -83,9 +92,10 @@ TEST(Auto, KeepsTheFastestMeasured) {
 }
 
 // After the race every update runs one algorithm, and its pairs are exact, through a losing
-// turn (the current resumes, not rebuilt) and a winning one, when the current turns slow.
+// turn (the current, a tree, resumes unbuilt after the bodies moved on) and a winning one,
+// when the current turns slow.
 TEST(Auto, TakesTurnsAndFollowsMeasuredTime) {
-    g_repeat = {{"a", 1}, {"b", 40}, {"c", 40}};
+    g_extra_ms = {{"a", 0.0}, {"b", 3.0}, {"c", 3.0}};
     g_built = g_updates = 0;
     Auto a(&make_scripted, {"a", "b", "c"});
     constexpr std::size_t kN = 1500;
@@ -93,7 +103,7 @@ TEST(Auto, TakesTurnsAndFollowsMeasuredTime) {
     PairList pairs;
     int frame = 0;
     const auto step = [&] {
-        const auto boxes = boxes_at(kN, 0.02f * static_cast<float>(frame++));
+        const auto boxes = boxes_at(kN, 0.05f * static_cast<float>(frame++));
         const int before = g_updates;
         a.update(boxes, still, pairs);
         std::sort(pairs.begin(), pairs.end());
@@ -107,7 +117,7 @@ TEST(Auto, TakesTurnsAndFollowsMeasuredTime) {
     EXPECT_EQ(a.current(), "a");
     // a turns slow (the work changed: its time drifts), c fast and b stays slower than a:
     // each gets a turn, b first, which loses (a resumes), then c, which wins.
-    g_repeat = {{"a", 20}, {"b", 40}, {"c", 1}};
+    g_extra_ms = {{"a", 1.0}, {"b", 3.0}, {"c", 0.0}};
     std::vector<std::string> ran;
     for (int i = 0; i < 40 && a.current() != "c"; ++i) {
         EXPECT_EQ(step(), 1);

@@ -74,13 +74,13 @@ void AutoSelect<D>::finish_race() {
          measured_ms_[b.candidate]);
     racers_.clear();
     since_probe_ = 0;
-    until_probe_ = kProbeEvery;
+    until_probe_ = kFirstTurn;
     ++probes_;
 }
 
 template <int D>
-void AutoSelect<D>::start_turn(std::size_t challenger) {
-    before_turn_ms_ = recent_ms();
+void AutoSelect<D>::start_turn(std::size_t challenger, double current_ms) {
+    before_turn_ms_ = current_ms;
     aside_ = std::move(algorithm_);
     algorithm_ = build(challenger);
     name_ = candidates_[challenger];
@@ -100,9 +100,11 @@ void AutoSelect<D>::finish_turn() {
         settled_of_[current_] = before_turn_ms_;
         take(challenger_, std::move(algorithm_), ms);
         aside_.reset();
+        until_probe_ = kProbeEvery;
     } else {
         algorithm_ = std::move(aside_);  // resumes with the boxes as they are now
         name_ = candidates_[current_];
+        chosen_ms_ = before_turn_ms_;  // chosen again at this time: no turn for a little more
     }
     challenger_ = kNone;
     since_probe_ = 0;
@@ -131,7 +133,7 @@ void AutoSelect<D>::between_probes() {
     if (!waiting_.empty() && since_probe_ >= static_cast<int>(kRecent)) {
         const std::size_t c = waiting_.back();
         waiting_.pop_back();
-        return start_turn(c);
+        return start_turn(c, recent);
     }
     // A challenger measured clearly faster than the current's recent time gets its turn now.
     std::size_t best = kNone;
@@ -147,7 +149,7 @@ void AutoSelect<D>::between_probes() {
     const double latest =
         std::min(recent_[(recent_at_ - 1) % kRecent], recent_[(recent_at_ - 2) % kRecent]);
     if (best != kNone && best_ms < kSwitchBelow * latest && latest > kRose * chosen_ms_)
-        return start_turn(best);
+        return start_turn(best, latest);
     if (since_probe_ < static_cast<int>(kRecent) || --until_probe_ > 0) return;
     until_probe_ = kProbeEvery;
     for (std::size_t k = 0; k < candidates_.size(); ++k) {
@@ -158,7 +160,7 @@ void AutoSelect<D>::between_probes() {
             settled_of_[c] >= kSwitchBelow * recent)
             continue;
         next_challenger_ = c + 1;
-        return start_turn(c);
+        return start_turn(c, recent);
     }
 }
 
@@ -210,7 +212,7 @@ void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
             BroadPhase<D>& a = r.algorithm ? *r.algorithm : *algorithm_;
             const auto t0 = Clock::now();
             a.update(boxes, is_static, &r == &racers_.front() ? out : scratch_);
-            if (frame_ > 0) r.ms += ms_since(t0);  // the first frame is a cold build
+            if (frame_ > 0) r.ms += ms_since(t0);
         }
         if (++frame_ > race_timed_) finish_race();
         return;

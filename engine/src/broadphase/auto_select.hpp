@@ -13,10 +13,12 @@
 //   build, then timed frames) and its pairs are the frames' output; the current one is kept
 //   aside, not updated, and resumes afterwards (it takes the boxes as they are then, as
 //   every structure must; a tree just sees larger moves once). The challenger is kept when
-//   its time is below kSwitchBelow times the current's recent time before the turn; the
+//   its time is below kSwitchBelow times the current's time before the turn (its recent
+//   time, or its last two updates for a turn called for by those, see below); the
 //   turn ends early once its timed frames add up to more than that (it cannot win).
-// - Turns come every kProbeEvery updates (one challenger at a time, skipping those measured
-//   kHopeless times slower), at once when a measured challenger is clearly faster than the
+// - Turns come every kProbeEvery updates, kFirstTurn after a race (one challenger at a
+//   time, skipping those measured kHopeless times slower or whose settled time could not
+//   win), at once when a measured challenger is clearly faster than the
 //   current's last two updates and these have grown kRose times past the time the current
 //   was chosen with (it was chosen on cheap fresh frames), and for every challenger, one after the
 //   other, when the current's time drifts kDrift times above what it was settled (the work
@@ -50,8 +52,10 @@ public:
     static constexpr int kRaceTimed = 1;           // timed race frames after the cold build
     static constexpr int kRaceTimedFew = 3;        // ...below this many bodies
     static constexpr std::size_t kRaceFewBelow = 10000;
-    static constexpr int kTurnFrames = 3;        // a challenger's turn: a cold build, two timed
-    static constexpr int kProbeEvery = 100;      // updates between two periodic turns
+    static constexpr int kTurnFrames = 3;    // a challenger's turn: a cold build, two timed
+    static constexpr int kProbeEvery = 100;  // updates between two periodic turns
+    // ...and after a race, whose one timed frame may have been preempted (a busy machine).
+    static constexpr int kFirstTurn = 30;
     static constexpr double kHopeless = 2.0;     // a challenger this much slower gets no turn
     static constexpr double kSwitchBelow = 0.9;  // a challenger's share of the current's time
     static constexpr std::size_t kRecent = 8;    // updates in the current's recent time
@@ -104,7 +108,8 @@ private:
 
     void start_race();
     void finish_race();
-    void start_turn(std::size_t challenger);
+    // `current_ms`: the current's time the challenger is to beat.
+    void start_turn(std::size_t challenger, double current_ms);
     void finish_turn();
     std::unique_ptr<BroadPhase<D>> build(std::size_t candidate) const;
     void take(std::size_t candidate, std::unique_ptr<BroadPhase<D>> algorithm, double ms);
@@ -122,7 +127,7 @@ private:
     std::unique_ptr<BroadPhase<D>> aside_;  // the current one during a turn
     std::size_t challenger_ = kNone;        // whose turn it is
     double turn_ms_ = 0;                    // the challenger's timed updates, summed
-    double before_turn_ms_ = 0;             // the current's recent time when the turn began
+    double before_turn_ms_ = 0;             // the current's time the challenger is to beat
     int frame_ = 0;                         // frames of the running race or turn done
     std::vector<std::size_t> waiting_;      // challengers due a turn (on drift), last first
     int since_probe_ = 0;                   // updates since the last race or turn ended
