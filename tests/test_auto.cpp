@@ -95,7 +95,8 @@ TEST(Auto, KeepsTheFastestMeasured) {
 // turn (the current, a tree, resumes unbuilt after the bodies moved on) and a winning one,
 // when the current turns slow.
 TEST(Auto, TakesTurnsAndFollowsMeasuredTime) {
-    g_extra_ms = {{"a", 0.0}, {"b", 3.0}, {"c", 3.0}};
+    // Margins wide enough for a sanitizer build, where the real updates take longer.
+    g_extra_ms = {{"a", 0.0}, {"b", 8.0}, {"c", 8.0}};
     g_built = g_updates = 0;
     Auto a(&make_scripted, {"a", "b", "c"});
     constexpr std::size_t kN = 1500;
@@ -117,7 +118,7 @@ TEST(Auto, TakesTurnsAndFollowsMeasuredTime) {
     EXPECT_EQ(a.current(), "a");
     // a turns slow (the work changed: its time drifts), c fast and b stays slower than a:
     // each gets a turn, b first, which loses (a resumes), then c, which wins.
-    g_extra_ms = {{"a", 1.0}, {"b", 3.0}, {"c", 0.0}};
+    g_extra_ms = {{"a", 3.0}, {"b", 8.0}, {"c", 0.0}};
     std::vector<std::string> ran;
     for (int i = 0; i < 40 && a.current() != "c"; ++i) {
         EXPECT_EQ(step(), 1);
