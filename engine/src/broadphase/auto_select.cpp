@@ -110,6 +110,7 @@ void AutoSelect<D>::finish_turn() {
     since_probe_ = 0;
     settled_ms_ = 0;
     ++probes_;
+    ++turns_;
 }
 
 template <int D>

@@ -135,6 +135,7 @@ private:
     std::size_t next_challenger_ = 0;
     std::size_t raced_n_ = 0;  // the body count at the last race
     int probes_ = 0;
+    int turns_ = 0;  // of which turns
     // Each candidate's last measured time (ms per update; 0: not measured since the work
     // last changed) and its recent time when it last ran as the current (0: not since).
     std::vector<double> measured_ms_, settled_of_;

@@ -47,7 +47,9 @@ std::string AutoSelect<D>::status() const {
     for (std::size_t c = 0; c < candidates_.size(); ++c)
         if (measured_ms_[c] > 0)
             s << std::exchange(sep, ", ") << candidates_[c] << " " << measured_ms_[c] << " ms";
-    s << "; " << probes_ << (probes_ == 1 ? " probe" : " probes");
+    const int races = probes_ - turns_;
+    s << "; " << races << (races == 1 ? " race, " : " races, ") << turns_
+      << (turns_ == 1 ? " turn" : " turns");
     if (challenger_ != kNone)
         s << ", " << name_ << "'s turn";
     else if (candidates_.size() > 1)
