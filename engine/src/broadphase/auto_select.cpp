@@ -129,14 +129,16 @@ void AutoSelect<D>::between_probes() {
             if (c != current_) waiting_.push_back(c);
         settled_ms_ = 0;
     }
-    // Between two turns the current runs long enough for its recent time to be its own.
+    // Between two turns the current runs two updates at least (kRecent for the turns that
+    // judge it on its recent time, which must be its own by then).
     if (since_probe_ < 2) return;
     if (!waiting_.empty() && since_probe_ >= static_cast<int>(kRecent)) {
         const std::size_t c = waiting_.back();
         waiting_.pop_back();
         return start_turn(c, recent);
     }
-    // A challenger measured clearly faster than the current's recent time gets its turn now.
+    // A challenger measured clearly faster than the current's last two updates gets its turn
+    // now, if those grew since the current was chosen.
     std::size_t best = kNone;
     double best_ms = 0;
     for (std::size_t c = 0; c < candidates_.size(); ++c) {
@@ -147,16 +149,16 @@ void AutoSelect<D>::between_probes() {
     }
     // Judged on its last two updates (the smaller: one may have been preempted), so a
     // choice whose cost jumps is undone within two frames.
-    const double latest =
-        std::min(recent_[(recent_at_ - 1) % kRecent], recent_[(recent_at_ - 2) % kRecent]);
+    const double latest = std::min(recent_[(recent_at_ + kRecent - 1) % kRecent],
+                                   recent_[(recent_at_ + kRecent - 2) % kRecent]);
     if (best != kNone && best_ms < kSwitchBelow * latest && latest > kRose * chosen_ms_)
         return start_turn(best, latest);
     if (since_probe_ < static_cast<int>(kRecent) || --until_probe_ > 0) return;
     until_probe_ = kProbeEvery;
     for (std::size_t k = 0; k < candidates_.size(); ++k) {
         const std::size_t c = (next_challenger_ + k) % candidates_.size();
-        // One measured far slower would make its turn a stutter for nothing.
-        // One that counts at its settled time could not win: its turn would be for nothing.
+        // One measured far slower, or whose settled time could not win, would make its turn
+        // a stutter for nothing.
         if (c == current_ || measured_ms_[c] > kHopeless * recent ||
             settled_of_[c] >= kSwitchBelow * recent)
             continue;

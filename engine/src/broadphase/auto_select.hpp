@@ -16,22 +16,24 @@
 //   its time is below kSwitchBelow times the current's time before the turn (its recent
 //   time, or its last two updates for a turn called for by those, see below); the
 //   turn ends early once its timed frames add up to more than that (it cannot win).
-// - Turns come every kProbeEvery updates, kFirstTurn after a race (one challenger at a
-//   time, skipping those measured kHopeless times slower or whose settled time could not
-//   win), at once when a measured challenger is clearly faster than the
-//   current's last two updates and these have grown kRose times past the time the current
-//   was chosen with (it was chosen on cheap fresh frames), and for every challenger, one after the
-//   other, when the current's time drifts kDrift times above what it was settled (the work
-//   changed).
+// - Turns come every kProbeEvery updates, and kFirstTurn after a race (one challenger at
+//   a time, skipping those measured kHopeless times slower or whose settled time could
+//   not win); at once when a measured challenger is clearly faster than the current's
+//   last two updates and these have grown kRose times past the time the current was
+//   chosen with (it was chosen on cheap fresh frames); and for every challenger, one after
+//   the other, when the current's time drifts kDrift times above what it was settled (the
+//   work changed).
 // A structure's first updates after its build can be far cheaper than its settled ones (a
 // tree's fat boxes are all new and nothing leaves them for a while), so a race or a turn
-// can favour it; the recent-time check above undoes such a choice once its cost shows, and
-// a challenger counts at no less than its recent time when it last ran (settled_of_), so
-// the same mistake is not made twice. The current's time is the mean of its last kRecent
-// updates without the largest (one preempted update should not start a turn). For a
-// handful of bodies brute force is used without measuring. Every candidate is exact and the
-// output is always that of the algorithm that ran the frame, so auto is exact. It builds
-// its candidates with the factory it is given (the registry passes its own).
+// can favour it; the last-two-updates check undoes such a choice within two frames of its
+// cost showing, and a challenger counts at no less than its recent time when it last ran
+// (settled_of_), so the same mistake is not made twice. The current's recent time is the
+// mean of its last kRecent updates without the largest (one preempted update should not
+// start a turn). Probes are rare so that their spikes (a challenger's cold build, a
+// resumed tree's larger first update) stay near 1% of frames. For a handful of bodies brute
+// force is used without measuring. Every candidate is exact and the output is always that
+// of the algorithm that ran the frame, so auto is exact. It builds its candidates with the
+// factory it is given (the registry passes its own).
 #pragma once
 
 #include <array>
