@@ -11,17 +11,18 @@ namespace {
 // For a handful of bodies nothing beats testing every pair.
 constexpr std::string_view kForFew = "brute-force";
 
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
 }  // namespace
 
 template <int D>
-AutoSelect<D>::AutoSelect(Factory make, std::vector<std::string_view> candidates)
+double AutoSelect<D>::steady_ms() {
+    const auto now = std::chrono::steady_clock::now().time_since_epoch();
+    return std::chrono::duration<double, std::milli>(now).count();
+}
+
+template <int D>
+AutoSelect<D>::AutoSelect(Factory make, std::vector<std::string_view> candidates, Clock clock)
     : make_(make),
+      clock_(clock),
       candidates_(std::move(candidates)),
       measured_ms_(candidates_.size(), 0.0),
       settled_of_(candidates_.size(), 0.0) {}
@@ -213,16 +214,16 @@ void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
     if (!racers_.empty()) {  // every candidate on the same frame, the first one's pairs out
         for (Racer& r : racers_) {
             BroadPhase<D>& a = r.algorithm ? *r.algorithm : *algorithm_;
-            const auto t0 = Clock::now();
+            const double t0 = clock_();
             a.update(boxes, is_static, &r == &racers_.front() ? out : scratch_);
-            if (frame_ > 0) r.ms += ms_since(t0);
+            if (frame_ > 0) r.ms += clock_() - t0;
         }
         if (++frame_ > race_timed_) finish_race();
         return;
     }
-    const auto t0 = Clock::now();
+    const double t0 = clock_();
     algorithm_->update(boxes, is_static, out);
-    const double ms = ms_since(t0);
+    const double ms = clock_() - t0;
     if (challenger_ == kNone) {
         recent_[recent_at_++ % kRecent] = ms;
         return;

@@ -76,8 +76,13 @@ public:
     // The candidates raced by default.
     static constexpr std::string_view kCandidates[] = {"dynamic-aabb-tree", "sorted-grid",
                                                        "radix-chunks"};
-    explicit AutoSelect(Factory make, std::vector<std::string_view> candidates = {
-                                          std::begin(kCandidates), std::end(kCandidates)});
+    // Milliseconds since a fixed point; a steady clock unless a test scripts the times.
+    using Clock = double (*)();
+    static double steady_ms();
+    explicit AutoSelect(Factory make,
+                        std::vector<std::string_view> candidates = {std::begin(kCandidates),
+                                                                    std::end(kCandidates)},
+                        Clock clock = &steady_ms);
 
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
@@ -119,6 +124,7 @@ private:
     double recent_ms() const;
 
     Factory make_;
+    Clock clock_;
     std::vector<std::string_view> candidates_;
     std::unique_ptr<BroadPhase<D>> algorithm_;  // the one that runs (the challenger in a turn)
     std::string_view name_;
