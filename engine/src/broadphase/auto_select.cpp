@@ -70,6 +70,12 @@ void AutoSelect<D>::finish_race() {
         measured_ms_[racers_[i].candidate] = racers_[i].ms / race_timed_;
         if (racers_[i].ms < racers_[best].ms) best = i;
     }
+    // A near tie (a tree's first updates are cheap, one frame may be preempted) goes to the
+    // cheapest cold build, which is also what each later turn of it costs.
+    const double best_ms = racers_[best].ms;
+    for (std::size_t i = 0; i < racers_.size(); ++i)
+        if (kSwitchBelow * racers_[i].ms <= best_ms && racers_[i].cold_ms < racers_[best].cold_ms)
+            best = i;
     const Racer& b = racers_[best];
     take(b.candidate, best == 0 ? std::move(algorithm_) : std::move(racers_[best].algorithm),
          measured_ms_[b.candidate]);
@@ -216,7 +222,7 @@ void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
             BroadPhase<D>& a = r.algorithm ? *r.algorithm : *algorithm_;
             const double t0 = clock_();
             a.update(boxes, is_static, &r == &racers_.front() ? out : scratch_);
-            if (frame_ > 0) r.ms += clock_() - t0;
+            (frame_ > 0 ? r.ms : r.cold_ms) += clock_() - t0;
         }
         if (++frame_ > race_timed_) finish_race();
         return;

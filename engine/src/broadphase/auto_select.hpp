@@ -6,7 +6,8 @@
 // - The race: at the first update (and when the body count changes by more than a
 //   quarter) every candidate is built and updated on the same frames, a cold build and
 //   then kRaceTimed timed frames (kRaceTimedFew below kRaceFewBelow bodies, where one
-//   frame is too short to time), and the fastest is kept. These are the only frames that
+//   frame is too short to time), and the fastest is kept (of those within 1/kSwitchBelow
+//   of it, the one with the cheapest cold build). These are the only frames that
 //   cost the sum of all candidates; the bench's warm-up frames (2 or more) hold them, so
 //   every subject's cold build is in the warm-up, auto's race included.
 // - A turn: a challenger *replaces* the current algorithm for kTurnFrames frames (a cold
@@ -110,7 +111,8 @@ private:
     struct Racer {
         std::size_t candidate = 0;
         std::unique_ptr<BroadPhase<D>> algorithm;
-        double ms = 0;
+        double ms = 0;       // summed over the timed frames
+        double cold_ms = 0;  // its cold build
     };
 
     void start_race();
