@@ -1,10 +1,17 @@
-// auto: it races its candidates on the live boxes and keeps the fastest, skips a hopeless
-// challenger, races again when the body count changes, and uses brute force for a handful of
-// bodies; that its pairs are exact is checked with every other registry entry.
+// auto: it races its candidates once on the live boxes and keeps the fastest; after that no
+// update runs two algorithms: a challenger takes a turn in place of the current one, which
+// resumes when the challenger loses (its pairs still exact); the choice follows measured
+// time when the current one turns slow; brute force serves a handful of bodies. That its
+// pairs are exact on every scene is checked with every other registry entry.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
 
 #include "broadphase/auto_select.hpp"
 #include "collide/registry.hpp"
+#include "test_support.hpp"
 #include "tooling/random.hpp"
 
 namespace collide {
@@ -12,14 +19,53 @@ namespace {
 
 using Auto = AutoSelect<2>;
 
-std::vector<Aabb<2>> boxes_at(std::size_t n, float shift) {
+// n bodies at time t, each moving at its own velocity.
+std::vector<Aabb<2>> boxes_at(std::size_t n, float t) {
     Rng rng(3);
     std::vector<Aabb<2>> boxes;
     for (std::size_t i = 0; i < n; ++i) {
-        const Vec<2> c = rng.in_box<2>(Vec<2>(0.0f), Vec<2>(100.0f)) + Vec<2>(shift, 0.0f);
-        boxes.push_back(Aabb<2>::around(c, 0.5f));
+        const Vec<2> c = rng.in_box<2>(Vec<2>(0.0f), Vec<2>(100.0f));
+        const Vec<2> v = rng.in_box<2>(Vec<2>(-1.0f), Vec<2>(1.0f));
+        boxes.push_back(Aabb<2>::around(c + t * v, 0.5f));
     }
     return boxes;
+}
+
+// Scripted candidates: each is a real one (dynamic-aabb-tree, sorted-grid, radix-chunks
+// under the names a, b, c), counted, each update taking g_cost_ms[name] on a scripted
+// clock, so the test does not depend on the machine's load.
+std::map<std::string, double, std::less<>> g_cost_ms;
+double g_now_ms = 0;
+int g_updates = 0;  // calls to update, all candidates together
+int g_built = 0;
+
+class Scripted final : public BroadPhase<2> {
+public:
+    explicit Scripted(std::string_view name)
+        : name_(name),
+          inner_(make_broadphase<2>(name == "a"   ? "dynamic-aabb-tree"
+                                    : name == "b" ? "sorted-grid"
+                                                  : "radix-chunks")) {}
+    void update(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
+                PairList& out) override {
+        ++g_updates;
+        inner_->update(boxes, is_static, out);
+        g_now_ms += g_cost_ms[name_];
+    }
+    void query(const Aabb<2>& region, std::vector<BodyId>& out,
+               QueryTrace<2>* trace) const override {
+        inner_->query(region, out, trace);
+    }
+    BroadPhaseStats stats() const override { return inner_->stats(); }
+
+private:
+    std::string name_;
+    std::unique_ptr<BroadPhase<2>> inner_;
+};
+
+std::unique_ptr<BroadPhase<2>> make_scripted(std::string_view name) {
+    ++g_built;
+    return std::make_unique<Scripted>(name);
 }
 
 // Brute force on 3,000 bodies (4.5 million tests) against sort-and-sweep: a difference of
@@ -31,7 +77,7 @@ TEST(Auto, KeepsTheFastestMeasured) {
                            : std::vector<std::string_view>{"sort-and-sweep", "brute-force"});
         PairList pairs;
         const std::vector<std::uint8_t> still(3000, 0);
-        for (int i = 0; i < Auto::kProbeFrames; ++i) {
+        for (int i = 0; i <= Auto::kRaceTimedFew; ++i) {  // a cold build, then timed frames
             EXPECT_EQ(a.probes(), 0);
             a.update(boxes_at(3000, 0.01f * static_cast<float>(i)), still, pairs);
         }
@@ -42,26 +88,42 @@ TEST(Auto, KeepsTheFastestMeasured) {
     }
 }
 
-// A challenger far slower when last raced (brute force, tens of times) is not probed again
-// until the next race of all, which a new body count starts at once.
-TEST(Auto, SkipsTheHopelessAndRacesAgainOnANewCount) {
-    Auto a(&make_broadphase<2>, {"sort-and-sweep", "brute-force"});
+// After the race every update runs one algorithm, and its pairs are exact, through a losing
+// turn (the current, a tree, resumes unbuilt after the bodies moved on) and a winning one,
+// when the current turns slow.
+TEST(Auto, TakesTurnsAndFollowsMeasuredTime) {
+    g_cost_ms = {{"a", 1.0}, {"b", 8.0}, {"c", 8.0}};
+    g_built = g_updates = 0;
+    Auto a(&make_scripted, {"a", "b", "c"}, [] { return g_now_ms; });
+    constexpr std::size_t kN = 1500;
+    const std::vector<std::uint8_t> still(kN, 0);
     PairList pairs;
-    const std::vector<std::uint8_t> still(3000, 0);
-    const auto boxes = boxes_at(2000, 0.0f);
-    for (int i = 0; i < Auto::kProbeFrames + Auto::kFirstChallenge; ++i)
-        a.update(boxes, std::span(still).first(2000), pairs);
-    EXPECT_EQ(a.probes(), 1);
-    EXPECT_EQ(a.current(), "sort-and-sweep");
-    EXPECT_NE(a.status().find("next probe in " + std::to_string(Auto::kProbeEvery)),
-              std::string::npos)
-        << a.status();
-    const auto more = boxes_at(3000, 0.0f);
-    a.update(more, still, pairs);
-    EXPECT_NE(a.status().find("racing brute-force"), std::string::npos) << a.status();
-    for (int i = 1; i < Auto::kProbeFrames; ++i) a.update(more, still, pairs);
-    EXPECT_EQ(a.probes(), 2);
-    EXPECT_EQ(a.current(), "sort-and-sweep");
+    int frame = 0;
+    const auto step = [&] {
+        const auto boxes = boxes_at(kN, 0.05f * static_cast<float>(frame++));
+        const int before = g_updates;
+        a.update(boxes, still, pairs);
+        std::sort(pairs.begin(), pairs.end());
+        EXPECT_EQ(pairs, testing::reference_pairs<2>(boxes, still)) << "frame " << frame;
+        return g_updates - before;
+    };
+    for (int i = 0; i <= Auto::kRaceTimedFew; ++i) EXPECT_EQ(step(), 3);  // the race
+    EXPECT_EQ(a.current(), "a");
+    EXPECT_EQ(g_built, 3);
+    for (int i = 0; i < Auto::kSettleAfter + 5; ++i) EXPECT_EQ(step(), 1);
+    EXPECT_EQ(a.current(), "a");
+    // a turns slow (the work changed: its time drifts), c fast and b stays slower than a:
+    // each gets a turn, b first, which loses (a resumes), then c, which wins.
+    g_cost_ms = {{"a", 3.0}, {"b", 8.0}, {"c", 0.5}};
+    std::vector<std::string> ran;
+    for (int i = 0; i < 40 && a.current() != "c"; ++i) {
+        EXPECT_EQ(step(), 1);
+        if (ran.empty() || ran.back() != a.current()) ran.emplace_back(a.current());
+    }
+    EXPECT_EQ(ran, (std::vector<std::string>{"a", "b", "a", "c"}));
+    EXPECT_EQ(g_built, 5);  // b and c for their turns; a resumed as it was
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(step(), 1);
+    EXPECT_EQ(a.current(), "c");
 }
 
 TEST(Auto, BruteForceForAFewBodies) {
@@ -73,8 +135,8 @@ TEST(Auto, BruteForceForAFewBodies) {
     a.update(boxes_at(70, 0.0f), std::span(still).first(70), pairs);  // inside the band
     EXPECT_EQ(a.current(), "brute-force");
     a.update(boxes_at(200, 0.0f), still, pairs);
-    EXPECT_EQ(a.current(), Auto::kCandidates[0]);  // racing the others from here
-    EXPECT_NE(a.status().find("first probe running"), std::string::npos) << a.status();
+    EXPECT_EQ(a.current(), Auto::kCandidates[0]);  // racing them all from here
+    EXPECT_NE(a.status().find("racing its 3 candidates"), std::string::npos) << a.status();
 }
 
 }  // namespace

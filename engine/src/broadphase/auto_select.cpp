@@ -1,8 +1,8 @@
 #include "broadphase/auto_select.hpp"
 
 #include <algorithm>
-#include <array>
 #include <chrono>
+#include <numeric>
 
 namespace collide {
 
@@ -11,104 +11,173 @@ namespace {
 // For a handful of bodies nothing beats testing every pair.
 constexpr std::string_view kForFew = "brute-force";
 
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
 }  // namespace
 
 template <int D>
-AutoSelect<D>::AutoSelect(Factory make, std::vector<std::string_view> candidates)
-    : make_(make),
-      candidates_(std::move(candidates)),
-      measured_ms_(candidates_.size(), 0.0),
-      against_ms_(candidates_.size(), 0.0),
-      settled_of_(candidates_.size(), 0.0) {}
-
-template <int D>
-void AutoSelect<D>::start_probe(bool all) {
-    if (!algorithm_) {  // nothing chosen yet, or just more than a few bodies
-        algorithm_ = make_(candidates_.front());
-        algorithm_->set_cost_tracking(track_costs_);
-        current_ = candidates_.front();
-    }
-    const std::size_t current = static_cast<std::size_t>(
-        std::find(candidates_.begin(), candidates_.end(), current_) - candidates_.begin());
-    racers_.clear();
-    probe_all_ = all;
-    const double settled = recent_median();
-    for (std::size_t k = 0; k < candidates_.size(); ++k) {
-        const std::size_t c = (next_challenger_ + k) % candidates_.size();
-        if (c == current) continue;
-        // One that took over kHopeless times the current's time when last measured is left
-        // until the next race of all (its probe would cost more than it could win).
-        if (!all && measured_ms_[c] > kHopeless * settled) continue;
-        racers_.push_back(Racer{.candidate = c, .algorithm = make_(candidates_[c])});
-        if (!all) break;
-    }
-    if (!all && !racers_.empty())
-        next_challenger_ = (racers_.front().candidate + 1) % candidates_.size();
-    probe_frame_ = 0;
-    before_probe_ms_ = settled;
-    if (racers_.empty()) until_challenge_ = kProbeEvery;  // none worth a probe now
+double AutoSelect<D>::steady_ms() {
+    const auto now = std::chrono::steady_clock::now().time_since_epoch();
+    return std::chrono::duration<double, std::milli>(now).count();
 }
 
 template <int D>
-void AutoSelect<D>::finish_probe() {
-    const double timed = kProbeFrames - 1;
-    Racer* best = nullptr;
-    for (Racer& r : racers_) {
-        measured_ms_[r.candidate] = r.ms / timed;
-        against_ms_[r.candidate] = r.rival_ms / timed;
-        if (!best || r.ms < best->ms) best = &r;  // all raced on the same frames
-    }
-    const std::size_t current = static_cast<std::size_t>(
-        std::find(candidates_.begin(), candidates_.end(), current_) - candidates_.begin());
-    if (best) measured_ms_[current] = best->rival_ms / timed;
-    // The first choice takes the fastest; later a challenger must be clearly faster, since
-    // two frames are a small sample and a switch starts a structure afresh.
-    double kept_ms = best ? best->rival_ms / timed : 0.0;
-    bool switch_to_best = false;
-    if (probe_all_) {
-        // The work is new: what each ran settled before says nothing now.
-        std::fill(settled_of_.begin(), settled_of_.end(), 0.0);
-        switch_to_best = best && best->ms < best->rival_ms;
-    } else if (best) {
-        // A challenger against the current's settled time (before the probe); its own probe
-        // frames are fresh, so it counts at no less than what it took settled when it last
-        // ran (a tree's first updates are cheaper than its settled ones), and it must be
-        // clearly faster, since a switch starts a structure afresh.
-        const double challenger = std::max(best->ms / timed, settled_of_[best->candidate]);
-        switch_to_best = challenger < kSwitchBelow * before_probe_ms_;
-    }
-    if (switch_to_best) {
-        algorithm_ = std::move(best->algorithm);
-        algorithm_->set_cost_tracking(track_costs_);
-        current_ = candidates_[best->candidate];
-        kept_ms = best->ms / timed;
-    }
-    if (!probe_all_ && !switch_to_best) kept_ms = before_probe_ms_;
-    recent_ms_.fill(kept_ms);
+AutoSelect<D>::AutoSelect(Factory make, std::vector<std::string_view> candidates, Clock clock)
+    : make_(make),
+      clock_(clock),
+      candidates_(std::move(candidates)),
+      measured_ms_(candidates_.size(), 0.0),
+      settled_of_(candidates_.size(), 0.0) {}
+
+template <int D>
+std::unique_ptr<BroadPhase<D>> AutoSelect<D>::build(std::size_t candidate) const {
+    auto a = make_(candidates_[candidate]);
+    a->set_cost_tracking(track_costs_);
+    return a;
+}
+
+template <int D>
+void AutoSelect<D>::take(std::size_t candidate, std::unique_ptr<BroadPhase<D>> algorithm,
+                         double ms) {
+    algorithm_ = std::move(algorithm);
+    current_ = candidate;
+    name_ = candidates_[candidate];
+    recent_.fill(ms);
+    chosen_ms_ = ms;
     settled_ms_ = 0;
-    until_challenge_ = probe_all_ ? kFirstChallenge : kProbeEvery;
+}
+
+template <int D>
+void AutoSelect<D>::start_race() {
+    raced_n_ = n_;
+    aside_.reset();
+    waiting_.clear();
+    racers_.clear();
+    // The work is new: what each candidate took before says nothing now.
+    std::fill(measured_ms_.begin(), measured_ms_.end(), 0.0);
+    std::fill(settled_of_.begin(), settled_of_.end(), 0.0);
+    for (std::size_t c = 0; c < candidates_.size(); ++c)
+        racers_.push_back(Racer{.candidate = c, .algorithm = build(c)});
+    // The first racer's pairs are the output, and it is the one the viewer shows.
+    algorithm_ = std::move(racers_.front().algorithm);
+    name_ = candidates_.front();
+    race_timed_ = n_ < kRaceFewBelow ? kRaceTimedFew : kRaceTimed;
+    frame_ = 0;
+}
+
+template <int D>
+void AutoSelect<D>::finish_race() {
+    std::size_t best = 0;
+    for (std::size_t i = 0; i < racers_.size(); ++i) {
+        measured_ms_[racers_[i].candidate] = racers_[i].ms / race_timed_;
+        if (racers_[i].ms < racers_[best].ms) best = i;
+    }
+    // A near tie (a tree's first updates are cheap, one frame may be preempted) goes to the
+    // cheapest cold build, which is also what each later turn of it costs.
+    const double best_ms = racers_[best].ms;
+    for (std::size_t i = 0; i < racers_.size(); ++i)
+        if (kSwitchBelow * racers_[i].ms <= best_ms && racers_[i].cold_ms < racers_[best].cold_ms)
+            best = i;
+    const Racer& b = racers_[best];
+    take(b.candidate, best == 0 ? std::move(algorithm_) : std::move(racers_[best].algorithm),
+         measured_ms_[b.candidate]);
     racers_.clear();
     since_probe_ = 0;
+    until_probe_ = kFirstTurn;
     ++probes_;
 }
 
 template <int D>
-std::size_t AutoSelect<D>::current_index() const {
-    return static_cast<std::size_t>(std::find(candidates_.begin(), candidates_.end(), current_) -
-                                    candidates_.begin());
+void AutoSelect<D>::start_turn(std::size_t challenger, double current_ms) {
+    before_turn_ms_ = current_ms;
+    aside_ = std::move(algorithm_);
+    algorithm_ = build(challenger);
+    name_ = candidates_[challenger];
+    challenger_ = challenger;
+    turn_ms_ = 0;
+    frame_ = 0;
 }
 
 template <int D>
-double AutoSelect<D>::recent_median() const {
-    std::array<double, kRecent> v = recent_ms_;
-    std::nth_element(v.begin(), v.begin() + kRecent / 2, v.end());
-    return v[kRecent / 2];
+void AutoSelect<D>::finish_turn() {
+    const double ms = turn_ms_ / std::max(frame_ - 1, 1);  // over its timed frames
+    measured_ms_[challenger_] = ms;
+    measured_ms_[current_] = before_turn_ms_;
+    // Its turn began with a fresh structure, so it counts at no less than its recent time
+    // when it last ran (a tree's first updates are cheaper than its settled ones).
+    if (std::max(ms, settled_of_[challenger_]) < kSwitchBelow * before_turn_ms_) {
+        settled_of_[current_] = before_turn_ms_;
+        take(challenger_, std::move(algorithm_), ms);
+        aside_.reset();
+        until_probe_ = kProbeEvery;
+    } else {
+        algorithm_ = std::move(aside_);  // resumes with the boxes as they are now
+        name_ = candidates_[current_];
+        chosen_ms_ = before_turn_ms_;  // chosen again at this time: no turn for a little more
+    }
+    challenger_ = kNone;
+    since_probe_ = 0;
+    settled_ms_ = 0;
+    ++probes_;
+    ++turns_;
+}
+
+template <int D>
+void AutoSelect<D>::between_probes() {
+    ++since_probe_;
+    const double recent = recent_ms();
+    if (since_probe_ >= static_cast<int>(kRecent)) settled_of_[current_] = recent;
+    if (since_probe_ == kSettleAfter) settled_ms_ = recent;
+    if (candidates_.size() < 2) return;
+    if (settled_ms_ > 0 && recent > std::max(kDrift * settled_ms_, kDriftAboveMs)) {
+        // The work changed (bodies began to move, piled up): every challenger gets a turn.
+        std::fill(measured_ms_.begin(), measured_ms_.end(), 0.0);
+        std::fill(settled_of_.begin(), settled_of_.end(), 0.0);
+        waiting_.clear();
+        for (std::size_t c = candidates_.size(); c-- > 0;)
+            if (c != current_) waiting_.push_back(c);
+        settled_ms_ = 0;
+    }
+    // Between two turns the current runs two updates at least (kRecent for the turns that
+    // judge it on its recent time, which must be its own by then).
+    if (since_probe_ < 2) return;
+    if (!waiting_.empty() && since_probe_ >= static_cast<int>(kRecent)) {
+        const std::size_t c = waiting_.back();
+        waiting_.pop_back();
+        return start_turn(c, recent);
+    }
+    // A challenger measured clearly faster than the current's last two updates gets its turn
+    // now, if those grew since the current was chosen.
+    std::size_t best = kNone;
+    double best_ms = 0;
+    for (std::size_t c = 0; c < candidates_.size(); ++c) {
+        const double ms = std::max(measured_ms_[c], settled_of_[c]);
+        if (c == current_ || measured_ms_[c] <= 0 || (best != kNone && ms >= best_ms)) continue;
+        best = c;
+        best_ms = ms;
+    }
+    // Judged on its last two updates (the smaller: one may have been preempted), so a
+    // choice whose cost jumps is undone within two frames.
+    const double latest = std::min(recent_[(recent_at_ + kRecent - 1) % kRecent],
+                                   recent_[(recent_at_ + kRecent - 2) % kRecent]);
+    if (best != kNone && best_ms < kSwitchBelow * latest && latest > kRose * chosen_ms_)
+        return start_turn(best, latest);
+    if (since_probe_ < static_cast<int>(kRecent) || --until_probe_ > 0) return;
+    until_probe_ = kProbeEvery;
+    for (std::size_t k = 0; k < candidates_.size(); ++k) {
+        const std::size_t c = (next_challenger_ + k) % candidates_.size();
+        // One measured far slower, or whose settled time could not win, would make its turn
+        // a stutter for nothing.
+        if (c == current_ || measured_ms_[c] > kHopeless * recent ||
+            settled_of_[c] >= kSwitchBelow * recent)
+            continue;
+        next_challenger_ = c + 1;
+        return start_turn(c, recent);
+    }
+}
+
+template <int D>
+double AutoSelect<D>::recent_ms() const {
+    const double sum = std::accumulate(recent_.begin(), recent_.end(), 0.0);
+    return (sum - *std::max_element(recent_.begin(), recent_.end())) / (kRecent - 1);
 }
 
 template <int D>
@@ -132,43 +201,43 @@ void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
         if (!was_few || !algorithm_) {
             algorithm_ = make_(kForFew);
             algorithm_->set_cost_tracking(track_costs_);
-            current_ = kForFew;
+            name_ = kForFew;
+            current_ = kNone;
             racers_.clear();
+            aside_.reset();
+            challenger_ = kNone;
         }
         algorithm_->update(boxes, is_static, out);
         return;
     }
-    if (was_few) algorithm_.reset();  // more than a few now: probe afresh
-    if (racers_.empty()) {
-        ++since_probe_;
-        const bool new_count = !algorithm_ || 4 * n_ > 5 * probed_n_ || 5 * n_ < 4 * probed_n_;
-        if (new_count) {
-            probed_n_ = n_;
-            start_probe(true);
-        } else if (candidates_.size() > 1 && --until_challenge_ <= 0) {
-            start_probe(false);
-        } else if (since_probe_ == kDriftAfter) {
-            settled_ms_ = recent_median();
-            settled_of_[current_index()] = settled_ms_;
-        } else if (candidates_.size() > 1 && since_probe_ > kDriftAfter &&
-                   recent_median() > std::max(kDrift * settled_ms_, kDriftAboveMs)) {
-            start_probe(true);  // the work changed (bodies began to move, piled up): race all
-        }
+    if (racers_.empty() && challenger_ == kNone) {
+        const bool new_count = current_ == kNone || 4 * n_ > 5 * raced_n_ || 5 * n_ < 4 * raced_n_;
+        if (new_count)
+            start_race();
+        else
+            between_probes();
     }
-    const auto t0 = Clock::now();
+    if (!racers_.empty()) {  // every candidate on the same frame, the first one's pairs out
+        for (Racer& r : racers_) {
+            BroadPhase<D>& a = r.algorithm ? *r.algorithm : *algorithm_;
+            const double t0 = clock_();
+            a.update(boxes, is_static, &r == &racers_.front() ? out : scratch_);
+            (frame_ > 0 ? r.ms : r.cold_ms) += clock_() - t0;
+        }
+        if (++frame_ > race_timed_) finish_race();
+        return;
+    }
+    const double t0 = clock_();
     algorithm_->update(boxes, is_static, out);
-    const double ms = ms_since(t0);
-    recent_ms_[recent_at_++ % recent_ms_.size()] = ms;
-    if (racers_.empty()) return;
-    for (Racer& r : racers_) {
-        const auto r0 = Clock::now();
-        r.algorithm->update(boxes, is_static, scratch_);
-        if (probe_frame_ > 0) {  // the first is a cold build, for both
-            r.ms += ms_since(r0);
-            r.rival_ms += ms;
-        }
+    const double ms = clock_() - t0;
+    if (challenger_ == kNone) {
+        recent_[recent_at_++ % kRecent] = ms;
+        return;
     }
-    if (++probe_frame_ == kProbeFrames) finish_probe();
+    if (frame_ > 0) turn_ms_ += ms;  // the first frame of a turn is a cold build
+    // It ends as soon as the challenger can no longer win, so a slow one stutters less.
+    if (++frame_ == kTurnFrames || turn_ms_ >= kSwitchBelow * before_turn_ms_ * (kTurnFrames - 1))
+        finish_turn();
 }
 
 template <int D>

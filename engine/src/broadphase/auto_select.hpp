@@ -1,21 +1,40 @@
 // Auto: hands every call to one of a few candidate algorithms, chosen by measuring them on
 // the live boxes rather than by fixed rules, since no algorithm wins on every scene and
 // motion (the tree on crowded lines, the sorted grid on uniform gases, radix chunks when
-// everything moves fast). It races the candidates on the same frames: at the first update
-// (and when the body count changes by more than a quarter) every candidate is built and
-// updated for kProbeFrames frames and the fastest by mean is kept, and again when the
-// current's settled time grows 2.5 times (the bodies began to move, piled up); every
-// kProbeEvery updates one challenger in turn is built again and runs beside the current
-// algorithm for kProbeFrames frames, and replaces it when its mean over the timed frames
-// (the first is its cold build, not counted) is below kSwitchBelow times the current's on
-// the same frames. Probing is auto's own work and counted in its time; a probe runs one
-// challenger at a time, so no frame costs more than two algorithms' updates (the first
-// probe, where all of them run, excepted). A probe sees a new tree's first updates, when
-// its fat boxes are all fresh and cheap, so it can favour the tree; the drift check catches
-// a choice whose settled cost is far above what the probe saw. For a handful of bodies brute force
-// is used without measuring (nothing beats 55 tests in a tight loop). The output is always the
-// current algorithm's, so it is exact. It builds its candidates with the factory it is
-// given (the registry's row passes its own), so it does not depend on the registry.
+// everything moves fast). Measuring must not make frames stutter, so after the first race
+// no frame runs two algorithms:
+// - The race: at the first update (and when the body count changes by more than a
+//   quarter) every candidate is built and updated on the same frames, a cold build and
+//   then kRaceTimed timed frames (kRaceTimedFew below kRaceFewBelow bodies, where one
+//   frame is too short to time), and the fastest is kept (of those within 1/kSwitchBelow
+//   of it, the one with the cheapest cold build). These are the only frames that
+//   cost the sum of all candidates; the bench's warm-up frames (2 or more) hold them, so
+//   every subject's cold build is in the warm-up, auto's race included.
+// - A turn: a challenger *replaces* the current algorithm for kTurnFrames frames (a cold
+//   build, then timed frames) and its pairs are the frames' output; the current one is kept
+//   aside, not updated, and resumes afterwards (it takes the boxes as they are then, as
+//   every structure must; a tree just sees larger moves once). The challenger is kept when
+//   its time is below kSwitchBelow times the current's time before the turn (its recent
+//   time, or its last two updates for a turn called for by those, see below); the
+//   turn ends early once its timed frames add up to more than that (it cannot win).
+// - Turns come every kProbeEvery updates, and kFirstTurn after a race (one challenger at
+//   a time, skipping those measured kHopeless times slower or whose settled time could
+//   not win); at once when a measured challenger is clearly faster than the current's
+//   last two updates and these have grown kRose times past the time the current was
+//   chosen with (it was chosen on cheap fresh frames); and for every challenger, one after
+//   the other, when the current's time drifts kDrift times above what it was settled (the
+//   work changed).
+// A structure's first updates after its build can be far cheaper than its settled ones (a
+// tree's fat boxes are all new and nothing leaves them for a while), so a race or a turn
+// can favour it; the last-two-updates check undoes such a choice within two frames of its
+// cost showing, and a challenger counts at no less than its recent time when it last ran
+// (settled_of_), so the same mistake is not made twice. The current's recent time is the
+// mean of its last kRecent updates without the largest (one preempted update should not
+// start a turn). Probes are rare so that their spikes (a challenger's cold build, a
+// resumed tree's larger first update) stay near 1% of frames. For a handful of bodies brute
+// force is used without measuring. Every candidate is exact and the output is always that
+// of the algorithm that ran the frame, so auto is exact. It builds its candidates with the
+// factory it is given (the registry passes its own).
 #pragma once
 
 #include <array>
@@ -33,27 +52,38 @@ class AutoSelect final : public BroadPhase<D> {
 public:
     static constexpr std::size_t kTinyBelow = 48;  // brute force below this many bodies...
     static constexpr std::size_t kTinyAbove = 96;  // ...and keeps it up to this many
-    static constexpr int kProbeFrames = 3;         // a cold build, then two timed updates
-    static constexpr int kProbeEvery = 200;        // updates between two challengers' probes
-    static constexpr int kFirstChallenge = 60;     // ...and after racing them all
-    static constexpr double kHopeless = 3.0;       // a challenger this much slower is skipped
-    static constexpr double kSwitchBelow = 0.9;    // a challenger's share of the current's time
-    // All are raced again when the median of the current's last kRecent times grows past
-    // kDrift times what it was kDriftAfter updates after the last probe (settled): the work
-    // has changed. Not below kDriftAboveMs, where a probe costs more than it could save (and
-    // one preempted update weighs too much).
+    static constexpr int kRaceTimed = 1;           // timed race frames after the cold build
+    static constexpr int kRaceTimedFew = 3;        // ...below this many bodies
+    static constexpr std::size_t kRaceFewBelow = 10000;
+    static constexpr int kTurnFrames = 3;    // a challenger's turn: a cold build, two timed
+    static constexpr int kProbeEvery = 100;  // updates between two periodic turns
+    // ...and after a race, whose one timed frame may have been preempted (a busy machine).
+    static constexpr int kFirstTurn = 30;
+    static constexpr double kHopeless = 2.0;     // a challenger this much slower gets no turn
+    static constexpr double kSwitchBelow = 0.9;  // a challenger's share of the current's time
+    static constexpr std::size_t kRecent = 8;    // updates in the current's recent time
+    // A challenger measured clearly faster gets a turn at once only when the current's
+    // recent time has grown kRose times what it was chosen with (chosen on fresh frames).
+    static constexpr double kRose = 1.5;
+    // Every challenger gets a turn when the current's recent time grows past kDrift times
+    // what it was kSettleAfter updates after it took over (the work changed), not below
+    // kDriftAboveMs, where a turn costs more than it could save.
     static constexpr double kDrift = 2.5;
-    static constexpr int kDriftAfter = 50;
+    static constexpr int kSettleAfter = 30;
     static constexpr double kDriftAboveMs = 0.25;
-    static constexpr std::size_t kRecent = 15;
 
     // Builds the algorithm called `name`, as the registry's make_broadphase<D> does.
     using Factory = std::unique_ptr<BroadPhase<D>> (*)(std::string_view name);
     // The candidates raced by default.
     static constexpr std::string_view kCandidates[] = {"dynamic-aabb-tree", "sorted-grid",
                                                        "radix-chunks"};
-    explicit AutoSelect(Factory make, std::vector<std::string_view> candidates = {
-                                          std::begin(kCandidates), std::end(kCandidates)});
+    // Milliseconds since a fixed point; a steady clock unless a test scripts the times.
+    using Clock = double (*)();
+    static double steady_ms();
+    explicit AutoSelect(Factory make,
+                        std::vector<std::string_view> candidates = {std::begin(kCandidates),
+                                                                    std::end(kCandidates)},
+                        Clock clock = &steady_ms);
 
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
@@ -70,48 +100,59 @@ public:
     void set_cost_tracking(bool on) override;
     bool body_costs(std::span<std::uint32_t> out) const override;
 
-    std::string_view current() const { return current_; }
-    // Probes run so far (the first, all candidates at once, counts as one).
+    // The algorithm whose output the last update was (a challenger during its turn).
+    std::string_view current() const { return name_; }
+    // Races and turns finished so far.
     int probes() const { return probes_; }
 
 private:
-    // One candidate racing the current algorithm: its structure and its timed updates.
+    static constexpr std::size_t kNone = ~std::size_t{0};
+    // A candidate in the race: its structure and its summed timed updates.
     struct Racer {
         std::size_t candidate = 0;
         std::unique_ptr<BroadPhase<D>> algorithm;
-        double ms = 0;        // summed over the timed frames
-        double rival_ms = 0;  // the current algorithm's time on the same frames
+        double ms = 0;       // summed over the timed frames
+        double cold_ms = 0;  // its cold build
     };
 
-    void start_probe(bool all);
-    void finish_probe();
-    double recent_median() const;
-    std::size_t current_index() const;
+    void start_race();
+    void finish_race();
+    // `current_ms`: the current's time the challenger is to beat.
+    void start_turn(std::size_t challenger, double current_ms);
+    void finish_turn();
+    std::unique_ptr<BroadPhase<D>> build(std::size_t candidate) const;
+    void take(std::size_t candidate, std::unique_ptr<BroadPhase<D>> algorithm, double ms);
+    void between_probes();
+    double recent_ms() const;
 
     Factory make_;
+    Clock clock_;
     std::vector<std::string_view> candidates_;
-    std::unique_ptr<BroadPhase<D>> algorithm_;
-    std::string_view current_;
-    std::vector<Racer> racers_;  // while a probe runs
-    PairList scratch_;           // the racers' pairs (the output is the current's)
-    int probe_frame_ = 0;        // frames of the running probe done
-    bool probe_all_ = false;     // the running probe races every candidate
-    int since_probe_ = 0;        // updates since the last probe ended
+    std::unique_ptr<BroadPhase<D>> algorithm_;  // the one that runs (the challenger in a turn)
+    std::string_view name_;
+    std::size_t current_ = kNone;           // the chosen candidate (not the challenger in a turn)
+    std::vector<Racer> racers_;             // while the race runs
+    PairList scratch_;                      // the other racers' pairs (the output is the first's)
+    int race_timed_ = 0;                    // timed frames of the running race
+    std::unique_ptr<BroadPhase<D>> aside_;  // the current one during a turn
+    std::size_t challenger_ = kNone;        // whose turn it is
+    double turn_ms_ = 0;                    // the challenger's timed updates, summed
+    double before_turn_ms_ = 0;             // the current's time the challenger is to beat
+    int frame_ = 0;                         // frames of the running race or turn done
+    std::vector<std::size_t> waiting_;      // challengers due a turn (on drift), last first
+    int since_probe_ = 0;                   // updates since the last race or turn ended
+    int until_probe_ = kProbeEvery;         // updates to the next periodic turn
     std::size_t next_challenger_ = 0;
-    std::size_t probed_n_ = 0;  // the body count at the last probe
+    std::size_t raced_n_ = 0;  // the body count at the last race
     int probes_ = 0;
-    // What the last probes measured: each candidate's mean ms per timed frame, and the
-    // current algorithm's on the same frames (0 where not measured yet).
-    std::vector<double> measured_ms_, against_ms_;
-    std::array<double, kRecent> recent_ms_{};  // the current's last update times
+    int turns_ = 0;  // of which turns
+    // Each candidate's last measured time (ms per update; 0: not measured since the work
+    // last changed) and its recent time when it last ran as the current (0: not since).
+    std::vector<double> measured_ms_, settled_of_;
+    std::array<double, kRecent> recent_{};  // the current's last update times
     std::size_t recent_at_ = 0;
-    // The current's median kDriftAfter updates after the last probe, when a fresh structure
-    // has settled (a tree's fat boxes are all new at its build, so its first updates are
-    // cheap); 0 before.
-    double settled_ms_ = 0;
-    std::vector<double> settled_of_;  // each candidate's settled time when it last ran (0: not)
-    double before_probe_ms_ = 0;      // the current's recent median when the probe began
-    int until_challenge_ = kFirstChallenge;  // updates to the next single challenger
+    double chosen_ms_ = 0;   // the current's time when it was chosen
+    double settled_ms_ = 0;  // the current's recent time kSettleAfter updates in (0: before)
     bool track_costs_ = false;
     std::size_t n_ = 0;
     bool few_ = false;  // brute force for a handful of bodies, unmeasured

@@ -32,28 +32,28 @@ template <int D>
 std::string AutoSelect<D>::status() const {
     if (!algorithm_) return "auto: nothing chosen before the first update";
     std::ostringstream s;
-    s << std::setprecision(3) << "auto chose " << current_ << " (n = " << n_;
-    if (few_) return s.str() + ", a handful of bodies: brute force, not measured)";
-    s << ", " << recent_median() << " ms per update lately); ";
-    if (probes_ == 0) {
-        s << "first probe running";
-    } else {
-        s << "measured";
-        const char* sep = " ";
-        for (std::size_t c = 0; c < candidates_.size(); ++c) {
-            if (measured_ms_[c] <= 0) continue;
-            s << std::exchange(sep, ", ") << candidates_[c] << " " << measured_ms_[c] << " ms";
-            if (against_ms_[c] > 0 && candidates_[c] != current_)
-                s << " (current " << against_ms_[c] << " ms)";
-        }
-        s << "; " << probes_ << (probes_ == 1 ? " probe" : " probes");
+    s << std::setprecision(3);
+    if (few_) {
+        s << "auto chose " << name_ << " (n = " << n_;
+        return s.str() + ", a handful of bodies: brute force, not measured)";
     }
     if (!racers_.empty()) {
-        s << ", racing";
-        for (const Racer& r : racers_) s << " " << candidates_[r.candidate];
-    } else if (candidates_.size() > 1) {
-        s << ", next probe in " << until_challenge_ << " updates";
+        s << "auto is racing its " << racers_.size() << " candidates (n = " << n_ << ")";
+        return s.str();
     }
+    s << "auto chose " << candidates_[current_] << " (n = " << n_ << ", " << recent_ms()
+      << " ms per update lately); measured";
+    const char* sep = " ";
+    for (std::size_t c = 0; c < candidates_.size(); ++c)
+        if (measured_ms_[c] > 0)
+            s << std::exchange(sep, ", ") << candidates_[c] << " " << measured_ms_[c] << " ms";
+    const int races = probes_ - turns_;
+    s << "; " << races << (races == 1 ? " race, " : " races, ") << turns_
+      << (turns_ == 1 ? " turn" : " turns");
+    if (challenger_ != kNone)
+        s << ", " << name_ << "'s turn";
+    else if (candidates_.size() > 1)
+        s << ", next turn in at most " << until_probe_ << " updates";
     return s.str();
 }
 

@@ -92,8 +92,9 @@ constexpr std::array kBroadPhases = {
                     "Dense grids per size level, bodies counting-sorted by the cell of their "
                     "lower corner (last frame's order in); forward neighbour runs"),
     BroadPhaseEntry{"auto",
-                    "Races dynamic-aabb-tree, sorted-grid and radix-chunks on the live boxes "
-                    "now and then and runs the fastest (brute force for a handful)",
+                    "Times dynamic-aabb-tree, sorted-grid and radix-chunks on the live boxes "
+                    "(a race, then one at a time in turns) and runs the fastest (brute force "
+                    "for a handful)",
                     true, true, &make_auto<2>, &make_auto<3>},
 };
 
