@@ -136,7 +136,7 @@ TEST(Auto, BruteForceForAFewBodies) {
     EXPECT_EQ(a.current(), "brute-force");
     a.update(boxes_at(200, 0.0f), still, pairs);
     EXPECT_EQ(a.current(), Auto::kCandidates[0]);  // racing them all from here
-    EXPECT_NE(a.status().find("racing its 3 candidates"), std::string::npos) << a.status();
+    EXPECT_NE(a.status().find("racing its 4 candidates"), std::string::npos) << a.status();
 }
 
 }  // namespace

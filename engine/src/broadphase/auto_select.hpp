@@ -1,8 +1,8 @@
 // Auto: hands every call to one of a few candidate algorithms, chosen by measuring them on
 // the live boxes rather than by fixed rules, since no algorithm wins on every scene and
-// motion (the tree on crowded lines, the sorted grid on uniform gases, radix chunks when
-// everything moves fast). Measuring must not make frames stutter, so after the first race
-// no frame runs two algorithms:
+// motion (the tree on crowded lines, the sorted grid on uniform gases and clusters, radix
+// chunks when everything moves fast, the z-order sweep on sizes spread over decades). Measuring
+// must not make frames stutter, so after the first race no frame runs two algorithms:
 // - The race: at the first update (and when the body count changes by more than a
 //   quarter) every candidate is built and updated on the same frames, a cold build and
 //   then kRaceTimed timed frames (kRaceTimedFew below kRaceFewBelow bodies, where one
@@ -76,7 +76,7 @@ public:
     using Factory = std::unique_ptr<BroadPhase<D>> (*)(std::string_view name);
     // The candidates raced by default.
     static constexpr std::string_view kCandidates[] = {"dynamic-aabb-tree", "sorted-grid",
-                                                       "radix-chunks"};
+                                                       "radix-chunks", "zorder-sweep"};
     // Milliseconds since a fixed point; a steady clock unless a test scripts the times.
     using Clock = double (*)();
     static double steady_ms();

@@ -31,8 +31,8 @@ std::unique_ptr<BroadPhase<D>> make_auto() {
 
 template <template <int> class Algorithm>
 constexpr BroadPhaseEntry row(std::string_view name, std::string_view description) {
-    return {name, description, true, true, &make_instance<Algorithm, 2>,
-            &make_instance<Algorithm, 3>};
+    return {
+        name, description, true, true, &make_instance<Algorithm, 2>, &make_instance<Algorithm, 3>};
 }
 
 // An algorithm whose name belongs to one dimension (quadtree in 2D, octree in 3D).
@@ -52,8 +52,7 @@ constexpr std::array kBroadPhases = {
     row<ZOrderSweep>("zorder-sweep",
                      "Boxes sorted by the Morton code of their min corner; each scan stops at "
                      "the code of its max corner"),
-    row<NormSweep>("norm-sweep",
-                   "Like zorder-sweep, keyed by the squared norm of the min corner"),
+    row<NormSweep>("norm-sweep", "Like zorder-sweep, keyed by the squared norm of the min corner"),
     row<MortonCells>("morton-cells",
                      "Each box as up to 2^D power-of-two cells sorted by Morton code; nested "
                      "cells found by a sweep"),
@@ -67,8 +66,8 @@ constexpr std::array kBroadPhases = {
                    "Loose quadtree/octree: depth by body size, node by centre, loose boxes "
                    "twice the node side; pairs by a pruned descent"),
     row<FlatEnneatree>("enneatree",
-                   "Tree of overlapping halves (3 per axis: 9 children in 2D, 27 in 3D); depth "
-                   "from size, pairs by walking up and back down"),
+                       "Tree of overlapping halves (3 per axis: 9 children in 2D, 27 in 3D); depth "
+                       "from size, pairs by walking up and back down"),
     row<AlternatingEnneatree>("enneatree-alt",
                               "Enneatree as its author built it: 3-way nodes, each splitting "
                               "one axis into overlapping halves, axes alternating by depth"),
@@ -92,7 +91,8 @@ constexpr std::array kBroadPhases = {
                     "Dense grids per size level, bodies counting-sorted by the cell of their "
                     "lower corner (last frame's order in); forward neighbour runs"),
     BroadPhaseEntry{"auto",
-                    "Times dynamic-aabb-tree, sorted-grid and radix-chunks on the live boxes "
+                    "Times dynamic-aabb-tree, sorted-grid, radix-chunks and zorder-sweep on the "
+                    "live boxes "
                     "(a race, then one at a time in turns) and runs the fastest (brute force "
                     "for a handful)",
                     true, true, &make_auto<2>, &make_auto<3>},
