@@ -28,8 +28,8 @@ AutoSelect<D>::AutoSelect(Factory make, std::vector<std::string_view> candidates
       settled_of_(candidates_.size(), 0.0) {}
 
 template <int D>
-std::unique_ptr<BroadPhase<D>> AutoSelect<D>::build(std::size_t candidate) const {
-    auto a = make_(candidates_[candidate]);
+std::unique_ptr<BroadPhase<D>> AutoSelect<D>::build(std::string_view name) const {
+    auto a = make_(name);
     a->set_cost_tracking(track_costs_);
     return a;
 }
@@ -55,7 +55,7 @@ void AutoSelect<D>::start_race() {
     std::fill(measured_ms_.begin(), measured_ms_.end(), 0.0);
     std::fill(settled_of_.begin(), settled_of_.end(), 0.0);
     for (std::size_t c = 0; c < candidates_.size(); ++c)
-        racers_.push_back(Racer{.candidate = c, .algorithm = build(c)});
+        racers_.push_back(Racer{.candidate = c, .algorithm = build(candidates_[c])});
     // The first racer's pairs are the output, and it is the one the viewer shows.
     algorithm_ = std::move(racers_.front().algorithm);
     name_ = candidates_.front();
@@ -89,7 +89,7 @@ template <int D>
 void AutoSelect<D>::start_turn(std::size_t challenger, double current_ms) {
     before_turn_ms_ = current_ms;
     aside_ = std::move(algorithm_);
-    algorithm_ = build(challenger);
+    algorithm_ = build(candidates_[challenger]);
     name_ = candidates_[challenger];
     challenger_ = challenger;
     turn_ms_ = 0;
@@ -199,8 +199,7 @@ void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
     few_ = few_ ? n_ <= kTinyAbove : n_ < kTinyBelow;
     if (few_ || candidates_.empty()) {
         if (!was_few || !algorithm_) {
-            algorithm_ = make_(kForFew);
-            algorithm_->set_cost_tracking(track_costs_);
+            algorithm_ = build(kForFew);
             name_ = kForFew;
             current_ = kNone;
             racers_.clear();

@@ -120,7 +120,7 @@ private:
     // `current_ms`: the current's time the challenger is to beat.
     void start_turn(std::size_t challenger, double current_ms);
     void finish_turn();
-    std::unique_ptr<BroadPhase<D>> build(std::size_t candidate) const;
+    std::unique_ptr<BroadPhase<D>> build(std::string_view name) const;  // tracking as set
     void take(std::size_t candidate, std::unique_ptr<BroadPhase<D>> algorithm, double ms);
     void between_probes();
     double recent_ms() const;

@@ -92,9 +92,8 @@ constexpr std::array kBroadPhases = {
                     "lower corner (last frame's order in); forward neighbour runs"),
     BroadPhaseEntry{"auto",
                     "Times dynamic-aabb-tree, sorted-grid, radix-chunks and zorder-sweep on the "
-                    "live boxes "
-                    "(a race, then one at a time in turns) and runs the fastest (brute force "
-                    "for a handful)",
+                    "live boxes (a race, then one at a time in turns) and runs the fastest "
+                    "(brute force for a handful)",
                     true, true, &make_auto<2>, &make_auto<3>},
 };
 

@@ -45,6 +45,16 @@ std::size_t cut(std::size_t n, std::size_t parts, std::size_t p) {
 }  // namespace
 
 template <int D>
+std::size_t SortedGrid<D>::parts_for(std::size_t n) const {
+    if (!parallel() || n < kParallelFrom) return 1;
+    const std::size_t threads = std::min<std::size_t>(
+        {static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
+         tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism),
+         kMaxParts});
+    return std::max<std::size_t>(threads, 1);
+}
+
+template <int D>
 void SortedGrid<D>::choose_levels(std::span<const Aabb<D>> boxes) {
     const std::size_t n = boxes.size();
     // Level 0 is sized for the typical body: twice the median extent, or the largest if all
@@ -60,14 +70,6 @@ void SortedGrid<D>::choose_levels(std::span<const Aabb<D>> boxes) {
     }
     // Each part of the bodies finds its largest, then its levels' counts and bounds, which
     // are merged after each pass (a part's share of 16 levels is small beside its bodies).
-    parts_ = 1;
-    if (parallel() && n >= kParallelFrom) {
-        parts_ = std::min<std::size_t>(
-            {static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
-             tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism),
-             kMaxParts});
-        parts_ = std::max<std::size_t>(parts_, 1);
-    }
     std::array<float, kMaxParts> largest_of{};
     for_each_part(parts_, [&](std::size_t p) {
         float largest = 0.0f;
@@ -397,9 +399,7 @@ template <bool kTrack>
     }
 #else
     for (std::size_t e = from; e < to; ++e) {
-        bool hit = true;
-        for (int a = 0; a < D; ++a) hit &= !(lo_[a][e] > p.box.hi[a]) & !(p.box.lo[a] > hi_[a][e]);
-        if (hit) emit(e);
+        if (overlaps(e, p.box)) emit(e);
     }
 #endif
 }
@@ -561,6 +561,7 @@ template <int D>
 void SortedGrid<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                            PairList& out) {
     out.clear();
+    parts_ = parts_for(boxes.size());
     choose_levels(boxes);
     size_grids();
     choose_scans();

@@ -15,13 +15,13 @@
 // little the scatter writes nearly in sequence; the runs a body tests are contiguous in
 // memory, and they are tested four entries at a time (SSE2). A level's array holds at most
 // a few slots per body; where the cells that fit its bodies are more, they are made
-// coarser. Where that crowds them (bodies on a line or plane
-// of a large world, the `centerline` scene: many bodies per occupied cell), the row-major
-// cell index is folded modulo a power of two instead, with rows of odd length so that lines
-// and planes along any axis spread over all slots: far cells then share a slot (their bodies
-// are extra candidates, rejected by the box test), but the cells stay as small as the
-// bodies. Neighbours keep their constant offsets, so the forward runs stay contiguous.
-// With many bodies and threads, the sort runs in parts of the cells, one per thread.
+// coarser. Where that crowds them (bodies on a line or plane of a large world, the
+// `centerline` scene: many bodies per occupied cell), the row-major cell index is folded
+// modulo a power of two instead, with rows of odd length so that lines and planes along any
+// axis spread over all slots: far cells then share a slot (their bodies are extra
+// candidates, rejected by the box test), but the cells stay as small as the bodies. Neighbours keep
+// their constant offsets, so the forward runs stay contiguous. With many bodies and threads, the
+// sort runs in parts of the cells, one per thread.
 #pragma once
 
 #include <array>
@@ -81,6 +81,8 @@ private:
     float cell_scale() const { return params_[0].value; }
     bool parallel() const { return params_[1].value != 0.0f; }
 
+    // The parts the sort and the level choice run in for n bodies: one per thread allowed.
+    std::size_t parts_for(std::size_t n) const;
     void choose_levels(std::span<const Aabb<D>> boxes);
     void size_grids();
     void sort_bodies(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
@@ -125,7 +127,7 @@ private:
     Aabb<D> cell_box(const Level& level, const Cell& c) const;
 
     std::vector<Level> levels_;
-    std::size_t parts_ = 1;  // this update's parts for the sort (the threads it may use)
+    std::size_t parts_ = 1;  // this update's parts_for(n)
     float base_cell_ = 1.0f;
     // Per body: its level; and the bodies in last frame's sorted order (the sort's input,
     // swapped with ids_ at each sort).
