@@ -23,6 +23,9 @@ struct BroadPhaseStats {
     // Bodies whose entries the structure moved in the last update (re-bucketed,
     // re-inserted); 0 for structures rebuilt from scratch every frame.
     std::uint64_t reinserted = 0;
+    // Milliseconds the last update spent on the GPU's own clock (timer queries, without the
+    // transfers); < 0 for algorithms that run on the CPU.
+    double device_ms = -1.0;
 };
 
 // A tunable the UI shows as a slider, or as a checkbox when `toggle` (value 0 or 1).

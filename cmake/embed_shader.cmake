@@ -1,5 +1,5 @@
 # Turns one GLSL file into a C++ header holding it as a raw string literal, so the app
-# carries its shaders inside the binary and never looks for files at run time.
+# and the GPU library carry their shaders inside their binaries and never look for files.
 # Usage: cmake -DINPUT=file.glsl -DOUTPUT=file.hpp -DNAME=kSymbol -P embed_shader.cmake
 if(NOT INPUT OR NOT OUTPUT OR NOT NAME)
   message(FATAL_ERROR "embed_shader.cmake needs INPUT, OUTPUT and NAME")
@@ -13,7 +13,7 @@ if(NOT clash EQUAL -1)
 endif()
 
 get_filename_component(file_name "${INPUT}" NAME)
-set(header "// Generated from shaders/${file_name} by app/embed_shader.cmake. Do not edit.\n")
+set(header "// Generated from ${INPUT} by cmake/embed_shader.cmake. Do not edit.\n")
 string(APPEND header "#pragma once\n\nnamespace collidoscope::shaders {\n\n")
 string(APPEND header "inline constexpr const char ${NAME}[] = R\"${delimiter}(${source})${delimiter}\";\n\n")
 string(APPEND header "}  // namespace collidoscope::shaders\n")

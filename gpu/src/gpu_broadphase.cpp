@@ -1,0 +1,185 @@
+#include "gpu_broadphase.hpp"
+
+#include <array>
+#include <bit>
+#include <cassert>
+#include <cstring>
+
+#include "shaders/gpu/bounds.comp.hpp"
+#include "shaders/gpu/common.glsl.hpp"
+#include "shaders/gpu/pair_interleave.comp.hpp"
+
+namespace collide::gpu {
+
+namespace {
+
+constexpr std::size_t kGroup = 256;  // threads per group in every per-body kernel
+// A dispatch has at most 65,535 groups in x (GL's guaranteed minimum).
+constexpr std::size_t kMaxBodies = kGroup * 65535;
+
+float from_ordered(std::uint32_t u) {
+    const std::uint32_t bits = (u & 0x80000000u) != 0 ? (u & 0x7FFFFFFFu) : ~u;
+    return std::bit_cast<float>(bits);
+}
+
+}  // namespace
+
+template <int D>
+GpuBroadPhase<D>::GpuBroadPhase() : context_(shared_context()) {
+    static_assert(sizeof(Aabb<D>) == 2 * D * sizeof(float), "boxes upload as they are");
+    static_assert(sizeof(Pair) == 2 * sizeof(std::uint32_t), "pairs download as they are");
+}
+
+template <int D>
+GpuBroadPhase<D>::~GpuBroadPhase() {
+    // The buffers die with this object: their context must be current.
+    context_->make_current();
+}
+
+template <int D>
+void GpuBroadPhase<D>::set_uint(GLuint program, const char* name, std::uint32_t value) {
+    glUniform1ui(glGetUniformLocation(program, name), value);
+}
+
+template <int D>
+void GpuBroadPhase<D>::bind_common() const {
+    boxes_.bind(kBoxBinding);
+    statics_.bind(kStaticBinding);
+}
+
+template <int D>
+std::uint32_t GpuBroadPhase<D>::run_pair_pass(std::uint32_t capacity, std::uint32_t& tests) {
+    const std::array<std::uint32_t, 2> zero{0, 0};
+    counters_.upload(std::span<const std::uint32_t>(zero));
+    pair_a_.reserve(std::size_t{capacity} * 4);
+    pair_b_.reserve(std::size_t{capacity} * 4);
+    const GLuint program = pair_program();
+    glUseProgram(program);
+    set_uint(program, "u_count", static_cast<std::uint32_t>(count_));
+    set_uint(program, "u_pair_capacity", capacity);
+    bind_common();
+    counters_.bind(kPairCounterBinding);
+    pair_a_.bind(kPairABinding);
+    pair_b_.bind(kPairBBinding);
+    timer_.begin();
+    find_pairs();
+    timer_.end();
+    std::array<std::uint32_t, 2> counted{};
+    counters_.download(std::span<std::uint32_t>(counted));
+    tests = counted[1];
+    return counted[0];
+}
+
+template <int D>
+void GpuBroadPhase<D>::update(std::span<const Aabb<D>> boxes,
+                              std::span<const std::uint8_t> is_static, PairList& out) {
+    assert(boxes.size() == is_static.size());
+    if (boxes.size() > kMaxBodies) {
+        throw GpuError("the GPU broad phases take at most " + std::to_string(kMaxBodies) +
+                       " bodies; this scene has " + std::to_string(boxes.size()));
+    }
+    context_->make_current();
+    out.clear();
+    count_ = boxes.size();
+    host_boxes_fresh_ = false;
+    timer_.start_frame();
+    stats_ = {};
+    boxes_.upload(boxes);
+    // The kernels read the flags a word at a time: whole words, even past the last body.
+    statics_.reserve((count_ + 3) / 4 * 4);
+    statics_.upload(is_static);
+    if (count_ == 0) {
+        stats_.device_ms = 0;
+        return;
+    }
+
+    // The bounds and the size spread: the host needs them to lay out the grid's levels and
+    // to scale the Morton codes, so they come back before the build.
+    using namespace collidoscope::shaders;
+    const std::array<std::uint32_t, 8> start{~0u, ~0u, ~0u, 0, 0, 0, ~0u, 0};
+    bounds_buffer_.upload(std::span<const std::uint32_t>(start));
+    const GLuint bounds_program = context_->program("bounds", D, {kCommonGlsl, kBoundsComp});
+    glUseProgram(bounds_program);
+    set_uint(bounds_program, "u_count", static_cast<std::uint32_t>(count_));
+    bind_common();
+    bounds_buffer_.bind(2);
+    timer_.begin();
+    dispatch(groups_for(count_, kGroup));
+    timer_.end();
+    std::array<std::uint32_t, 8> measured{};
+    bounds_buffer_.download(std::span<std::uint32_t>(measured));
+    for (int k = 0; k < D; ++k) {
+        bounds_.box.lo[k] = from_ordered(measured[k]);
+        bounds_.box.hi[k] = from_ordered(measured[3 + k]);
+    }
+    bounds_.min_side = from_ordered(measured[6]);
+    bounds_.max_side = from_ordered(measured[7]);
+
+    timer_.begin();
+    build(bounds_);
+    timer_.end();
+    std::uint32_t tests = 0;
+    std::uint32_t found = 0;
+    if (count_ >= 2) {
+        found = run_pair_pass(pair_capacity_, tests);
+        if (found > pair_capacity_) {
+            // Never truncated: the pass runs again with room for every pair it counted.
+            pair_capacity_ = found;
+            const std::uint32_t again = run_pair_pass(pair_capacity_, tests);
+            assert(again == found);
+            (void)again;
+        }
+    }
+    if (found > 0) {
+        // One order, whatever order the threads found them in: by a, then by b.
+        timer_.begin();
+        const int bits = bits_below(count_);
+        const std::array<RadixSort::Field, 2> fields{{{1, bits}, {0, bits}}};
+        const std::array<StorageBuffer*, 2> data{&pair_a_, &pair_b_};
+        const std::array<StorageBuffer*, 2> scratch{&pair_a_scratch_, &pair_b_scratch_};
+        sort_.sort(*context_, data, scratch, found, fields);
+        const GLuint interleave = context_->program("pair_interleave", 0, {kPairInterleaveComp});
+        glUseProgram(interleave);
+        set_uint(interleave, "u_count", found);
+        pair_a_.bind(2);
+        pair_b_.bind(3);
+        interleaved_.reserve(std::size_t{found} * sizeof(Pair));
+        interleaved_.bind(4);
+        dispatch(groups_for(found, kGroup));
+        timer_.end();
+        out.resize(found);
+        interleaved_.download(std::span<Pair>(out));
+    }
+    stats_ = structure_stats();
+    stats_.candidate_tests = tests;
+    stats_.device_ms = timer_.frame_ms();
+    stats_.structure_bytes += boxes_.bytes() + statics_.bytes() + pair_a_.bytes() +
+                              pair_b_.bytes() + pair_a_scratch_.bytes() + pair_b_scratch_.bytes() +
+                              interleaved_.bytes() + sort_.bytes();
+}
+
+template <int D>
+BroadPhaseStats GpuBroadPhase<D>::stats() const {
+    return stats_;
+}
+
+template <int D>
+std::string GpuBroadPhase<D>::status() const {
+    return "GPU: " + context_->renderer() + " (" + context_->origin() + ")";
+}
+
+template <int D>
+const std::vector<Aabb<D>>& GpuBroadPhase<D>::boxes_on_host() const {
+    if (!host_boxes_fresh_) {
+        context_->make_current();
+        host_boxes_.resize(count_);
+        boxes_.download(std::span<Aabb<D>>(host_boxes_));
+        host_boxes_fresh_ = true;
+    }
+    return host_boxes_;
+}
+
+template class GpuBroadPhase<2>;
+template class GpuBroadPhase<3>;
+
+}  // namespace collide::gpu

@@ -1,0 +1,87 @@
+// What every GPU broad phase does around its own structure: upload the boxes and static
+// flags, reduce the scene's bounds and size spread, let the algorithm build and find pairs,
+// redo the pair pass at the counted size if the buffer overflowed, sort the pairs by (a, b)
+// and download them. The algorithm supplies build() and find_pairs(); the base keeps the
+// timing (end to end by the caller, device-only by GL timer queries) and the statistics.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "collide/broadphase.hpp"
+#include "collide/gpu/compute_context.hpp"
+#include "device_timer.hpp"
+#include "radix_sort.hpp"
+#include "storage_buffer.hpp"
+
+namespace collide::gpu {
+
+// Binding points every kernel agrees on (common.glsl, pair_emit.glsl).
+inline constexpr GLuint kBoxBinding = 0;
+inline constexpr GLuint kStaticBinding = 1;
+inline constexpr GLuint kPairCounterBinding = 6;
+inline constexpr GLuint kPairABinding = 7;
+inline constexpr GLuint kPairBBinding = 8;
+
+// The scene as the bounds pass measured it.
+template <int D>
+struct SceneBounds {
+    Aabb<D> box;
+    float min_side = 0;  // smallest and largest "largest side" of a body's box
+    float max_side = 0;
+};
+
+template <int D>
+class GpuBroadPhase : public BroadPhase<D> {
+public:
+    void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                PairList& out) final;
+    BroadPhaseStats stats() const override;
+    std::string status() const override;
+
+protected:
+    GpuBroadPhase();
+    ~GpuBroadPhase() override;
+
+    // Builds the structure over the uploaded boxes (n >= 1).
+    virtual void build(const SceneBounds<D>& bounds) = 0;
+    // Runs the pair pass with `program` in use: the base has bound the boxes, the static
+    // flags and the pair output, and set u_count and u_pair_capacity.
+    virtual void find_pairs() = 0;
+    // The pair program (built from common.glsl, pair_emit.glsl and the algorithm's kernel).
+    virtual GLuint pair_program() = 0;
+    // Structure statistics beyond the base's (nodes, depth, bytes of the structure).
+    virtual BroadPhaseStats structure_stats() const = 0;
+
+    // Sets an unsigned uniform of `program` by name.
+    static void set_uint(GLuint program, const char* name, std::uint32_t value);
+
+    // The boxes of the last update, read back from the GPU when a view or query asks.
+    const std::vector<Aabb<D>>& boxes_on_host() const;
+
+    std::shared_ptr<ComputeContext> context_;
+    RadixSort sort_;
+    StorageBuffer boxes_, statics_;
+    std::size_t count_ = 0;
+    SceneBounds<D> bounds_;
+
+private:
+    void bind_common() const;
+    std::uint32_t run_pair_pass(std::uint32_t capacity, std::uint32_t& tests);
+
+    StorageBuffer bounds_buffer_, counters_;
+    StorageBuffer pair_a_, pair_b_, pair_a_scratch_, pair_b_scratch_, interleaved_;
+    std::uint32_t pair_capacity_ = 1024;
+    DeviceTimer timer_;
+    BroadPhaseStats stats_;
+    mutable std::vector<Aabb<D>> host_boxes_;
+    mutable bool host_boxes_fresh_ = false;
+};
+
+extern template class GpuBroadPhase<2>;
+extern template class GpuBroadPhase<3>;
+
+}  // namespace collide::gpu

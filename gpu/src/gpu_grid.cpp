@@ -1,0 +1,202 @@
+#include "gpu_grid.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+#include "shaders/gpu/common.glsl.hpp"
+#include "shaders/gpu/grid_keys.comp.hpp"
+#include "shaders/gpu/grid_levels.glsl.hpp"
+#include "shaders/gpu/grid_pairs.comp.hpp"
+#include "shaders/gpu/pair_emit.glsl.hpp"
+
+namespace collide::gpu {
+
+using namespace collidoscope::shaders;
+
+namespace {
+constexpr std::size_t kGroup = 256;
+// A level's cell holds bodies up to this share of its side: the slack absorbs rounding in
+// the cell coordinates, so a body never reaches more than one cell past its own.
+constexpr float kFit = 15.0f / 16.0f;
+}  // namespace
+
+template <int D>
+GridLayout<D> GridLayout<D>::from(const SceneBounds<D>& bounds) {
+    // Row keys must fit 32 bits over all levels: 2^16 cells an axis in 2D, 2^15 in 3D.
+    constexpr float kMaxCells = D == 2 ? 65536.0f : 32768.0f;
+    GridLayout g;
+    g.origin = bounds.box.lo;
+    const float extent = bounds.box.largest_side();
+    g.c0 = std::max(bounds.min_side / kFit, extent / (kMaxCells - 1.0f));
+    if (!(g.c0 > 0.0f) || !std::isfinite(g.c0)) g.c0 = 1.0f;  // every box one point
+    g.levels = 1;
+    while (g.levels < kMaxLevels && g.cell(g.levels - 1) * kFit < bounds.max_side) ++g.levels;
+    std::uint64_t rows = 0;
+    for (int l = 0; l < g.levels; ++l) {
+        g.fit[l] = g.cell(l) * kFit;
+        g.inv_cell[l] = 1.0f / g.cell(l);
+        std::uint64_t level_rows = 1;
+        for (int k = 0; k < 3; ++k) {
+            const float cells = k < D ? (bounds.box.hi[k] - g.origin[k]) * g.inv_cell[l] : 0.0f;
+            g.dims[l][k] =
+                static_cast<std::uint32_t>(std::clamp(cells, 0.0f, kMaxCells - 1.0f)) + 1;
+            if (k >= 1 && k < D) level_rows *= g.dims[l][k];
+        }
+        g.base[l] = static_cast<std::uint32_t>(rows);
+        rows += level_rows;
+    }
+    assert(rows < (std::uint64_t{1} << 32));
+    g.rows = static_cast<std::uint32_t>(rows);
+    return g;
+}
+
+template <int D>
+void GpuGrid<D>::set_layout_uniforms(GLuint program) const {
+    const GridLayout<D>& g = layout_;
+    if constexpr (D == 2) {
+        glUniform2fv(glGetUniformLocation(program, "u_origin"), 1, &g.origin[0]);
+    } else {
+        glUniform3fv(glGetUniformLocation(program, "u_origin"), 1, &g.origin[0]);
+    }
+    this->set_uint(program, "u_levels", static_cast<std::uint32_t>(g.levels));
+    glUniform1fv(glGetUniformLocation(program, "u_fit"), g.levels, g.fit.data());
+    glUniform1fv(glGetUniformLocation(program, "u_inv_cell"), g.levels, g.inv_cell.data());
+    glUniform3uiv(glGetUniformLocation(program, "u_dims"), g.levels, g.dims[0].data());
+    glUniform1uiv(glGetUniformLocation(program, "u_base"), g.levels, g.base.data());
+}
+
+template <int D>
+void GpuGrid<D>::build(const SceneBounds<D>& bounds) {
+    host_fresh_ = false;
+    layout_ = GridLayout<D>::from(bounds);
+    const std::size_t n = this->count_;
+    ComputeContext& ctx = *this->context_;
+    for (StorageBuffer* b : {&rows_, &columns_, &ids_}) b->reserve(n * 4);
+    level_mask_.reserve(4);
+    level_mask_.fill(0);
+
+    const GLuint keys = ctx.program("grid_keys", D, {kCommonGlsl, kGridLevelsGlsl, kGridKeysComp});
+    glUseProgram(keys);
+    this->set_uint(keys, "u_count", static_cast<std::uint32_t>(n));
+    set_layout_uniforms(keys);
+    this->boxes_.bind(kBoxBinding);
+    rows_.bind(2);
+    columns_.bind(3);
+    ids_.bind(4);
+    level_mask_.bind(5);
+    dispatch(groups_for(n, kGroup));
+
+    const std::array<RadixSort::Field, 2> fields{
+        {{1, bits_below(layout_.dims[0][0])}, {0, bits_below(layout_.rows)}}};
+    const std::array<StorageBuffer*, 3> data{&rows_, &columns_, &ids_};
+    const std::array<StorageBuffer*, 3> scratch{&rows_scratch_, &columns_scratch_, &ids_scratch_};
+    this->sort_.sort(ctx, data, scratch, n, fields);
+}
+
+template <int D>
+GLuint GpuGrid<D>::pair_program() {
+    const GLuint program = this->context_->program(
+        "grid_pairs", D, {kCommonGlsl, kPairEmitGlsl, kGridLevelsGlsl, kGridPairsComp});
+    return program;
+}
+
+template <int D>
+void GpuGrid<D>::find_pairs() {
+    set_layout_uniforms(pair_program());
+    rows_.bind(2);
+    columns_.bind(3);
+    ids_.bind(4);
+    level_mask_.bind(5);
+    dispatch(groups_for(this->count_, kGroup));
+}
+
+template <int D>
+BroadPhaseStats GpuGrid<D>::structure_stats() const {
+    BroadPhaseStats s;
+    s.depth = layout_.levels;
+    s.nodes = this->count_;
+    s.structure_bytes = rows_.bytes() + columns_.bytes() + ids_.bytes() + rows_scratch_.bytes() +
+                        columns_scratch_.bytes() + ids_scratch_.bytes() + level_mask_.bytes();
+    return s;
+}
+
+template <int D>
+const typename GpuGrid<D>::HostGrid& GpuGrid<D>::host_grid() const {
+    if (host_fresh_) return host_;
+    this->context_->make_current();
+    const std::size_t n = this->count_;
+    host_.rows.resize(n);
+    host_.columns.resize(n);
+    host_.ids.resize(n);
+    rows_.download(std::span<std::uint32_t>(host_.rows));
+    columns_.download(std::span<std::uint32_t>(host_.columns));
+    ids_.download(std::span<std::uint32_t>(host_.ids));
+    host_.level_mask = 0;
+    if (n > 0) level_mask_.download(std::span<std::uint32_t>(&host_.level_mask, 1));
+    host_fresh_ = true;
+    return host_;
+}
+
+template <int D>
+int GpuGrid<D>::level_of(float side) const {
+    int l = 0;
+    while (l + 1 < layout_.levels && layout_.fit[l] < side) ++l;
+    return l;
+}
+
+template <int D>
+std::array<int, D> GpuGrid<D>::cell_at(const Vec<D>& p, int level) const {
+    std::array<int, D> c{};
+    for (int k = 0; k < D; ++k) {
+        const float f = std::floor((p[k] - layout_.origin[k]) * layout_.inv_cell[level]);
+        const float top = static_cast<float>(layout_.dims[level][k] - 1);
+        c[k] = static_cast<int>(std::clamp(f, 0.0f, top));
+    }
+    return c;
+}
+
+template <int D>
+std::uint32_t GpuGrid<D>::row_key(const std::array<int, D>& c, int level) const {
+    std::uint32_t row = layout_.base[level] + static_cast<std::uint32_t>(c[1]);
+    if constexpr (D == 3) row += static_cast<std::uint32_t>(c[2]) * layout_.dims[level][1];
+    return row;
+}
+
+template <int D>
+Aabb<D> GpuGrid<D>::cell_box(const std::array<int, D>& c, int level) const {
+    const float side = layout_.cell(level);
+    Aabb<D> box;
+    for (int k = 0; k < D; ++k) {
+        box.lo[k] = layout_.origin[k] + static_cast<float>(c[k]) * side;
+        box.hi[k] = box.lo[k] + side;
+    }
+    return box;
+}
+
+template <int D>
+void GpuGrid<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
+                       QueryTrace<D>* trace) const {
+    out.clear();
+    if (this->count_ == 0) return;
+    const HostGrid& h = host_grid();
+    const std::vector<Aabb<D>>& boxes = this->boxes_on_host();
+    for (int level = 0; level < layout_.levels; ++level) {
+        if ((h.level_mask & (1u << level)) == 0) continue;
+        for_each_reached(region, level,
+                         [&](std::array<int, D> c, int, int, std::size_t begin, std::size_t end) {
+                             for (std::size_t k = begin; k < end; ++k) {
+                                 const BodyId j = h.ids[k];
+                                 if (boxes[j].overlaps(region)) out.push_back(j);
+                                 if (trace && (k == begin || h.columns[k] != h.columns[k - 1])) {
+                                     c[0] = static_cast<int>(h.columns[k]);
+                                     trace->add(cell_box(c, level), TraceKind::kDescended);
+                                 }
+                             }
+                         });
+    }
+}
+
+template class GpuGrid<2>;
+template class GpuGrid<3>;
+
+}  // namespace collide::gpu
