@@ -169,11 +169,12 @@ template <int D>
 void check_params_in(const Options& o) {
     for (const ParamSetting& s : o.run.params) {
         bool known = false;
-        for (const auto table : {broadphases(), references()}) {
+        for (const auto table : {all_broadphases(), references()}) {
             for (const BroadPhaseEntry& e : table) {
                 if (!o.algorithms.empty() && std::find(o.algorithms.begin(), o.algorithms.end(),
                                                        e.name) == o.algorithms.end())
                     continue;
+                if (!gpu_unavailable_reason(e.name).empty()) continue;  // said when it runs
                 auto bp = make_subject<D>(e.name);
                 if (!bp) continue;
                 for (const Param& p : bp->params()) {
@@ -205,12 +206,18 @@ void check_params(const Options& o) {
 void list_entry(const BroadPhaseEntry& e) {
     std::cout << "  " << std::left << std::setw(24) << e.name << (e.in_2d ? "2D " : "   ")
               << (e.in_3d ? "3D " : "   ") << e.description << "\n";
+    if (const std::string why = gpu_unavailable_reason(e.name); !why.empty()) {
+        std::cout << "  " << std::setw(24) << ""
+                  << "(cannot run here: " << why << ")\n";
+        return;
+    }
     const auto print_params = [](auto bp) {
         for (const Param& p : bp->params()) {
             std::string name = p.name;
             std::replace(name.begin(), name.end(), ' ', '-');
-            std::cout << "  " << std::setw(24) << "" << "--param " << name << "=" << p.value
-                      << (p.toggle ? "  (0 or 1)" : "") << "\n";
+            std::cout << "  " << std::setw(24) << ""
+                      << "--param " << name << "=" << p.value << (p.toggle ? "  (0 or 1)" : "")
+                      << "\n";
         }
     };
     e.in_2d ? print_params(e.make_2d()) : print_params(e.make_3d());
@@ -227,7 +234,7 @@ std::string help_text() {
 
 void print_list() {
     std::cout << "algorithms:\n";
-    for (const auto& e : broadphases()) list_entry(e);
+    for (const auto& e : all_broadphases()) list_entry(e);
     std::cout << "references (bench only; peers are built when their packages are found):\n";
     // The instruction sets: the peers built from source name theirs in their rows.
     std::cout << "  (algorithms, floor and peer adapters compiled for " COLLIDOSCOPE_COMPILED_ISA

@@ -81,6 +81,7 @@ public:
             times_.push_back(ms);
             tests_ += static_cast<double>(stats.candidate_tests);
             reinserted_ += static_cast<double>(stats.reinserted);
+            if (stats.device_ms >= 0) device_times_.push_back(stats.device_ms);
             result_.structure_bytes = std::max(result_.structure_bytes, stats.structure_bytes);
             if (f == cfg_.warmup) result_.pairs_first = pairs;
             result_.pairs_last = pairs;
@@ -107,6 +108,12 @@ public:
             result_.p99_ms = nearest_rank(times_, 0.99);
             result_.max_ms = *std::max_element(times_.begin(), times_.end());
         }
+        if (!device_times_.empty()) {
+            double sum = 0;
+            for (double t : device_times_) sum += t;
+            result_.device_mean_ms = sum / static_cast<double>(device_times_.size());
+            result_.device_p99_ms = nearest_rank(device_times_, 0.99);
+        }
     }
 
 private:
@@ -114,6 +121,7 @@ private:
     RunResult& result_;
     Clock::time_point start_;
     std::vector<double> times_;
+    std::vector<double> device_times_;  // GPU rows: their own clock
     double tests_ = 0;
     double reinserted_ = 0;
 };
@@ -194,6 +202,7 @@ RunResult run_frames(const RunConfig& cfg, const std::string& algorithm, std::si
     }
     log.finish();
     r.note = bp->status();
+    if (runs_on_gpu(algorithm)) r.device = r.note;
     return r;
 }
 

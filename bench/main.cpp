@@ -18,7 +18,8 @@
 
 #include "bench_cli.hpp"
 #include "bench_runner.hpp"
-#include "collide/registry.hpp"
+#include "collide/gpu/catalog.hpp"
+#include "collide/gpu/compute_context.hpp"
 #include "subjects.hpp"
 #include "tooling/input_error.hpp"
 
@@ -75,6 +76,9 @@ nlohmann::ordered_json to_json(const Options& o, const RunResult& r) {
         {"total_tests", std::llround(r.total_tests)},
         {"structure_bytes", r.structure_bytes},
         {"reinserted", figure(r.reinserted)},
+        {"device_mean_ms", r.device_mean_ms >= 0 ? figure(r.device_mean_ms) : nullptr},
+        {"device_p99_ms", r.device_p99_ms >= 0 ? figure(r.device_p99_ms) : nullptr},
+        {"device", r.device.empty() ? "cpu" : r.device},
     };
     if (step) {
         j["integrate_ms"] = figure(r.integrate_ms);
@@ -100,12 +104,13 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
     }
     const bool csv = o.format == "csv";
     std::vector<std::string> head = {
-        "algorithm",   "dim",         "scene",           "n",
-        "threads",     "speed",       "workload",        "status",
-        "frames",      "median_ms",   "mean_ms",         "x_floor",
-        "p10_ms",      "p90_ms",      "p99_ms",          "max_ms",
-        "pairs_first", "pairs_last",  "candidate_tests", "structure_bytes",
-        "total_ms",    "total_tests", "reinserted"};
+        "algorithm",    "dim",         "scene",           "n",
+        "threads",      "speed",       "workload",        "status",
+        "frames",       "median_ms",   "mean_ms",         "x_floor",
+        "p10_ms",       "p90_ms",      "p99_ms",          "max_ms",
+        "pairs_first",  "pairs_last",  "candidate_tests", "structure_bytes",
+        "total_ms",     "total_tests", "reinserted",      "device_mean_ms",
+        "device_p99_ms"};
     if (step) {
         head.insert(head.end(), {"integrate_ms", "broad_ms", "narrow_ms", "resolve_ms", "swept",
                                  "impacts", "tunnelled"});
@@ -140,7 +145,9 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
                                         std::to_string(r.structure_bytes),
                                         fmt(r.total_ms, 3),
                                         fmt(r.total_tests, 0),
-                                        fmt(r.reinserted, 0)};
+                                        fmt(r.reinserted, 0),
+                                        r.device_mean_ms >= 0 ? fmt(r.device_mean_ms, 3) : "-",
+                                        r.device_p99_ms >= 0 ? fmt(r.device_p99_ms, 3) : "-"};
         if (step) {
             for (double v : {r.integrate_ms, r.broad_ms, r.narrow_ms, r.resolve_ms})
                 row.push_back(fmt(v, 3));
@@ -177,7 +184,7 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     Options o;
     try {
         o = parse_command_line(argc, argv);
@@ -214,12 +221,19 @@ int main(int argc, char** argv) {
     for (std::size_t n : o.counts) {
         std::vector<std::string> algorithms = o.algorithms;
         if (algorithms.empty()) {
-            for (const auto table : {references(), broadphases()}) {
+            for (const auto table : {references(), all_broadphases()}) {
                 for (const auto& e : table) {
-                    if (e.supports(o.run.dim) &&
-                        !(e.name == kReferenceBroadPhase && n > kMaxReferenceBodies)) {
-                        algorithms.emplace_back(e.name);
+                    if (!e.supports(o.run.dim) ||
+                        (e.name == kReferenceBroadPhase && n > kMaxReferenceBodies)) {
+                        continue;
                     }
+                    // Every row runs, the GPU's too where a GL 4.3 context can be had.
+                    if (const std::string why = gpu_unavailable_reason(e.name); !why.empty()) {
+                        if (n == o.counts.front())
+                            std::cerr << "bench: " << e.name << " left out: " << why << "\n";
+                        continue;
+                    }
+                    algorithms.emplace_back(e.name);
                 }
             }
         }
@@ -273,6 +287,10 @@ int main(int argc, char** argv) {
                 std::cerr << " " << r.status << ", median " << r.median_ms << " ms, mean "
                           << r.mean_ms << " ms\n";
                 if (!r.note.empty()) std::cerr << "  " << r.note << "\n";
+                if (r.device_mean_ms >= 0) {
+                    std::cerr << "  device-only (GL timer queries): mean " << r.device_mean_ms
+                              << " ms, p99 " << r.device_p99_ms << " ms\n";
+                }
                 if (failure) {
                     std::cerr << "collidoscope-bench: " << failure->message << "\n";
                     return 1;
@@ -316,4 +334,14 @@ int main(int argc, char** argv) {
         std::cerr << "\n";
     }
     return 0;
+}
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const collide::gpu::GpuError& e) {
+        // A GPU row named, or checked, where no GL 4.3 context can be had.
+        std::cerr << "collidoscope-bench: " << e.what() << "\n";
+        return 2;
+    }
 }

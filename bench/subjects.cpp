@@ -103,7 +103,7 @@ std::span<const BroadPhaseEntry> references() {
 }
 
 const BroadPhaseEntry* find_subject(std::string_view name) {
-    if (const BroadPhaseEntry* e = find_broadphase(name)) return e;
+    if (const BroadPhaseEntry* e = find_any_broadphase(name)) return e;
     return find_entry(kReferences, name);
 }
 

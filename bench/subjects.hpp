@@ -1,14 +1,15 @@
-// What the bench can run: the registry's broad phases and, next to them, references that
-// are not app algorithms: `floor` (one key per box, no pairs: the time no broad phase can
-// beat) and the peers (other engines' broad phases, built when their packages are found).
-// The rows have the registry's shape, so --broadphase, --param and --check treat them alike.
+// What the bench can run: the catalog's broad phases (the engine's and the GPU's) and, next to
+// them, references that are not app algorithms: `floor` (one key per box, no pairs: the time no
+// broad phase can beat) and the peers (other engines' broad phases, built when their packages are
+// found). The rows have the registry's shape, so --broadphase, --param and --check treat them
+// alike.
 #pragma once
 
 #include <memory>
 #include <span>
 #include <string_view>
 
-#include "collide/registry.hpp"
+#include "collide/gpu/catalog.hpp"
 #include "tooling/cli_support.hpp"  // param_matches
 
 namespace collide::bench {

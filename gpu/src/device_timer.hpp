@@ -1,6 +1,7 @@
-// The GPU's own clock over the stretches of a frame that run on it (GL_TIME_ELAPSED
-// queries), so the bench can report device-only time beside end-to-end time. A frame has
-// several stretches because the host reads small results between them (bounds, counts).
+// The GPU's own clock over the stretches of a frame that run on it (GL timestamp queries
+// at each stretch's start and end), so the bench can report device-only time beside end-to-
+// end time. A frame has several stretches because the host reads small results between them
+// (bounds, counts), and the host's side of those reads is not the device's time.
 #pragma once
 
 #include <glad/gl.h>
@@ -16,26 +17,29 @@ public:
         if (!queries_.empty()) glDeleteQueries(GLsizei(queries_.size()), queries_.data());
     }
     void start_frame() { used_ = 0; }
-    void begin() {
-        if (used_ == queries_.size()) {
-            queries_.push_back(0);
-            glGenQueries(1, &queries_.back());
-        }
-        glBeginQuery(GL_TIME_ELAPSED, queries_[used_++]);
-    }
-    void end() { glEndQuery(GL_TIME_ELAPSED); }
+    void begin() { stamp(); }
+    void end() { stamp(); }
     // The frame's stretches added up, in milliseconds (waits for the GPU to finish them).
     double frame_ms() const {
         std::uint64_t ns = 0;
-        for (std::size_t i = 0; i < used_; ++i) {
-            GLuint64 t = 0;
-            glGetQueryObjectui64v(queries_[i], GL_QUERY_RESULT, &t);
-            ns += t;
+        for (std::size_t i = 0; i + 1 < used_; i += 2) {
+            GLuint64 start = 0, stop = 0;
+            glGetQueryObjectui64v(queries_[i], GL_QUERY_RESULT, &start);
+            glGetQueryObjectui64v(queries_[i + 1], GL_QUERY_RESULT, &stop);
+            ns += stop - start;
         }
         return static_cast<double>(ns) * 1e-6;
     }
 
 private:
+    void stamp() {
+        if (used_ == queries_.size()) {
+            queries_.push_back(0);
+            glGenQueries(1, &queries_.back());
+        }
+        glQueryCounter(queries_[used_++], GL_TIMESTAMP);
+    }
+
     std::vector<GLuint> queries_;
     std::size_t used_ = 0;
 };
