@@ -12,6 +12,8 @@
 #include <memory>
 #include <thread>
 
+#include "collide/gpu/catalog.hpp"
+#include "collide/gpu/compute_context.hpp"
 #include "cost_legend.hpp"
 #include "imgui_color.hpp"
 #include "presets.hpp"
@@ -41,8 +43,15 @@ int run_app(const Options& options) {
     // The world first: a scene that cannot be built is a usage error, reported before any
     // window appears.
     std::unique_ptr<Demo> demo;
+    // The GPU rows compute in the window's context, which opens after the world is built:
+    // until then none is to be had (rather than a headless one that would take the thread),
+    // and a world asked for on a GPU row starts on the default and switches once it is open.
+    collide::gpu::install_context(nullptr, "the window's OpenGL context is not open yet");
+    const bool gpu_first = options.replay.empty() && collide::runs_on_gpu(options.broadphase);
     try {
-        demo = std::make_unique<Demo>(options);
+        Options first = options;
+        if (gpu_first) first.broadphase = std::string(collide::kDefaultBroadPhase);
+        demo = std::make_unique<Demo>(first);
     } catch (const collide::InputError& e) {
         std::fprintf(stderr, "collidoscope: %s\nTry 'collidoscope --help' for usage.\n", e.what());
         return 2;
@@ -50,6 +59,13 @@ int run_app(const Options& options) {
     try {
         Platform platform("Collidoscope", options.width, options.height, options.msaa,
                           /*vsync=*/!options.frames && options.preset_shots.empty());
+        if (gpu_first) {
+            demo->set_broad_phase(options.broadphase);
+            if (!demo->last_error().empty()) {
+                std::fprintf(stderr, "collidoscope: warning: %s; running %s\n",
+                             demo->last_error().c_str(), demo->broad_phase().c_str());
+            }
+        }
         App app(options, *demo, platform);
         return app.run();
     } catch (const std::exception& e) {
@@ -429,8 +445,7 @@ void App::draw_scene(glm::vec2 size, glm::vec2 screen, glm::ivec2 framebuffer,
     // The bodies are drawn differently (flat discs, lit impostors), the overlays the same.
     if (demo_.dim() == 2) {
         // GL works in framebuffer pixels, the cameras in window points; they differ on HiDPI.
-        const float pixels_per_point =
-            static_cast<float>(framebuffer.y) / std::max(screen.y, 1.0f);
+        const float pixels_per_point = static_cast<float>(framebuffer.y) / std::max(screen.y, 1.0f);
         renderer_.draw_triangles(overlays.triangles, view_proj, false);  // under the bodies
         renderer_.draw_circles(bodies, view_proj, camera_2d_.world_per_pixel() / pixels_per_point);
         renderer_.draw_lines(shapes_.lines, view_proj, false);

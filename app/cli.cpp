@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
-#include "collide/registry.hpp"
+#include "collide/gpu/catalog.hpp"
 #include "controls.hpp"
 #include "presets.hpp"
 #include "tooling/cli_support.hpp"
@@ -31,7 +31,7 @@ struct RawArgs {
     bool no_settings = false;
     std::optional<std::string> record, replay;  // record and replay
     std::optional<std::string> screenshot_dir, report_state, threads;
-    std::optional<std::string> ui_scale;  // layout (issue 15)
+    std::optional<std::string> ui_scale;                      // layout (issue 15)
     std::optional<std::string> preset, camera, preset_shots;  // presets (presets.hpp)
     std::vector<std::string> params;                          // --param, in order
     bool paused = false;
@@ -164,7 +164,7 @@ void split_args(std::span<const std::string_view> args, RawArgs& raw) {
             const auto arg = std::find_if(args.begin(), args.end(),
                                           [&](std::string_view a) { return a.starts_with(given); });
             throw InputError("--" + flag + " takes no value (got " +
-                           quote(arg->substr(given.size())) + ")");
+                             quote(arg->substr(given.size())) + ")");
         }
         throw InputError(flag + " needs a value");
     } catch (const CLI::ParseError& e) {
@@ -205,8 +205,8 @@ void validate_scene(const RawArgs& raw, Options& opt) {
     if (raw.scene) opt.scene = std::string(*raw.scene);
     if (collide::is_csv_scene(opt.scene)) {
         try {
-            opt.dim = collide::scene_dimension(opt.scene, raw.dim ? std::optional(opt.dim)
-                                                                  : std::nullopt);
+            opt.dim = collide::scene_dimension(opt.scene,
+                                               raw.dim ? std::optional(opt.dim) : std::nullopt);
         } catch (const InputError& e) {
             throw InputError(std::string("--scene: ") + e.what());
         }
@@ -225,7 +225,7 @@ void validate_scene(const RawArgs& raw, Options& opt) {
 
 // Throws unless `name` is a registry algorithm supporting `dim`.
 void check_algorithm(const char* flag, std::string_view name, int dim) {
-    const collide::BroadPhaseEntry* entry = collide::find_broadphase(name);
+    const collide::BroadPhaseEntry* entry = collide::find_any_broadphase(name);
     if (!entry) {
         throw InputError(std::string(flag) + ": unknown algorithm " + quote(name) +
                          " (see --list)");
@@ -380,6 +380,8 @@ std::string writable_folder(const char* flag, const std::string& dir) {
 
 template <int D>
 std::vector<collide::Param> params_of(std::string_view algorithm) {
+    // The GPU rows have no tunables; making one here would make a GL context before the window.
+    if (collide::runs_on_gpu(algorithm)) return {};
     const std::span<collide::Param> params = collide::make_broadphase<D>(algorithm)->params();
     return {params.begin(), params.end()};
 }
@@ -551,7 +553,7 @@ std::string help_text() {
 std::string list_text() {
     std::ostringstream out;
     out << "Broad phases (--broadphase):\n";
-    for (const collide::BroadPhaseEntry& e : collide::broadphases()) {
+    for (const collide::BroadPhaseEntry& e : collide::all_broadphases()) {
         std::string name(e.name);
         name.resize(std::max<std::size_t>(name.size(), 22), ' ');
         out << "  " << name << (e.in_2d ? "2D " : "   ") << (e.in_3d ? "3D " : "   ") << " "

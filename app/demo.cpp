@@ -1,4 +1,5 @@
 #include "demo.hpp"
+#include "collide/gpu/catalog.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -124,7 +125,7 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
                    bool keep_physics, const std::string& wanted) {
     // Keep the algorithm across dimensions when it exists in both.
     std::string algorithm = wanted;
-    const collide::BroadPhaseEntry* entry = collide::find_broadphase(algorithm);
+    const collide::BroadPhaseEntry* entry = collide::find_any_broadphase(algorithm);
     if (!entry || !entry->supports(dim)) algorithm = std::string(collide::kDefaultBroadPhase);
     const Physics physics = world_ ? world_->physics() : Physics{};
     std::unique_ptr<SimWorld> world;
@@ -165,7 +166,14 @@ void Demo::update_race(bool stepped) {
 }
 
 void Demo::act(const action::SetBroadPhase& a) {
-    if (!world_->set_broad_phase(a.name)) return;
+    try {
+        if (!world_->set_broad_phase(a.name)) return;
+    } catch (const std::exception& e) {
+        // A GPU row where no GL 4.3 context can be had: the world keeps its algorithm.
+        last_error_ = a.name + ": " + e.what();
+        return;
+    }
+    last_error_.clear();
     broad_phase_ = a.name;
     view_.overlays.hidden_layers = 0;  // layer numbers mean something else in another algorithm
 }
@@ -227,7 +235,7 @@ void Demo::step_forward() {
 
 std::vector<const collide::BroadPhaseEntry*> Demo::algorithms() const {
     std::vector<const collide::BroadPhaseEntry*> out;
-    for (const collide::BroadPhaseEntry& e : collide::broadphases()) {
+    for (const collide::BroadPhaseEntry& e : collide::all_broadphases()) {
         if (e.supports(dim_)) out.push_back(&e);
     }
     return out;

@@ -4,7 +4,9 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <backends/imgui_impl_sdl.h>
 #include <glad/gl.h>
+
 #include <imgui.h>
+#include "collide/gpu/compute_context.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -23,32 +25,42 @@ Platform::Platform(const std::string& title, int width, int height, int msaa, bo
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) fail("SDL_Init failed");
     sdl_ready_ = true;
 
-    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
-    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 3);
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, SDL_GL_CONTEXT_FORWARD_COMPATIBLE_FLAG);
     SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
     SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 24);
     SDL_GL_SetAttribute(SDL_GL_STENCIL_SIZE, 8);
 
-    // Multisampling smooths sphere silhouettes and lines; where the display has no such
-    // visual, fall back to none rather than fail.
+    // 4.3 core where the driver has it (the GPU broad phases compute in this context), else
+    // 3.3 core for drawing alone. Multisampling smooths sphere silhouettes and lines; where
+    // the display has no such visual, fall back to none rather than fail.
     const Uint32 flags = SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI;
-    for (int samples : {msaa, 0}) {
-        SDL_GL_SetAttribute(SDL_GL_MULTISAMPLEBUFFERS, samples > 0 ? 1 : 0);
-        SDL_GL_SetAttribute(SDL_GL_MULTISAMPLESAMPLES, samples);
-        window_ = SDL_CreateWindow(title.c_str(), SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
-                                   width, height, flags);
-        if (!window_) continue;
-        gl_context_ = SDL_GL_CreateContext(window_);
-        if (gl_context_) break;
-        SDL_DestroyWindow(window_);
-        window_ = nullptr;
+    for (int minor_version : {43, 33}) {
+        SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, minor_version / 10);
+        SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, minor_version % 10);
+        for (int samples : {msaa, 0}) {
+            SDL_GL_SetAttribute(SDL_GL_MULTISAMPLEBUFFERS, samples > 0 ? 1 : 0);
+            SDL_GL_SetAttribute(SDL_GL_MULTISAMPLESAMPLES, samples);
+            window_ = SDL_CreateWindow(title.c_str(), SDL_WINDOWPOS_CENTERED,
+                                       SDL_WINDOWPOS_CENTERED, width, height, flags);
+            if (!window_) continue;
+            gl_context_ = SDL_GL_CreateContext(window_);
+            if (gl_context_) break;
+            SDL_DestroyWindow(window_);
+            window_ = nullptr;
+        }
+        if (window_) break;
     }
     if (!window_) fail("cannot create a window with an OpenGL 3.3 core context");
     SDL_GL_MakeCurrent(window_, gl_context_);
     if (gladLoadGL(reinterpret_cast<GLADloadfunc>(SDL_GL_GetProcAddress)) == 0) {
         fail("cannot load the OpenGL functions");
+    }
+    // The GPU broad phases use this context; where it is older than 4.3 they say so.
+    try {
+        collide::gpu::install_context(collide::gpu::ComputeContext::adopt_current());
+    } catch (const collide::gpu::GpuError& e) {
+        collide::gpu::install_context(nullptr, e.what());
     }
     GLint samples = 0;
     glGetIntegerv(GL_SAMPLES, &samples);

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <vector>
 
-#include "collide/registry.hpp"
+#include "collide/gpu/catalog.hpp"
 #include "tooling/pair_check.hpp"
 
 namespace collidoscope {
@@ -12,9 +12,9 @@ namespace collidoscope {
 template <int D>
 void Race<D>::make_runners() {
     if (!runners_.empty()) return;
-    for (const collide::BroadPhaseEntry& e : collide::broadphases()) {
+    for (const collide::BroadPhaseEntry& e : collide::all_broadphases()) {
         if (e.supports(D))
-            runners_.push_back({std::string(e.name), collide::make_broadphase<D>(e.name)});
+            runners_.push_back({std::string(e.name), collide::make_any_broadphase<D>(e.name)});
     }
 }
 
@@ -73,8 +73,10 @@ void Race<D>::run(std::span<const collide::Aabb<D>> boxes, std::span<const std::
     out.entries.resize(runners_.size());
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < runners_.size(); ++i) {
-        if (runners_[i].name == out.reference) order.insert(order.begin(), i);
-        else order.push_back(i);
+        if (runners_[i].name == out.reference)
+            order.insert(order.begin(), i);
+        else
+            order.push_back(i);
     }
     for (const std::size_t i : order) {
         Runner& r = runners_[i];

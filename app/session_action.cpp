@@ -4,7 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "collide/registry.hpp"
+#include "collide/gpu/catalog.hpp"
 #include "launch_options.hpp"
 #include "tooling/input_error.hpp"
 #include "tooling/parse.hpp"
@@ -156,7 +156,8 @@ UserAction parse_action(std::string_view line) {
         return dim;
     };
     const auto algorithm_of = [](std::string_view name) {
-        if (!collide::find_broadphase(name)) fail("unknown algorithm '" + std::string(name) + "'");
+        if (!collide::find_any_broadphase(name))
+            fail("unknown algorithm '" + std::string(name) + "'");
         return std::string(name);
     };
     if (key == "dim") return SetDim{dim_of(take(1).number<int>(0))};

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "collide/registry.hpp"
+#include "collide/gpu/catalog.hpp"
 #include "tooling/parse.hpp"
 #include "tooling/scene_names.hpp"
 
@@ -216,7 +216,7 @@ std::string apply_settings(const Settings& s, Options& options) {
     if (warning.empty()) options.scene = scene;
     options.broadphase = std::string(collide::kDefaultBroadPhase);
     if (!s.broadphase.empty()) {
-        const collide::BroadPhaseEntry* entry = collide::find_broadphase(s.broadphase);
+        const collide::BroadPhaseEntry* entry = collide::find_any_broadphase(s.broadphase);
         if (entry != nullptr && entry->supports(s.dim)) {
             options.broadphase = s.broadphase;
         } else if (warning.empty()) {

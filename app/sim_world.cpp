@@ -9,10 +9,10 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
-#include "launch_options.hpp"
-#include "collide/registry.hpp"
+#include "collide/gpu/catalog.hpp"
 #include "collide/tunnelling_check.hpp"
 #include "dim_cast.hpp"
+#include "launch_options.hpp"
 #include "overlay_builder.hpp"
 #include "tooling/scenes.hpp"
 
@@ -21,7 +21,6 @@ namespace {
 
 using collide::BodyId;
 using collide::kNoBody;
-
 
 // A stable, well-mixed hash so neighbouring ids get unrelated hues.
 std::uint32_t mix_bits(std::uint32_t x) {
@@ -53,10 +52,10 @@ collide::Color hue_color(float h) {
 
 template <int D>
 std::unique_ptr<collide::BroadPhase<D>> available_broadphase(std::string_view name) {
-    auto bp = collide::make_broadphase<D>(name);
+    auto bp = collide::make_any_broadphase<D>(name);
     if (!bp) {
-        throw collide::InputError("broad phase '" + std::string(name) +
-                                    "' is not available in " + std::to_string(D) + "D");
+        throw collide::InputError("broad phase '" + std::string(name) + "' is not available in " +
+                                  std::to_string(D) + "D");
     }
     return bp;
 }
@@ -104,9 +103,7 @@ public:
 
     int dim() const override { return D; }
     std::size_t body_count() const override { return world_.bodies().size(); }
-    Box3 bounds() const override {
-        return to3<D>(world_.settings().bounds);
-    }
+    Box3 bounds() const override { return to3<D>(world_.settings().bounds); }
 
     void step() override { collide::step_counting_tunnelling(world_, tunnelling_); }
     const collide::StepTimings& timings() const override { return world_.timings(); }
@@ -114,7 +111,7 @@ public:
     std::size_t contact_count() const override { return world_.contacts().size(); }
 
     bool set_broad_phase(std::string_view name) override {
-        auto bp = collide::make_broadphase<D>(name);
+        auto bp = collide::make_any_broadphase<D>(name);
         if (!bp) return false;
         // Build the new structure right away so its overlay and stats show even when paused;
         // the pairs it reports are the ones the world already has. Before the first step
@@ -442,7 +439,8 @@ collide::Color shade(collide::Color c, const glm::vec3& normal) {
     static const glm::vec3 kLight = glm::normalize(glm::vec3(0.4f, 0.8f, 0.45f));
     const float k = 0.35f + 0.65f * std::max(glm::dot(normal, kLight), 0.0f);
     const auto channel = [&](int shift) {
-        return static_cast<collide::Color>(std::min(255.0f, static_cast<float>((c >> shift) & 0xFF) * k))
+        return static_cast<collide::Color>(
+                   std::min(255.0f, static_cast<float>((c >> shift) & 0xFF) * k))
                << shift;
     };
     return 0xFF000000u | channel(16) | channel(8) | channel(0);
@@ -459,14 +457,17 @@ void WorldAdapter<D>::fill_shapes(ShapeGeometry& out) const {
         const collide::Pose<D> pose = b.pose(id);
         if constexpr (D == 2) {
             for (std::size_t k = 0; k + 1 < mesh.indices.size(); k += 2) {
-                out.lines.push_back({to3<D>(collide::to_world<D>(pose, mesh.vertices[mesh.indices[k]])), color});
                 out.lines.push_back(
-                    {to3<D>(collide::to_world<D>(pose, mesh.vertices[mesh.indices[k + 1]])), color});
+                    {to3<D>(collide::to_world<D>(pose, mesh.vertices[mesh.indices[k]])), color});
+                out.lines.push_back(
+                    {to3<D>(collide::to_world<D>(pose, mesh.vertices[mesh.indices[k + 1]])),
+                     color});
             }
         } else {
             for (const std::uint32_t v : mesh.indices) {
                 const glm::vec3 n = collide::direction_to_world<D>(pose, mesh.normals[v]);
-                out.triangles.push_back({collide::to_world<D>(pose, mesh.vertices[v]), shade(color, n)});
+                out.triangles.push_back(
+                    {collide::to_world<D>(pose, mesh.vertices[v]), shade(color, n)});
             }
         }
     }

@@ -24,7 +24,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "collide/registry.hpp"
+#include "collide/gpu/catalog.hpp"
 
 namespace {
 
@@ -265,7 +265,7 @@ std::string key_of(std::size_t i) {
 TEST(AppInput, EveryAlgorithmIsReachableFromTheKeyboard) {
     Session app("--paused");
     std::vector<std::string> names;
-    for (const collide::BroadPhaseEntry& e : collide::broadphases()) {
+    for (const collide::BroadPhaseEntry& e : collide::all_broadphases()) {
         if (e.supports(2)) names.emplace_back(e.name);
     }
     ASSERT_LE(names.size(), 20u) << "more algorithms than digit keys: only [ ] reach the rest";

@@ -20,7 +20,7 @@
 #define STB_IMAGE_IMPLEMENTATION
 #include <stb_image.h>
 
-#include "collide/registry.hpp"
+#include "collide/gpu/catalog.hpp"
 #include "palette.hpp"
 
 namespace {
@@ -36,7 +36,7 @@ void PrintTo(const Case& c, std::ostream* os) {
 
 std::vector<Case> cases() {
     std::vector<Case> out;
-    for (const auto& e : collide::broadphases()) {
+    for (const auto& e : collide::all_broadphases()) {
         for (int dim : {2, 3}) {
             if (e.supports(dim)) out.push_back({std::string(e.name), dim});
         }
@@ -94,7 +94,8 @@ std::string run_app(const std::string& name, const std::string& args, int frames
     const std::string png = std::string(SMOKE_OUT_DIR) + "/" + name + ".png";
     std::filesystem::remove(png);
     const std::string cmd = "xvfb-run -a -s '-screen 0 1280x720x24' '" COLLIDOSCOPE_APP "' " +
-                            args + " --frames " + std::to_string(frames) + " --screenshot '" + png + "'";
+                            args + " --frames " + std::to_string(frames) + " --screenshot '" + png +
+                            "'";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     EXPECT_TRUE(std::filesystem::exists(png)) << png;
     return png;
@@ -105,14 +106,14 @@ TEST(AppSmokeRace, EveryAlgorithmAgrees) {
     for (int dim : {2, 3}) {
         const std::string name = "race_" + std::to_string(dim) + "d";
         const std::string log = std::string(SMOKE_OUT_DIR) + "/" + name + ".txt";
-        run_app(name, "--dim " + std::to_string(dim) +
-                          " --scene clusters --count 2000 --race > '" + log + "'");
+        run_app(name, "--dim " + std::to_string(dim) + " --scene clusters --count 2000 --race > '" +
+                          log + "'");
         std::ifstream in(log);
         std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         std::cout << text;
         EXPECT_NE(text.find("reference brute-force"), std::string::npos) << text;
         EXPECT_NE(text.find("differ: none"), std::string::npos) << text;
-        for (const collide::BroadPhaseEntry& e : collide::broadphases()) {
+        for (const collide::BroadPhaseEntry& e : collide::all_broadphases()) {
             if (!e.supports(dim)) continue;
             std::string name(" ");  // built up, not with +, which trips GCC 12's -Wrestrict
             name.append(e.name).append(" ");

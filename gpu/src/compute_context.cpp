@@ -76,10 +76,15 @@ EGLContext make_context_on(EGLDisplay display, std::string& why) {
     return context;
 }
 
-std::shared_ptr<ComputeContext>& installed() {
+struct Installed {
+    std::shared_ptr<ComputeContext> context;
+    std::string why_none;  // set when the app said there is none to be had
+};
+
+Installed& installed() {
     // The process's one GL context for compute (GL itself is per-thread global state).
-    static std::shared_ptr<ComputeContext> context;
-    return context;
+    static Installed state;
+    return state;
 }
 
 }  // namespace
@@ -226,14 +231,17 @@ unsigned ComputeContext::program(std::string_view key, int dim,
 }
 
 std::shared_ptr<ComputeContext> shared_context() {
-    std::shared_ptr<ComputeContext>& c = installed();
-    if (!c) c = ComputeContext::make_headless();
-    c->make_current();
-    return c;
+    Installed& state = installed();
+    if (!state.context) {
+        if (!state.why_none.empty()) throw GpuError(state.why_none);
+        state.context = ComputeContext::make_headless();
+    }
+    state.context->make_current();
+    return state.context;
 }
 
-void install_context(std::shared_ptr<ComputeContext> context) {
-    installed() = std::move(context);
+void install_context(std::shared_ptr<ComputeContext> context, std::string why_none) {
+    installed() = {std::move(context), std::move(why_none)};
 }
 
 }  // namespace collide::gpu

@@ -58,7 +58,9 @@ private:
 // else a headless one made on first use and kept for the life of the process (compiling the
 // programs again for each new broad phase would cost more than the tests themselves).
 std::shared_ptr<ComputeContext> shared_context();
-// Makes `context` the one shared_context() returns (the app installs its window's).
-void install_context(std::shared_ptr<ComputeContext> context);
+// Makes `context` the one shared_context() returns (the app installs its window's). A null
+// context with a reason makes shared_context() throw that reason rather than make a headless
+// one (the app's window context must stay current).
+void install_context(std::shared_ptr<ComputeContext> context, std::string why_none = {});
 
 }  // namespace collide::gpu
