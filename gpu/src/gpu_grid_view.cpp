@@ -142,7 +142,7 @@ std::vector<LegendEntry> GpuGrid<D>::legend() const {
     }
     l.push_back(LegendEntry::selection(kHighlightColor, "selected body's cell"));
     l.push_back(LegendEntry::selection(kScanColor, "rows of cells its pair pass scans"));
-    l.push_back(LegendEntry::query(kTraceDescendedColor, "query: cells scanned"));
+    l.push_back(LegendEntry::query(kTraceDescendedColor, "cells scanned"));
     return l;
 }
 

@@ -81,8 +81,8 @@ std::vector<LegendEntry> GpuLbvh<D>::legend() const {
         LegendEntry::selection(kAncestorColor, "its ancestors"),
         LegendEntry::selection(kWalkEnteredColor, "its walk: entered"),
         LegendEntry::selection(kWalkMissedColor, "its walk: missed"),
-        LegendEntry::query(kTraceDescendedColor, "query: node entered"),
-        LegendEntry::query(kTracePrunedColor, "query: node pruned"),
+        LegendEntry::query(kTraceDescendedColor, "node entered"),
+        LegendEntry::query(kTracePrunedColor, "node pruned (subtree skipped)"),
     };
 }
 
