@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "collide/gpu/compute_context.hpp"
 #include "ui.hpp"
 
 namespace collidoscope {
@@ -170,6 +171,21 @@ float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at) {
     ImGui::Separator();
     if (ImGui::BeginTable("stats", 2, ImGuiTableFlags_SizingStretchProp)) {
         table_row("Algorithm", demo.broad_phase());
+        if (bp.device_ms >= 0) {
+            // A GPU row: which GPU, and its own time for the last update (timestamp queries).
+            // The renderer's name up to its details ("llvmpipe (LLVM ...)", "NVIDIA
+            // H100/PCIe/SSE2"), so the table keeps its label column; the whole in the tooltip.
+            const std::string& renderer = collide::gpu::shared_context()->renderer();
+            table_row("Runs on", renderer.substr(0, renderer.find_first_of("(/")));
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", renderer.c_str());
+            char device[32];
+            std::snprintf(device, sizeof device, "%.3f ms", bp.device_ms);
+            table_row("GPU time", device);
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip(
+                    "The broad phase's last update on the GPU's own clock, "
+                    "without the uploads and the download");
+        }
         table_row("Bodies", format_count(world.body_count()));
         table_row("Pairs", format_count(world.pair_count()));
         table_row("Contacts", format_count(world.contact_count()));
