@@ -179,6 +179,16 @@ const std::vector<Aabb<D>>& GpuBroadPhase<D>::boxes_on_host() const {
     return host_boxes_;
 }
 
+template <int D>
+Aabb<D> GpuBroadPhase<D>::box_on_host(BodyId id) const {
+    assert(id < count_);
+    if (host_boxes_fresh_) return host_boxes_[id];
+    context_->make_current();
+    Aabb<D> box;
+    boxes_.download(std::span<Aabb<D>>(&box, 1), std::size_t{id} * sizeof(Aabb<D>));
+    return box;
+}
+
 template class GpuBroadPhase<2>;
 template class GpuBroadPhase<3>;
 

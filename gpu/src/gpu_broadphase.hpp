@@ -61,6 +61,8 @@ protected:
 
     // The boxes of the last update, read back from the GPU when a view or query asks.
     const std::vector<Aabb<D>>& boxes_on_host() const;
+    // One body's box of the last update (from the host copy if there is one, else read alone).
+    Aabb<D> box_on_host(BodyId id) const;
 
     std::shared_ptr<ComputeContext> context_;
     RadixSort sort_;

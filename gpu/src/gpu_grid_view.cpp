@@ -98,7 +98,7 @@ void GpuGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
         }
     }
     if (which.selected < this->count_) {
-        const Aabb<D>& own = this->boxes_on_host()[which.selected];
+        const Aabb<D> own = this->box_on_host(which.selected);
         const int own_level = level_of(own.largest_side());
         draw.box(cell_box(cell_at(own.lo, own_level), own_level), kHighlightColor);
         // The rows its pair pass scans: its own level and every coarser one in use.
@@ -122,7 +122,7 @@ void GpuGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
 template <int D>
 std::string GpuGrid<D>::describe(BodyId id) const {
     if (id >= this->count_) return {};
-    const Aabb<D>& box = this->boxes_on_host()[id];
+    const Aabb<D> box = this->box_on_host(id);
     const int level = level_of(box.largest_side());
     const std::array<int, D> c = cell_at(box.lo, level);
     std::ostringstream s;
