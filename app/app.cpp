@@ -56,6 +56,12 @@ int run_app(const Options& options) {
         std::fprintf(stderr, "collidoscope: %s\nTry 'collidoscope --help' for usage.\n", e.what());
         return 2;
     }
+    if (demo->replay() && demo->replay()->cut_short) {
+        std::fprintf(stderr,
+                     "collidoscope: warning: %s has no 'end' line: the recording stopped early; "
+                     "replaying it as far as it goes\n",
+                     demo->replay()->path.c_str());
+    }
     try {
         Platform platform("Collidoscope", options.width, options.height, options.msaa,
                           /*vsync=*/!options.frames && options.preset_shots.empty());
@@ -157,10 +163,11 @@ int App::run() {
         run_query();  // every frame, since the bodies move
         clock_.lap(Part::kOther);
 
-        const UiActions actions = ui_.draw(
-            demo_,
-            {stats_, overlay_report_, query_report_, screen, platform_.gl_description(), threads_},
-            dialogs_);
+        const UiActions actions =
+            ui_.draw(demo_,
+                     {stats_, overlay_report_, query_report_, screen, platform_.gl_description(),
+                      platform_.msaa_note(), threads_},
+                     dialogs_);
         clock_.lap(Part::kUi);
         if (actions.threads > 0) set_threads(actions.threads);
         if (!actions.preset.empty()) show_preset(actions.preset);
@@ -216,6 +223,11 @@ int App::run() {
         std::fprintf(saved.ok ? stdout : stderr, "collidoscope: %s\n", saved.message.c_str());
         if (!saved.ok) exit_code = 1;
     }
+    // A replay that met an action the command line would refuse is bad input: exit 2.
+    if (demo_.replay() && !demo_.replay()->refused.empty()) {
+        std::fprintf(stderr, "collidoscope: replay refused: %s\n", demo_.replay()->refused.c_str());
+        exit_code = 2;
+    }
     // A scripted run (--frames) reads the settings but leaves the file as it was.
     if (!options_.frames && options_.preset_shots.empty() && !options_.settings_file.empty())
         store_settings();
@@ -226,6 +238,7 @@ int App::run() {
                        .c_str(),
                    stdout);
         print_race(demo_.race());
+        std::printf("collidoscope: %s\n", platform_.gl_description().c_str());
         std::fputs(demo_.session_summary().c_str(), stdout);
         const Physics physics = demo_.world().physics();
         if (physics.count_tunnelling) {
@@ -333,8 +346,9 @@ void App::report_state(glm::vec2 screen, const char* exit) {
     glm::vec2 centre_px(-1.0f);
     cam.world_to_screen(centre, screen, centre_px);
     const float pixel = cam.pixel_size_at(centre, screen);
-    report_.update(demo_, {dialogs_, pixel > 0.0f ? fitted_pixel_ / pixel : 0.0f, pixel, centre_px,
-                           threads_, last_screenshot_, exit, ui_.layout(), stats_.breakdown()});
+    report_.update(
+        demo_, {dialogs_, pixel > 0.0f ? fitted_pixel_ / pixel : 0.0f, pixel, centre_px, threads_,
+                last_screenshot_, exit, ui_.layout(), stats_.breakdown(), ui_.bodies_slider()});
 }
 
 void App::fit_camera_if_needed(glm::vec2 screen, bool asked) {

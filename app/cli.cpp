@@ -78,7 +78,8 @@ void define_flags(CLI::App& app, RawArgs& raw) {
           "text size in the panels, 0.5 to 2; default the settings file's, else\n"
           "the display's DPI / 96");
     value("View", "--msaa", raw.msaa, "0|2|4|8",
-          "multisampling (antialiasing); default 4. Software GL is faster with 0");
+          "multisampling (antialiasing); default 4, or 0 on software GL\n"
+          "(llvmpipe), where 4 costs over half the frame rate");
     value("View", "--query", raw.query, "x0,y0,x1,y1",
           "start with this region queried (3D: x0,y0,z0,x1,y1,z1), low corner\n"
           "first; the bodies the broad phase finds in it are highlighted");

@@ -1,10 +1,12 @@
 #include "demo.hpp"
-#include "collide/gpu/catalog.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
+#include "collide/gpu/catalog.hpp"
 #include "tooling/input_error.hpp"
+#include "tooling/parse.hpp"
 #include "tooling/scene_names.hpp"
 
 namespace collidoscope {
@@ -20,6 +22,7 @@ Demo::Demo(const Options& options) : race_live_(options.race) {
         for (const SessionEntry& e : replay_->entries) {
             if (!std::holds_alternative<action::Check>(e.action)) ++replay_status_->total;
         }
+        replay_status_->cut_short = !replay_->end;
     }
     dim_ = start_.dim;
     scene_ = start_.scene;
@@ -250,15 +253,52 @@ void Demo::apply_replay() {
     ReplayStatus& r = *replay_status_;
     while (replay_next_ < replay_->entries.size() &&
            replay_->entries[replay_next_].tick <= ticks_) {
-        const UserAction& a = replay_->entries[replay_next_++].action;
-        if (!std::holds_alternative<action::Check>(a)) ++r.applied;
-        apply(a);
+        const SessionEntry& e = replay_->entries[replay_next_++];
+        if (const std::string why = refusal(e.action); !why.empty()) {
+            r.refused = r.path + ":" + std::to_string(e.line) + ": " + why;
+            last_error_ = r.refused;
+            replay_next_ = replay_->entries.size();  // nothing after a refused action
+            set_paused(true);
+            return;
+        }
+        if (!std::holds_alternative<action::Check>(e.action)) ++r.applied;
+        apply(e.action);
     }
     if (!r.finished && replay_next_ == replay_->entries.size() && replay_->end &&
         ticks_ >= *replay_->end) {
         r.finished = true;
         set_paused(true);  // where the recording stopped
     }
+}
+
+std::string Demo::refusal(const UserAction& a) const {
+    const std::size_t n = world_->body_count();
+    const auto missing = [&](collide::BodyId id) {
+        return "body " + std::to_string(id) + " does not exist (the world has " +
+               std::to_string(n) + " bodies)";
+    };
+    if (const auto* s = std::get_if<action::Select>(&a); s && s->id != collide::kNoBody) {
+        if (s->id >= n) return "select: " + missing(s->id);
+    }
+    if (const auto* m = std::get_if<action::MoveBody>(&a); m && m->id >= n) {
+        return "move: " + missing(m->id);
+    }
+    if (const auto* p = std::get_if<action::SetParam>(&a)) {
+        std::string names;
+        for (const collide::Param& q : world_->broad_phase_params()) {
+            if (q.name == p->name) {
+                if (p->value >= q.min && p->value <= q.max) return {};
+                char range[96];
+                std::snprintf(range, sizeof range, "%g is outside %s's range %g to %g", p->value,
+                              broad_phase_.c_str(), q.min, q.max);
+                return "param " + p->name + ": " + range;
+            }
+            names += (names.empty() ? "" : ", ") + std::string(q.name);
+        }
+        return "param: " + broad_phase_ + " has no parameter '" + collide::excerpt(p->name, 80) +
+               "' (it has: " + (names.empty() ? "none" : names) + ")";
+    }
+    return {};
 }
 
 bool Demo::update() {
@@ -301,6 +341,11 @@ std::string Demo::session_summary() const {
         out += r.first_failed ? std::to_string(r.failed) + " failed, the first at step " +
                                     std::to_string(*r.first_failed) + "\n"
                               : std::string("all matched\n");
+        if (r.cut_short) {
+            out += "collidoscope: " + r.path +
+                   " has no 'end' line: the recording stopped early; replayed as far as it goes\n";
+        }
+        if (!r.refused.empty()) out += "collidoscope: replay refused: " + r.refused + "\n";
     }
     return out;
 }

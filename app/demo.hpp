@@ -59,6 +59,11 @@ struct ReplayStatus {
     std::size_t failed = 0;
     std::optional<std::uint64_t> first_failed;  // the step of the first check that failed
     bool finished = false;                      // the recording's end was reached
+    // The file has no 'end' line: it stopped early, and is replayed as far as it goes.
+    bool cut_short = false;
+    // An action refused as the command line would refuse it ("file:line: ..."): the replay
+    // stopped there, paused, and the app exits with code 2.
+    std::string refused;
 };
 
 // A recorded hash check every this many steps of the session.
@@ -96,6 +101,9 @@ public:
     // Rebuilds the same scene, keeping the physics the user dialled in.
     void reset() { apply(action::Reset{}); }
     const std::string& last_error() const { return last_error_; }
+    // What the command line would refuse of `a` in the world as it is now (a body that does
+    // not exist, a parameter the algorithm lacks or a value out of its range), or empty.
+    std::string refusal(const UserAction& a) const;
 
     // --- The broad phase, swapped without touching the bodies.
     const std::string& broad_phase() const { return broad_phase_; }

@@ -49,7 +49,9 @@ struct Options {
     bool paused = false;
     bool swept = false;  // WorldSettings::swept from the start
     bool race = false;   // the race panel open and live from the start
-    int msaa = 4;                               // samples per pixel; 0 = off
+    // Samples per pixel; 0 = off. Unset: 4, or 0 on software GL (llvmpipe), where 4 costs
+    // more than half the frame rate.
+    std::optional<int> msaa;
     collide::BodyId select = collide::kNoBody;  // body selected at start (for screenshots)
     std::optional<collide::Aabb<3>> query;      // region queried from the start; 2D: z = 0
     // Presets (presets.hpp): the one started on, the algorithm's tunables, and the part of
@@ -76,8 +78,8 @@ struct Options {
         bool scene = false;  // --dim, --scene or --broadphase: the stored scene is not used
         bool no_settings = false;
         bool ui_scale = false;  // --ui-scale
-        bool view = false;  // any flag that chooses what is shown (world, algorithm, overlays)
-        bool color = false;  // --color: the stored colour mode is not used
+        bool view = false;      // any flag that chooses what is shown (world, algorithm, overlays)
+        bool color = false;     // --color: the stored colour mode is not used
     } given;
     // Record and replay (session_file.hpp): write the session to `record`; replay the one
     // in `replay`, whose world replaces dim, scene, count, seed, algorithm, swept, paused.

@@ -3,6 +3,7 @@
 // Everything else in the app talks to the window through this class.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <glm/glm.hpp>
@@ -17,7 +18,8 @@ public:
     // Opens the window; throws std::runtime_error naming what failed.
     // `msaa` is the wanted number of samples per pixel (0 = none); if the display cannot do
     // it, the window opens without.
-    Platform(const std::string& title, int width, int height, int msaa, bool vsync);
+    // `msaa` unset: 4 samples, or none on a software renderer (msaa_note() says so).
+    Platform(const std::string& title, int width, int height, std::optional<int> msaa, bool vsync);
     Platform(const Platform&) = delete;
     Platform& operator=(const Platform&) = delete;
     ~Platform();
@@ -37,6 +39,8 @@ public:
 
     // "OpenGL 4.5 (Core Profile) Mesa 22.3.6, llvmpipe (LLVM 15.0.6, 256 bits), 4x MSAA".
     const std::string& gl_description() const { return gl_description_; }
+    // Why multisampling is off by default here (software GL), or empty.
+    const std::string& msaa_note() const { return msaa_note_; }
 
 private:
     void shutdown();
@@ -46,6 +50,7 @@ private:
     bool sdl_ready_ = false;
     bool imgui_ready_ = false;
     std::string gl_description_;
+    std::string msaa_note_;
 };
 
 }  // namespace collidoscope

@@ -36,6 +36,12 @@ std::string id_text(collide::BodyId id) {
     throw collide::InputError(what);
 }
 
+// A word of the file in quotes, as a message shows it: at most 80 bytes, control bytes
+// escaped (a 20 MB word or a NUL byte stays out of the terminal).
+std::string quoted(std::string_view word) {
+    return "'" + collide::excerpt(word, 80) + "'";
+}
+
 // The words of one action after its keyword, checked for their count.
 class Words {
 public:
@@ -54,19 +60,24 @@ public:
     T number(std::size_t i) const {
         const std::string_view s = (*this)[i];
         const std::optional<T> v = collide::parse_number<T>(s);
-        if (!v) fail("'" + std::string(s) + "' " + collide::number_problem(s));
+        if (!v) fail(quoted(s) + " " + collide::number_problem(s));
         return *v;
     }
     bool flag(std::size_t i) const {
         const auto v = number<int>(i);
-        if (v != 0 && v != 1) fail("'" + std::string((*this)[i]) + "' is neither 0 nor 1");
+        if (v != 0 && v != 1) fail(quoted((*this)[i]) + " is neither 0 nor 1");
         return v == 1;
     }
     glm::vec3 vec3(std::size_t i) const {
         return {number<float>(i), number<float>(i + 1), number<float>(i + 2)};
     }
     collide::BodyId id(std::size_t i) const {
-        return (*this)[i] == "none" ? collide::kNoBody : number<collide::BodyId>(i);
+        if ((*this)[i] == "none") return collide::kNoBody;
+        const auto id = number<collide::BodyId>(i);
+        // The largest number is the app's "no body": only the word says that.
+        if (id == collide::kNoBody)
+            fail(quoted((*this)[i]) + " is not a body id ('none' selects nothing)");
+        return id;
     }
 
 private:
@@ -156,8 +167,7 @@ UserAction parse_action(std::string_view line) {
         return dim;
     };
     const auto algorithm_of = [](std::string_view name) {
-        if (!collide::find_any_broadphase(name))
-            fail("unknown algorithm '" + std::string(name) + "'");
+        if (!collide::find_any_broadphase(name)) fail("unknown algorithm " + quoted(name));
         return std::string(name);
     };
     if (key == "dim") return SetDim{dim_of(take(1).number<int>(0))};
@@ -188,7 +198,7 @@ UserAction parse_action(std::string_view line) {
         // The value first: names hold spaces ("margin (box size)").
         if (words.size() < 3) fail("'param' takes a value and a parameter name");
         const std::optional<float> value = collide::parse_number<float>(words[1]);
-        if (!value) fail("'" + std::string(words[1]) + "' " + collide::number_problem(words[1]));
+        if (!value) fail(quoted(words[1]) + " " + collide::number_problem(words[1]));
         return SetParam{rest_of(line, words, 2), *value};
     }
     if (key == "physics") {
@@ -228,11 +238,11 @@ UserAction parse_action(std::string_view line) {
         const char* end = h.data() + h.size();
         if (!h.starts_with("0x") || std::from_chars(h.data() + 2, end, hash, 16).ptr != end ||
             h.size() == 2) {
-            fail("'" + std::string(h) + "' is not a hash (0x and hex digits)");
+            fail(quoted(h) + " is not a hash (0x and hex digits)");
         }
         return Check{hash};
     }
-    fail("unknown action '" + std::string(key) + "'");
+    fail("unknown action " + quoted(key));
 }
 
 }  // namespace collidoscope

@@ -1,5 +1,9 @@
 #include "session_file.hpp"
 
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
 #include "tooling/input_error.hpp"
 #include "tooling/parse.hpp"
 
@@ -7,6 +11,36 @@ namespace collidoscope {
 namespace {
 
 constexpr std::string_view kMagic = "collidoscope-session 1";
+// No action comes near this; a longer line is not a session's, and reading on would let a
+// file without newlines (/dev/zero) take all memory. The CSV loader caps its lines the same.
+constexpr std::size_t kMaxLine = 4096;
+
+// Reads the next line, without its newline, into `line` and counts it in `number`; false at
+// the end of the file. `complete` says whether a newline ended it (the last line of a file
+// cut short has none). Refuses a line over kMaxLine bytes or one that is not text.
+bool read_line(std::istream& in, std::string& line, int& number, bool& complete) {
+    line.clear();
+    std::streambuf& buf = *in.rdbuf();
+    int c = buf.sbumpc();
+    if (c == std::char_traits<char>::eof()) return false;
+    ++number;
+    while (c != std::char_traits<char>::eof() && c != '\n' && line.size() <= kMaxLine) {
+        line.push_back(static_cast<char>(c));
+        c = buf.sbumpc();
+    }
+    complete = c == '\n';
+    if (line.size() > kMaxLine) {
+        throw collide::InputError("the line is longer than " + std::to_string(kMaxLine) +
+                                  " bytes: '" + collide::excerpt(line, 80) + "'");
+    }
+    if (const auto at = collide::first_binary_byte(line)) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(line[*at]));
+        throw collide::InputError(std::to_string(*at + 1) + ": byte " + hex +
+                                  " is not text; a session file is UTF-8 text");
+    }
+    return true;
+}
 
 // The header's fields: the same words as the actions that change them.
 void read_header_line(std::string_view line, SessionStart& start) {
@@ -22,7 +56,7 @@ void read_header_line(std::string_view line, SessionStart& start) {
     } else if (const auto* b = std::get_if<action::SetBroadPhase>(&a)) {
         start.broadphase = b->name;
     } else {
-        throw collide::InputError("'" + std::string(split_words(line).front()) +
+        throw collide::InputError("'" + collide::excerpt(split_words(line).front(), 80) +
                                   "' needs the step it happened at in front");
     }
 }
@@ -30,15 +64,19 @@ void read_header_line(std::string_view line, SessionStart& start) {
 }  // namespace
 
 Session load_session(const std::string& path) {
-    std::ifstream in(path);
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        throw collide::InputError(path + ": is a directory, not a session file");
+    }
+    std::ifstream in(path, std::ios::binary);
     if (!in) throw collide::InputError("cannot read session file '" + path + "'");
     Session session;
     std::string line;
     int number = 0;
     bool started = false;
+    bool complete = true;
     try {
-        while (std::getline(in, line)) {
-            ++number;
+        while (read_line(in, line, number, complete)) {
             const std::vector<std::string_view> words = split_words(line);
             if (words.empty() || words.front().starts_with('#')) continue;
             if (!started) {
@@ -55,7 +93,7 @@ Session load_session(const std::string& path) {
                 if (words.size() != 2) throw collide::InputError("'end' takes the last step");
                 session.end = collide::parse_number<std::uint64_t>(words[1]);
                 if (!session.end) {
-                    throw collide::InputError("'" + std::string(words[1]) + "' " +
+                    throw collide::InputError("'" + collide::excerpt(words[1], 80) + "' " +
                                               collide::number_problem(words[1]));
                 }
                 continue;
@@ -63,7 +101,8 @@ Session load_session(const std::string& path) {
             const std::optional<std::uint64_t> tick = collide::parse_number<std::uint64_t>(first);
             if (!tick) {
                 if (!session.entries.empty()) {
-                    throw collide::InputError("'" + std::string(first) + "' is not a step number");
+                    throw collide::InputError("'" + collide::excerpt(first, 80) +
+                                              "' is not a step number");
                 }
                 read_header_line(line, session.start);
                 continue;
@@ -74,7 +113,14 @@ Session load_session(const std::string& path) {
             }
             const std::string_view text = std::string_view(line).substr(
                 static_cast<std::size_t>(first.data() + first.size() - line.data()));
-            session.entries.push_back({*tick, parse_action(text)});
+            try {
+                session.entries.push_back({*tick, parse_action(text), number});
+            } catch (const collide::InputError& e) {
+                // A last line without its newline is where a copy or a crash cut the file.
+                if (complete) throw;
+                throw collide::InputError(std::string(e.what()) +
+                                          " (the file ends here without a newline: cut short?)");
+            }
         }
         if (!started) throw collide::InputError("empty: not a session file");
         if (session.start.scene.empty() || session.start.count == 0 ||
@@ -86,7 +132,11 @@ Session load_session(const std::string& path) {
                                       "' is before the last action");
         }
     } catch (const collide::InputError& e) {
-        throw collide::InputError(path + ":" + std::to_string(number) + ": " + e.what());
+        // A byte's column joins the line number ("file:3:12: byte ..."); else "file:3: ...".
+        const std::string what = e.what();
+        const bool column = !what.empty() && what[0] >= '1' && what[0] <= '9';
+        throw collide::InputError(path + ":" + std::to_string(number) + (column ? ":" : ": ") +
+                                  what);
     }
     return session;
 }

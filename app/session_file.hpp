@@ -28,12 +28,15 @@ struct SessionStart {
 struct SessionEntry {
     std::uint64_t tick = 0;  // steps the session had taken
     UserAction action;
+    int line = 0;  // where a loaded file had it (0 for a live session's)
 };
 
 struct Session {
     SessionStart start;
     std::vector<SessionEntry> entries;  // by tick, in the order they happened
     std::optional<std::uint64_t> end;   // the tick the recording stopped at, if it did
+    // A recording with no 'end' line stopped early (a crash, a copy cut short): replayed as
+    // far as it goes, and said.
 };
 
 // Reads a session file; throws collide::InputError naming the file and line.

@@ -63,6 +63,7 @@ void StateReport::update(const Demo& demo, const ReportFacts& facts) {
     j["dim"] = demo.dim();
     j["paused"] = demo.paused();
     j["steps"] = world.steps();
+    j["count"] = world.body_count();
     j["zoom"] = facts.zoom;
     j["world_per_point"] = facts.world_per_point;
     j["world_centre_screen"] = {facts.world_centre.x, facts.world_centre.y};
@@ -89,6 +90,7 @@ void StateReport::update(const Demo& demo, const ReportFacts& facts) {
     j["ui_hidden"] = facts.dialogs.ui_hidden;
     j["ui_scale"] = ImGui::GetIO().FontGlobalScale;
     j["world_view"] = rect(facts.layout.world);
+    j["widgets"] = {{"bodies", rect(facts.bodies_slider)}};
     j["frame"] = breakdown(facts.frame);
     const ImVec2 mouse = ImGui::GetIO().MousePos;  // where the panels see the pointer
     j["mouse"] = {mouse.x, mouse.y};

@@ -27,6 +27,7 @@ struct ReportFacts {
     std::string exit;             // "running", or how the app quit: "confirmed", "window", "frames"
     const UiLayout& layout;       // the world view's rectangle
     FrameBreakdown frame;         // where the recent frames' time went
+    ScreenRect bodies_slider;     // where the Bodies slider was drawn (for real-input tests)
 };
 
 class StateReport {

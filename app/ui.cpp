@@ -208,15 +208,33 @@ void Ui::scene_section(Demo& demo, UiActions& actions) {
 
     ImGui::BeginDisabled(demo.scene_is_csv());
     int shown = count_edit_ >= 0 ? count_edit_ : static_cast<int>(demo.count());
+    // A slider opens its text field for Ctrl+click or keyboard focus; a double click asks
+    // for the focus, as a drag field would open on it.
+    if (count_open_text_) ImGui::SetKeyboardFocusHere();
+    count_open_text_ = false;
     if (ImGui::SliderInt("Bodies", &shown, 1, static_cast<int>(kMaxAppBodies), "%d",
                          ImGuiSliderFlags_Logarithmic)) {
         count_edit_ = shown;
     }
-    if (ImGui::IsItemDeactivatedAfterEdit() && count_edit_ >= 0) {
+    bodies_slider_ = {glm::vec2(ImGui::GetItemRectMin().x, ImGui::GetItemRectMin().y),
+                      glm::vec2(ImGui::GetItemRectMax().x, ImGui::GetItemRectMax().y)};
+    if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left))
+        count_open_text_ = true;
+    if (ImGui::IsItemActive()) {
+        count_dragged_ |= ImGui::IsMouseDragging(ImGuiMouseButton_Left);
+        count_typed_ |= ImGui::GetIO().WantTextInput;
+    }
+    if (ImGui::IsItemDeactivatedAfterEdit() && count_edit_ >= 0 &&
+        (count_dragged_ || count_typed_)) {
         demo.set_count(static_cast<std::size_t>(count_edit_));
     }
-    if (!ImGui::IsItemActive()) count_edit_ = -1;
-    hint("Rebuilds the scene when released. Ctrl+click to type a number.");
+    if (!ImGui::IsItemActive()) {
+        count_edit_ = -1;
+        count_dragged_ = count_typed_ = false;
+    }
+    hint(
+        "Drag, or double-click (Ctrl+click) and type a number: the scene is rebuilt on "
+        "release or Enter.");
     ImGui::EndDisabled();
 
     std::uint64_t seed = demo.seed();

@@ -32,7 +32,8 @@ struct UiFrame {
     const QueryReport& query;
     glm::vec2 screen;  // window size in points
     const std::string& gl_description;
-    int threads;  // the oneTBB threads the app's work may use
+    const std::string& msaa_note;  // why antialiasing is off by default here, or empty
+    int threads;                   // the oneTBB threads the app's work may use
 };
 
 struct UiActions {
@@ -49,6 +50,8 @@ public:
     UiActions draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs);
     // This frame's layout (set by draw): the panels' rectangles and the world view's.
     const UiLayout& layout() const { return layout_; }
+    // Where the Bodies slider was drawn last frame (the state report gives it to tests).
+    const ScreenRect& bodies_slider() const { return bodies_slider_; }
     // Shows `text` at the bottom of the window for a few seconds.
     void toast(std::string text);
 
@@ -84,6 +87,12 @@ private:
     // The count slider's value while it is being dragged; the world is only rebuilt when
     // the slider is let go, since building a million bodies takes a moment.
     int count_edit_ = -1;
+    // The Bodies slider rebuilds only for a drag or a typed value: a plain click (the first of
+    // a double click, which opens the text field) would jump it to where the mouse fell.
+    ScreenRect bodies_slider_;
+    bool count_dragged_ = false;
+    bool count_typed_ = false;
+    bool count_open_text_ = false;  // a double click asks for the text field next frame
     PanelState panels_;
     std::string preset_;
     bool tour_open_ = true;

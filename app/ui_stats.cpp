@@ -164,6 +164,11 @@ float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at) {
                      std::max(h.max() * 1.15f, 0.01f),
                      ImVec2(ImGui::GetContentRegionAvail().x, 1.5f * ImGui::GetTextLineHeight()));
     frame_breakdown(stats, frame.gl_description);
+    if (!frame.msaa_note.empty()) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("%s", frame.msaa_note.c_str());
+        ImGui::PopTextWrapPos();
+    }
 
     const SimWorld& world = demo.world();
     const collide::BroadPhaseStats bp = world.broad_phase_stats();

@@ -15,8 +15,8 @@
 #include <istream>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -45,18 +45,6 @@ struct SourceLine {
     std::string text;
     std::size_t number;
 };
-
-// Where a file is not text: the first byte that is a control character or not UTF-8, or
-// nothing. Tab and carriage return are text.
-std::optional<std::size_t> first_binary_byte(std::string_view line) {
-    for (std::size_t i = 0; i < line.size();) {
-        const auto c = static_cast<unsigned char>(line[i]);
-        const std::size_t len = utf8_length(line, i);
-        if (len == 0 || (c < 0x20 && c != '\t' && c != '\r') || c == 0x7F) return i;
-        i += len;
-    }
-    return std::nullopt;
-}
 
 class CsvReader {
 public:
@@ -119,13 +107,15 @@ private:
             c = buf.sbumpc();
         }
         // A character cut by the length limit is not a bad byte.
-        const std::string_view whole = raw.size() > kMaxLine ? std::string_view(raw).substr(0, kMaxLine - 4) : raw;
+        const std::string_view whole =
+            raw.size() > kMaxLine ? std::string_view(raw).substr(0, kMaxLine - 4) : raw;
         if (const auto at = first_binary_byte(whole)) {
             char hex[8];
             std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(raw[*at]));
             const bool control = utf8_length(raw, *at) == 1;
             throw InputError(name_ + ":" + std::to_string(line_) + ":" + std::to_string(*at + 1) +
-                             ": byte " + hex + (control ? " is a control character" : " is not UTF-8") +
+                             ": byte " + hex +
+                             (control ? " is a control character" : " is not UTF-8") +
                              "; a scene file is UTF-8 text (is this a binary file?)");
         }
         if (raw.size() > kMaxLine)
@@ -162,8 +152,8 @@ PendingImplicit<D> read_implicit(const CsvReader& reader, const std::vector<std:
         reader.fail(line, "an implicit row has " + std::to_string(f.size() - 1) +
                               " values; expected " + kForm);
     }
-    static constexpr std::array<const char*, 14> kNames2 = {"x", "y", "vx", "vy", "angle", "spin",
-                                                            "static"};
+    static constexpr std::array<const char*, 14> kNames2 = {"x",     "y",    "vx",    "vy",
+                                                            "angle", "spin", "static"};
     static constexpr std::array<const char*, 14> kNames3 = {
         "x", "y", "z", "vx", "vy", "vz", "qw", "qx", "qy", "qz", "wx", "wy", "wz", "static"};
     const auto& names = D == 2 ? kNames2 : kNames3;
@@ -226,12 +216,12 @@ struct PreambleLine {
 using Preamble = std::map<std::string, PreambleLine, std::less<>>;
 
 constexpr std::array<std::string_view, 11> kPreambleKeys = {
-    "world", "gravity", "restitution", "dt", "substeps", "solver_iterations",
-    "position_iterations", "position_correction", "swept", "count_tunnelling", "use_signature"};
+    "world",    "gravity",           "restitution",         "dt",
+    "substeps", "solver_iterations", "position_iterations", "position_correction",
+    "swept",    "count_tunnelling",  "use_signature"};
 
 // Reads the header (and the preamble lines before it); returns the column of each name.
-std::map<std::string, std::size_t, std::less<>> read_header(CsvReader& reader,
-                                                            Preamble& preamble) {
+std::map<std::string, std::size_t, std::less<>> read_header(CsvReader& reader, Preamble& preamble) {
     for (;;) {
         auto line = reader.next();
         if (!line) reader.fail("no header row (expected columns x,y,r or x,y,z,r)");
@@ -250,8 +240,8 @@ std::map<std::string, std::size_t, std::less<>> read_header(CsvReader& reader,
             static const std::array<std::string_view, 8> kKnown = {"x",  "y",  "z",  "r",
                                                                    "vx", "vy", "vz", "static"};
             if (std::find(kKnown.begin(), kKnown.end(), name) == kKnown.end()) {
-                reader.fail(line->number,
-                            "unknown column '" + excerpt(name) + "' (known: x,y,z,r,vx,vy,vz,static)");
+                reader.fail(line->number, "unknown column '" + excerpt(name) +
+                                              "' (known: x,y,z,r,vx,vy,vz,static)");
             }
             if (!columns.emplace(name, i).second)
                 reader.fail(line->number, "column '" + excerpt(name) + "' appears twice");
@@ -281,8 +271,8 @@ void apply_settings(const CsvReader& reader, const Preamble& preamble, WorldSett
         if (v.size() != want) {
             reader.fail(entry.line, "the " + key + " line needs " + std::to_string(want) +
                                         (want == 1 ? " number" : " numbers") +
-                                        (key == "world" ? " (lo then hi corner)" : "") +
-                                        ", not " + std::to_string(v.size()));
+                                        (key == "world" ? " (lo then hi corner)" : "") + ", not " +
+                                        std::to_string(v.size()));
         }
         const auto check = [&](bool ok, const char* rule) {
             if (!ok) reader.fail(entry.line, key + " must be " + rule);
@@ -301,7 +291,8 @@ void apply_settings(const CsvReader& reader, const Preamble& preamble, WorldSett
                 s.bounds.lo[k] = v[k];
                 s.bounds.hi[k] = v[D + k];
                 if (!(v[k] < v[D + k]))
-                    reader.fail(entry.line, "the world box is empty on axis " + std::string(kPos[k]));
+                    reader.fail(entry.line,
+                                "the world box is empty on axis " + std::string(kPos[k]));
             }
         } else if (key == "gravity") {
             for (int k = 0; k < D; ++k) s.gravity[k] = v[k];
@@ -409,7 +400,8 @@ Scene<D> load_csv_scene_from(std::istream& in, const std::string& name) {
     while (auto line = reader.next()) {
         const auto fields = split_fields(line->text);
         if (fields[0] == "metaball") {
-            if (!pending) reader.fail(line->number, "a metaball row with no implicit row before it");
+            if (!pending)
+                reader.fail(line->number, "a metaball row with no implicit row before it");
             pending->balls.push_back(read_metaball<D>(reader, fields, line->number));
             continue;
         }
@@ -456,8 +448,8 @@ Scene<D> load_csv_scene_from(std::istream& in, const std::string& name) {
         }
         const float fixed = value("static", 0.0f);
         if (fixed != 0.0f && fixed != 1.0f) {
-            reader.fail(line->number, "'static' must be 0 or 1, not " +
-                                          excerpt(fields[columns.at("static")]));
+            reader.fail(line->number,
+                        "'static' must be 0 or 1, not " + excerpt(fields[columns.at("static")]));
         }
         if (has_world && !scene.settings.bounds.contains(p)) {
             reader.fail(line->number,

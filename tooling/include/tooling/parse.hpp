@@ -49,8 +49,10 @@ inline std::size_t utf8_length(std::string_view s, std::size_t i) {
     const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
     const unsigned char c = byte(0);
     if (c < 0x80) return 1;
-    const std::size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
-                            : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    const std::size_t len = c >= 0xC2 && c <= 0xDF   ? 2
+                            : c >= 0xE0 && c <= 0xEF ? 3
+                            : c >= 0xF0 && c <= 0xF4 ? 4
+                                                     : 0;
     if (len == 0 || i + len > s.size()) return 0;
     for (std::size_t k = 1; k < len; ++k) {
         if ((byte(k) & 0xC0) != 0x80) return 0;
@@ -60,6 +62,18 @@ inline std::size_t utf8_length(std::string_view s, std::size_t i) {
         (c == 0xF0 && byte(1) < 0x90) || (c == 0xF4 && byte(1) > 0x8F))
         return 0;
     return len;
+}
+
+// Where a file is not text: the first byte that is a control character or not UTF-8, or
+// nothing. Tab and carriage return are text.
+inline std::optional<std::size_t> first_binary_byte(std::string_view line) {
+    for (std::size_t i = 0; i < line.size();) {
+        const auto c = static_cast<unsigned char>(line[i]);
+        const std::size_t len = utf8_length(line, i);
+        if (len == 0 || (c < 0x20 && c != '\t' && c != '\r') || c == 0x7F) return i;
+        i += len;
+    }
+    return std::nullopt;
 }
 
 // `s` as a message may quote it: at most `limit` bytes (cut on a character boundary, "..."
