@@ -435,14 +435,16 @@ void App::draw_world(glm::vec2 screen, glm::ivec2 framebuffer) {
     const glm::ivec2 hi = glm::ivec2(glm::ceil(view_rect.max * pixels_per_point));
     renderer_.begin_frame(framebuffer, {lo.x, framebuffer.y - hi.y, hi.x - lo.x, hi.y - lo.y});
     SimWorld& world = demo_.world();
-    const ViewOptions& view = demo_.view();
+    ViewOptions& view = demo_.view();
     if (!view.compare.empty()) {
         compare_.render(
             world, view.compare, view.color_mode, compare_request_, camera(), view_rect, screen,
             framebuffer, instances_, renderer_,
             [&](glm::vec2 size, std::span<const Instance> bodies, const OverlayGeometry& overlays) {
                 draw_scene(size, screen, framebuffer, bodies, overlays);
-            });
+            },
+            view.compare_run_once, view.compare_notes);
+        view.compare_run_once.clear();
         return;
     }
     draw_scene(screen, screen, framebuffer, instances_, overlays_);

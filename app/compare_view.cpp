@@ -19,6 +19,7 @@ std::string stats_text(const std::string& name, const std::optional<ComparePaneF
                        int dim, bool counting) {
     if (!facts) return name + ": not available in " + std::to_string(dim) + "D";
     const RaceEntry& r = facts->run;
+    if (!r.ran) return r.note + "\n(\"Run once\" in the panel, under its pane)";
     char ms[32];
     std::snprintf(ms, sizeof ms, counting ? "%.2f ms counting costs" : "%.2f ms", r.ms);
     return name + "   " + ms + "\n" + format_count(r.tests) + " tests   " + format_count(r.pairs) +
@@ -49,19 +50,22 @@ std::vector<ScreenRect> compare_panes(const ScreenRect& area, std::size_t count)
 void CompareView::render(SimWorld& world, std::span<const std::string> algorithms, ColorMode mode,
                          OverlayRequest request, const Camera& camera, const ScreenRect& area,
                          glm::vec2 screen, glm::ivec2 framebuffer, std::span<const Instance> bodies,
-                         Renderer& renderer, const DrawWorld& draw_world) {
+                         Renderer& renderer, const DrawWorld& draw_world,
+                         const std::string& run_once, std::vector<std::string>& notes) {
     ImDrawList& draw = *ImGui::GetBackgroundDrawList();
     // GL works in framebuffer pixels (y up), the panes in window points (y down).
     const glm::vec2 scale = glm::vec2(framebuffer) / glm::max(screen, glm::vec2(1.0f));
     const std::vector<ScreenRect> panes = compare_panes(area, algorithms.size());
+    notes.assign(panes.size(), std::string());
     for (std::size_t i = 0; i < panes.size(); ++i) {
         const ScreenRect& pane = panes[i];
         const glm::vec2 size = pane.size();
         request.view = camera.visible(world.bounds(), size);
         bodies_.assign(bodies.begin(), bodies.end());
         overlays_.clear();
-        const std::optional<ComparePaneFacts> facts =
-            world.compare_pane(algorithms[i], request, mode, bodies_, overlays_);
+        const std::optional<ComparePaneFacts> facts = world.compare_pane(
+            algorithms[i], request, mode, bodies_, overlays_, algorithms[i] == run_once);
+        if (facts && !facts->run.ran) notes[i] = facts->run.note;
         renderer.set_viewport(
             glm::ivec2(glm::round(glm::vec2(pane.min.x, screen.y - pane.max.y) * scale)),
             glm::ivec2(glm::round(size * scale)));
@@ -76,7 +80,7 @@ void CompareView::render(SimWorld& world, std::span<const std::string> algorithm
                            ImVec2(at.x + text_size.x + 4, at.y + text_size.y + 2), kStatsBackdrop,
                            3.0f);
         draw.AddText(at, kStatsText, line.c_str());
-        if (facts && mode == ColorMode::kCost)
+        if (facts && facts->run.ran && mode == ColorMode::kCost)
             draw_cost_legend(draw, facts->costs, algorithms[i], pane);
     }
     renderer.set_viewport({0, 0}, {0, 0});

@@ -33,10 +33,13 @@ public:
     // Every pane of `algorithms` inside `area`: runs the algorithm, fills its overlays for
     // `request` (its view box recomputed for the pane), recolours `bodies` in cost mode,
     // draws through `draw_world` and writes the stats line and, in cost mode, the scale bar.
+    // A pane over the time budget sits out and says why; `run_once` (a pane's algorithm, or
+    // empty) runs anyway this frame. `notes` gets, per pane, why it sat out (or empty).
     void render(SimWorld& world, std::span<const std::string> algorithms, ColorMode mode,
                 OverlayRequest request, const Camera& camera, const ScreenRect& area,
                 glm::vec2 screen, glm::ivec2 framebuffer, std::span<const Instance> bodies,
-                Renderer& renderer, const DrawWorld& draw_world);
+                Renderer& renderer, const DrawWorld& draw_world, const std::string& run_once,
+                std::vector<std::string>& notes);
 
 private:
     std::vector<Instance> bodies_;  // the pane's copy, recoloured by its costs

@@ -48,6 +48,10 @@ struct ViewOptions {
     float slab_width = 0.2f;
     // The compare view's algorithms, one pane each (compare_view.hpp); empty = off.
     std::vector<std::string> compare;
+    // Per pane, why it sat out last frame over the time budget (empty: it ran); and the
+    // algorithm the panel asked to run once anyway (cleared once it has).
+    std::vector<std::string> compare_notes;
+    std::string compare_run_once;
 };
 
 // How a replay is going.

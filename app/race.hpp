@@ -16,7 +16,10 @@
 
 namespace collidoscope {
 
-// In a live race, an algorithm slower than this last time sits out until the next run.
+// The time budget of a subject the app runs beside the world each frame (a live race entry,
+// a compare pane): one slower than this last time sits out until asked to run once, and
+// brute force above collide::kMaxReferenceBodies (seconds a frame at 100,000 bodies) is not
+// started at all.
 inline constexpr double kRaceLiveCutoffMs = 250.0;
 
 struct RaceEntry {
@@ -26,9 +29,9 @@ struct RaceEntry {
     std::uint64_t tests = 0;
     std::size_t structure_bytes = 0;  // the algorithm's BroadPhaseStats, for the compare view
     std::size_t nodes = 0;
-    bool ran = false;            // false: left out (see note)
-    std::string note;            // why it was left out, or how its pairs differ
-    bool differs = false;        // its pairs are not the reference's
+    bool ran = false;      // false: left out (see note)
+    std::string note;      // why it was left out, or how its pairs differ
+    bool differs = false;  // its pairs are not the reference's
 };
 
 struct RaceReport {
@@ -45,9 +48,10 @@ public:
     void run(std::span<const collide::Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
              std::uint64_t step, bool live, RaceReport& out);
     // One algorithm alone on the boxes, timed, with the same instance the race keeps (the
-    // compare view's panes); its pairs are not checked. nullopt for an unknown name.
+    // compare view's panes); its pairs are not checked. nullopt for an unknown name. Unless
+    // `once`, an algorithm over the time budget is not run: the entry says why (ran false).
     std::optional<RaceEntry> run_one(std::string_view name, std::span<const collide::Aabb<D>> boxes,
-                                     std::span<const std::uint8_t> is_static);
+                                     std::span<const std::uint8_t> is_static, bool once = false);
     // The instance run_one() and run() update (to draw its structure, count its costs);
     // null if unknown.
     collide::BroadPhase<D>* algorithm(std::string_view name);
@@ -58,6 +62,8 @@ private:
         std::unique_ptr<collide::BroadPhase<D>> algorithm;
         double last_ms = 0;
     };
+    // Why `r` would blow the time budget on n bodies, or empty.
+    static std::string over_budget(const Runner& r, std::size_t n);
     void make_runners();
     // Updates r's algorithm on the boxes into `pairs`, timing it into `e`.
     void time_update(Runner& r, std::span<const collide::Aabb<D>> boxes,

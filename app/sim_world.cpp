@@ -222,7 +222,7 @@ public:
     std::optional<ComparePaneFacts> compare_pane(std::string_view algorithm,
                                                  const OverlayRequest& req, ColorMode mode,
                                                  std::vector<Instance>& bodies,
-                                                 OverlayGeometry& out) override;
+                                                 OverlayGeometry& out, bool once) override;
     void save_scene(const std::string& path) const override {
         collide::save_csv_scene<D>(path, world_.settings(), world_.bodies());
     }
@@ -383,12 +383,19 @@ std::optional<ComparePaneFacts> WorldAdapter<D>::compare_pane(std::string_view a
                                                               const OverlayRequest& req,
                                                               ColorMode mode,
                                                               std::vector<Instance>& bodies,
-                                                              OverlayGeometry& out) {
+                                                              OverlayGeometry& out, bool once) {
     collide::BroadPhase<D>* pane = race_.algorithm(algorithm);
     if (!pane) return std::nullopt;
     pane->set_cost_tracking(mode == ColorMode::kCost);
     ComparePaneFacts facts;
-    facts.run = *race_.run_one(algorithm, world_.boxes(), world_.bodies().is_static);
+    facts.run = *race_.run_one(algorithm, world_.boxes(), world_.bodies().is_static, once);
+    if (!facts.run.ran) {
+        // Sat out over the budget: the bodies and the world, no stale structure.
+        OverlayRequest plain = req;
+        plain.flags.structure = false;
+        build_overlays<D>(world_, plain, collide::QueryTrace<D>{}, out);
+        return facts;
+    }
     if (mode == ColorMode::kCost) facts.costs = colour_by_cost(*pane, bodies);
     // The pane's algorithm never ran the viewer's query, so it has no trace to show.
     build_overlays<D>(world_, req, collide::QueryTrace<D>{}, out, pane);

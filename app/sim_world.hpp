@@ -157,11 +157,12 @@ public:
     // A compare pane: runs the race's own instance of `algorithm` on this frame's boxes
     // (nullopt if unknown here) and appends the overlays `req` asks for, with that
     // algorithm's structure, to `out`. In cost mode it recolours `bodies` (as
-    // fill_instances filled them) by that algorithm's costs.
+    // fill_instances filled them) by that algorithm's costs. An algorithm over the time
+    // budget (race.hpp) sits out, its structure not drawn, unless `once`.
     virtual std::optional<ComparePaneFacts> compare_pane(std::string_view algorithm,
                                                          const OverlayRequest& req, ColorMode mode,
                                                          std::vector<Instance>& bodies,
-                                                         OverlayGeometry& out) = 0;
+                                                         OverlayGeometry& out, bool once) = 0;
     // The implicit bodies' surfaces (empty in a world without them).
     virtual void fill_shapes(ShapeGeometry& out) const = 0;
     // The world outline, the requested overlays and the selection ring, as line pairs.

@@ -71,6 +71,7 @@ void StateReport::update(const Demo& demo, const ReportFacts& facts) {
     j["help_open"] = facts.dialogs.help;
     j["quit_prompt"] = facts.dialogs.quit_prompt;
     j["query"] = demo.query().has_value();
+    j["compare_notes"] = demo.view().compare_notes;
     j["last_screenshot"] = facts.last_screenshot;
     j["exit"] = facts.exit;
     const collide::BodyId id = demo.selected();

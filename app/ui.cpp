@@ -397,8 +397,12 @@ void Ui::compare_controls(Demo& demo) {
         panes.clear();
         // The current algorithm beside the first other one in the list.
         if (on) panes.push_back(demo.broad_phase());
+        // Never brute force above the reference limit: seconds a frame at 100,000 bodies.
+        const bool brute_ok = demo.world().body_count() <= collide::kMaxReferenceBodies;
         for (std::size_t i = 0; on && i < algorithms.size() && panes.size() < 2; ++i) {
-            if (algorithms[i]->name != panes[0]) panes.emplace_back(algorithms[i]->name);
+            const std::string_view name = algorithms[i]->name;
+            if (name == collide::kReferenceBroadPhase && !brute_ok) continue;
+            if (name != panes[0]) panes.emplace_back(name);
         }
     }
     hint(
@@ -417,6 +421,13 @@ void Ui::compare_controls(Demo& demo) {
                     panes[p] = std::string(e->name);
             }
             ImGui::EndCombo();
+        }
+        const std::vector<std::string>& notes = demo.view().compare_notes;
+        if (p < notes.size() && !notes[p].empty()) {
+            if (ImGui::SmallButton("Run once")) demo.view().compare_run_once = panes[p];
+            hint(notes[p].c_str());
+            ImGui::SameLine();
+            ImGui::TextDisabled("paused: over budget");
         }
         ImGui::PopID();
     }
