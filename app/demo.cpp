@@ -307,6 +307,14 @@ bool Demo::update() {
     step_pending_ = false;
     world_->step();
     ++ticks_;
+    if (const std::size_t pairs = world_->pairs_over_budget(); pairs > 0) {
+        // A pile whose pairs grow with the square of its bodies: paused, saying so, rather
+        // than running out of memory a few steps on.
+        set_paused(true);
+        last_error_ = "paused: the broad phase found " + std::to_string(pairs) +
+                      " pairs, over the pair budget of " + std::to_string(collide::kMaxPairs) +
+                      " (bodies piled on one place?)";
+    }
     history_.record(*world_);
     if (ticks_ % kCheckEvery == 0) log(action::Check{world_->state_hash()});
     return true;

@@ -109,6 +109,7 @@ public:
     const collide::StepTimings& timings() const override { return world_.timings(); }
     std::size_t pair_count() const override { return world_.pairs().size(); }
     std::size_t contact_count() const override { return world_.contacts().size(); }
+    std::size_t pairs_over_budget() const override { return world_.pairs_over_budget(); }
 
     bool set_broad_phase(std::string_view name) override {
         auto bp = collide::make_any_broadphase<D>(name);

@@ -100,6 +100,9 @@ public:
     virtual const collide::StepTimings& timings() const = 0;
     virtual std::size_t pair_count() const = 0;
     virtual std::size_t contact_count() const = 0;
+    // The pairs of the last step when they were over the world's pair budget (the step
+    // stopped before its narrow phase), else 0.
+    virtual std::size_t pairs_over_budget() const = 0;
 
     // Replaces the broad phase without touching the bodies; false if `name` is not
     // available in this dimension.

@@ -47,8 +47,9 @@ struct RunConfig {
 
 struct RunResult {
     std::string algorithm;
-    std::string status = "ok";  // ok, timed out, skipped (predicted over budget)
-    std::size_t n_bodies = 0;   // the scene's real count (a csv scene ignores --n)
+    // ok, timed out, skipped (predicted over budget), over the pair budget (N pairs)
+    std::string status = "ok";
+    std::size_t n_bodies = 0;  // the scene's real count (a csv scene ignores --n)
     double median_ms = 0, p10_ms = 0, p90_ms = 0;
     // Over the timed frames: the mean (what a second of frames costs), p99 by nearest rank
     // (the max when there are fewer than 100 frames) and the slowest frame.

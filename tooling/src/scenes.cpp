@@ -7,6 +7,7 @@
 #include <string>
 
 #include "collide/morton.hpp"
+#include "collide/pair_budget.hpp"
 #include "tooling/random.hpp"
 #include "tooling/scenes.hpp"
 
@@ -309,7 +310,8 @@ Spin<D> random_spin(Rng& rng) {
 // radius that meets an implicit body gets its own sphere model, built once.
 template <int D>
 Scene<D> blobs_scene(std::size_t n, Rng& rng) {
-    const std::size_t blobs = n < 2 ? n : std::max<std::size_t>(2, std::min<std::size_t>(40, n / 5));
+    const std::size_t blobs =
+        n < 2 ? n : std::max<std::size_t>(2, std::min<std::size_t>(40, n / 5));
     const std::size_t shapes = std::min<std::size_t>(blobs, 12);
     Bodies<D> bodies;
     bodies.reserve(n);
@@ -352,8 +354,7 @@ Scene<D> blobs_scene(std::size_t n, Rng& rng) {
         scene.bodies.add_implicit(p, random_velocity<D>(rng, 0.5f, 1.5f), s,
                                   random_rotation<D>(rng), random_spin<D>(rng));
     }
-    for (float r : radii)
-        scene.bodies.add(place(r), random_velocity<D>(rng, 1.0f, 3.0f), r);
+    for (float r : radii) scene.bodies.add(place(r), random_velocity<D>(rng, 1.0f, 3.0f), r);
     return scene;
 }
 
@@ -401,9 +402,29 @@ std::span<const SceneEntry> scene_list() {
     return kSceneEntries;
 }
 
+// A scene file can pile bodies on one place, where pairs grow with the square of their count
+// (50,000 at one point: 1.25e9 pairs, 10 GB): refused here, naming the count, before any
+// broad phase allocates them.
+template <int D>
+void check_pair_budget(const Scene<D>& scene, std::string_view path) {
+    const Bodies<D>& b = scene.bodies;
+    std::vector<Aabb<D>> boxes(b.size());
+    for (std::size_t i = 0; i < b.size(); ++i) boxes[i] = Aabb<D>::around(b.pos[i], b.radius[i]);
+    if (count_pairs_up_to<D>(boxes, b.is_static, kMaxPairs) > kMaxPairs) {
+        throw InputError(std::string(path) + ": its " + std::to_string(b.size()) +
+                         " bodies overlap in more than " + std::to_string(kMaxPairs) +
+                         " pairs, the pair budget (are they piled on one place?)");
+    }
+}
+
 template <int D>
 Scene<D> make_scene(std::string_view name, std::size_t n, std::uint64_t seed) {
-    if (is_csv_scene(name)) return load_csv_scene<D>(std::string(name.substr(kCsvPrefix.size())));
+    if (is_csv_scene(name)) {
+        const std::string_view path = name.substr(kCsvPrefix.size());
+        Scene<D> scene = load_csv_scene<D>(std::string(path));
+        check_pair_budget(scene, path);
+        return scene;
+    }
     if (n > kMaxBodies) {
         throw InputError("body count " + std::to_string(n) + " is above the maximum of " +
                          std::to_string(kMaxBodies));

@@ -11,6 +11,7 @@
 
 #include "collide/core.hpp"
 #include "collide/implicit.hpp"
+#include "collide/pair_budget.hpp"
 
 namespace collide {
 
@@ -38,6 +39,9 @@ struct WorldSettings {
     // Implicit contact tests skip the density at surface points that the other body's
     // signature proves outside. The result is the same either way; only the work differs.
     bool use_signature = true;
+    // The pair budget (collide/pair_budget.hpp): a step whose broad phase finds more pairs
+    // stops there, before the narrow phase, and says how many (World::pairs_over_budget).
+    std::size_t max_pairs = kMaxPairs;
 };
 
 // Orientation and angular velocity of a body: an angle (radians) and a rate in 2D, a unit

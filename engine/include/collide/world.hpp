@@ -108,6 +108,9 @@ public:
     // Where the bodies began the last step (kept for swept or observed steps only).
     std::span<const Vec<D>> start_positions() const { return start_pos_; }
     const StepTimings& timings() const { return timings_; }
+    // The pairs the last step's broad phase found when they were over settings().max_pairs
+    // (the step stopped there: no contacts, no motion solved), else 0.
+    std::size_t pairs_over_budget() const { return pairs_over_budget_; }
     std::uint64_t steps() const { return steps_; }
     double kinetic_energy() const;
     // Pairs that met at a time of impact in the last step (swept only).
@@ -138,6 +141,7 @@ private:
     std::vector<Aabb<D>> boxes_;
     std::unique_ptr<BroadPhase<D>> broad_phase_;
     PairList pairs_;
+    std::size_t pairs_over_budget_ = 0;
     std::vector<Contact<D>> contacts_;
     std::vector<Vec<D>> start_pos_;
     ContinuousCollision<D> continuous_;

@@ -123,6 +123,14 @@ void World<D>::step(StepObserver<D>* observer) {
 
     broad_phase_->update(boxes_, bodies_.is_static, pairs_);
     timings_.broad_ms = ms_since(t);
+    pairs_over_budget_ = pairs_.size() > settings_.max_pairs ? pairs_.size() : 0;
+    if (pairs_over_budget_ > 0) {
+        // Quadratic piles would take the narrow phase and the solver the same way: stop.
+        pairs_.clear();
+        contacts_.clear();
+        ++steps_;
+        return;
+    }
 
     if (swept) {
         continuous_.stop_at_impacts(start_pos_, pairs_, bodies_);
