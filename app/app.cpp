@@ -51,7 +51,18 @@ int run_app(const Options& options) {
     try {
         Options first = options;
         if (gpu_first) first.broadphase = std::string(collide::kDefaultBroadPhase);
-        demo = std::make_unique<Demo>(first);
+        try {
+            demo = std::make_unique<Demo>(first);
+        } catch (const collide::InputError& e) {
+            if (!first.scene_from_settings) throw;
+            // The stored scene is refused now: the settings must not stop the app.
+            std::fprintf(stderr,
+                         "collidoscope: settings: the stored scene %s: %s; using the default\n",
+                         first.scene.c_str(), e.what());
+            first.scene = Options{}.scene;
+            first.broadphase = std::string(collide::kDefaultBroadPhase);
+            demo = std::make_unique<Demo>(first);
+        }
     } catch (const collide::InputError& e) {
         std::fprintf(stderr, "collidoscope: %s\nTry 'collidoscope --help' for usage.\n", e.what());
         return 2;

@@ -81,6 +81,9 @@ struct Options {
         bool view = false;      // any flag that chooses what is shown (world, algorithm, overlays)
         bool color = false;     // --color: the stored colour mode is not used
     } given;
+    // The scene came from the settings file (apply_settings): if it is refused now (a CSV
+    // file that changed or went), the app warns and starts on the default scene instead.
+    bool scene_from_settings = false;
     // Record and replay (session_file.hpp): write the session to `record`; replay the one
     // in `replay`, whose world replaces dim, scene, count, seed, algorithm, swept, paused.
     std::string record;

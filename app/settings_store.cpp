@@ -118,6 +118,15 @@ SettingsLoad parse_settings(std::string_view text, const std::string& name) {
         out.warning = "settings file " + where + ": " + reason + "; using the defaults";
         return out;
     };
+    // A bad line costs that line only: the rest of the file still counts. The first one is
+    // named, with how many more there were.
+    std::size_t bad_lines = 0;
+    const auto drop = [&](std::size_t line, const std::string& reason) {
+        if (bad_lines++ == 0) {
+            out.warning = "settings file " + name + ":" + std::to_string(line) + ": " + reason +
+                          "; that line is ignored";
+        }
+    };
     const bool binary = std::any_of(text.begin(), text.end(), [](char c) {
         const auto u = static_cast<unsigned char>(c);
         return u < 0x20 && c != '\n' && c != '\r' && c != '\t';
@@ -129,16 +138,28 @@ SettingsLoad parse_settings(std::string_view text, const std::string& name) {
         const std::string_view line = trim(raw);
         if (line.empty() || line.front() == '#') continue;
         const std::size_t eq = line.find('=');
-        if (eq == std::string_view::npos) return reject(number, quoted(line) + " is not key=value");
+        if (eq == std::string_view::npos) {
+            drop(number, quoted(line) + " is not key=value");
+            continue;
+        }
         const std::string why =
             set_value(out.settings, trim(line.substr(0, eq)), trim(line.substr(eq + 1)));
-        if (!why.empty()) return reject(number, why);
+        if (!why.empty()) drop(number, why);
+    }
+    if (bad_lines > 1) {
+        out.warning += " (and " + std::to_string(bad_lines - 1) + " more bad line" +
+                       (bad_lines > 2 ? "s" : "") + ")";
     }
     return out;
 }
 
 std::string settings_text(const Settings& settings) {
+    // Never a value the reader refuses: a window dragged to 1x1 is stored at the smallest
+    // size --size takes.
     Settings s = settings;
+    s.width = std::clamp(s.width, kMinWindow, kMaxWindow);
+    s.height = std::clamp(s.height, kMinWindow, kMaxWindow);
+    if (s.ui_scale > 0.0f) s.ui_scale = std::clamp(s.ui_scale, kMinUiScale, kMaxUiScale);
     std::ostringstream out;
     out << "# collidoscope settings: key=value, one per line (see the README)\n";
     out << "window_width=" << s.width << "\nwindow_height=" << s.height << "\n";
@@ -213,7 +234,10 @@ std::string apply_settings(const Settings& s, Options& options) {
         }
     }
     options.dim = s.dim;
-    if (warning.empty()) options.scene = scene;
+    if (warning.empty()) {
+        options.scene = scene;
+        options.scene_from_settings = true;
+    }
     options.broadphase = std::string(collide::kDefaultBroadPhase);
     if (!s.broadphase.empty()) {
         const collide::BroadPhaseEntry* entry = collide::find_any_broadphase(s.broadphase);

@@ -39,9 +39,10 @@ struct SettingsLoad {
 std::string settings_path();
 
 // Parses the text of a settings file named `name` (for messages). Unknown keys are skipped,
-// so an older app reads a newer file; a line without '=', a value of the wrong type or out
-// of range, or binary data rejects the whole file.
+// so an older app reads a newer file; a line without '=' or a value of the wrong type or out
+// of range is ignored alone (the warning names the first); binary data rejects the file.
 SettingsLoad parse_settings(std::string_view text, const std::string& name);
+// The file's text; values the reader would refuse (a 1x1 window) are written clamped.
 std::string settings_text(const Settings& settings);
 
 // Reads `path`; a missing file is no warning (the defaults, as on a first run).

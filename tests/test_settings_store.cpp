@@ -78,24 +78,55 @@ TEST(SettingsStore, CommentsBlanksAndUnknownKeysAreFine) {
     EXPECT_EQ(got.settings.width, 800);
 }
 
-TEST(SettingsStore, BadFilesGiveOneWarningAndTheDefaults) {
+TEST(SettingsStore, BinaryFilesGiveOneWarningAndTheDefaults) {
     expect_warning(parse_settings(std::string("PK\x03\x04\0\xff\xfe garbage", 15), "f.ini"),
                    "settings file f.ini", "is not a text file");
-    expect_warning(parse_settings("window_width=800\nwindow_height=1e9\n", "f.ini"), "f.ini:2",
-                   "window_height must be a whole number from 64 to 16384, not '1e9'");
-    expect_warning(parse_settings("window_width=99999999999999999999\n", "f.ini"), "f.ini:1",
-                   "window_width must be a whole number");
-    expect_warning(parse_settings("ui_scale=nan\n", "f.ini"), "f.ini:1", "ui_scale");
-    expect_warning(parse_settings("ui_scale=1000\n", "f.ini"), "f.ini:1", "ui_scale");
-    expect_warning(parse_settings("panel_keys=yes\n", "f.ini"), "f.ini:1",
-                   "panel_keys must be 0 or 1, not 'yes'");
-    expect_warning(parse_settings("color_mode=3\n", "f.ini"), "f.ini:1", "color_mode");
-    expect_warning(parse_settings("dim=4\n", "f.ini"), "f.ini:1", "dim must be 2 or 3");
-    expect_warning(parse_settings("scene=\n", "f.ini"), "f.ini:1", "scene is empty");
-    expect_warning(parse_settings("# ok\njust some words\n", "f.ini"), "f.ini:2",
-                   "'just some words' is not key=value");
-    expect_warning(parse_settings(std::string(5000, 'x'), "f.ini"), "f.ini:1",
-                   "...' is not key=value");  // the quote is cut short
+}
+
+// A bad line drops that line, not the file (it dropped every setting before issue 27).
+void expect_line_dropped(const std::string& text, const std::string& where,
+                         const std::string& why) {
+    const SettingsLoad got = parse_settings(text + "\ndim=3\nwindow_height=500\n", "f.ini");
+    EXPECT_EQ(got.warning.find('\n'), std::string::npos) << got.warning;
+    EXPECT_NE(got.warning.find(where), std::string::npos) << got.warning;
+    EXPECT_NE(got.warning.find(why), std::string::npos) << got.warning;
+    EXPECT_TRUE(got.warning.ends_with("; that line is ignored")) << got.warning;
+    EXPECT_EQ(got.settings.dim, 3) << text;  // the good lines around it still count
+    EXPECT_EQ(got.settings.height, 500) << text;
+}
+
+TEST(SettingsStore, BadLinesAreDroppedOneByOne) {
+    expect_line_dropped("window_width=800\nwindow_height=1e9", "f.ini:2",
+                        "window_height must be a whole number from 64 to 16384, not '1e9'");
+    expect_line_dropped("window_width=99999999999999999999", "f.ini:1",
+                        "window_width must be a whole number");
+    expect_line_dropped("ui_scale=nan", "f.ini:1", "ui_scale");
+    expect_line_dropped("ui_scale=1000", "f.ini:1", "ui_scale");
+    expect_line_dropped("panel_keys=yes", "f.ini:1", "panel_keys must be 0 or 1, not 'yes'");
+    expect_line_dropped("color_mode=3", "f.ini:1", "color_mode");
+    expect_line_dropped("dim=4", "f.ini:1", "dim must be 2 or 3");
+    expect_line_dropped("scene=", "f.ini:1", "scene is empty");
+    expect_line_dropped("# ok\njust some words", "f.ini:2", "'just some words' is not key=value");
+    expect_line_dropped(std::string(5000, 'x'), "f.ini:1",
+                        "...' is not key=value");  // the quote is cut short
+    // The good value before a bad one survives; a second bad line is counted.
+    const SettingsLoad two = parse_settings("window_width=800\ndim=9\nui_scale=0\n", "f.ini");
+    EXPECT_EQ(two.settings.width, 800);
+    EXPECT_NE(two.warning.find("f.ini:2: dim must be 2 or 3"), std::string::npos) << two.warning;
+    EXPECT_NE(two.warning.find("(and 1 more bad line)"), std::string::npos) << two.warning;
+}
+
+// Bug: a 1x1 window stored window_width=1, which the next start refused, dropping the file.
+TEST(SettingsStore, NeverWritesAValueItRefuses) {
+    Settings s;
+    s.width = 1;
+    s.height = 100000;
+    s.ui_scale = 7.0f;
+    const SettingsLoad back = parse_settings(settings_text(s), "f.ini");
+    EXPECT_EQ(back.warning, "");
+    EXPECT_EQ(back.settings.width, 64);
+    EXPECT_EQ(back.settings.height, 16384);
+    EXPECT_EQ(back.settings.ui_scale, 2.0f);
 }
 
 TEST(SettingsStore, UnreadableFilesGiveOneWarningAndTheDefaults) {
