@@ -95,9 +95,7 @@ App::App(const Options& options, Demo& demo, Platform& platform)
     : options_(options), demo_(demo), platform_(platform), report_(options.report_state) {
     // What the settings file keeps (settings_store.hpp), as the options carry it.
     ui_.panels() = options.panels;
-    demo_.view().color_mode = options.color_mode;
-    demo_.view().compare = options.compare;
-    demo_.view().overlays_on_top = options.overlays_on_top;
+    apply_view(options);
     // A scale the user chose, else the one the display's DPI suggests.
     display_scale_ = platform.display_scale();
     ImGui::GetIO().FontGlobalScale = options.ui_scale > 0.0f ? options.ui_scale : display_scale_;
@@ -174,6 +172,7 @@ int App::run() {
         run_query();  // every frame, since the bodies move
         clock_.lap(Part::kOther);
 
+        ui_.set_preset(preset_, preset_still_shown());
         const UiActions actions =
             ui_.draw(demo_,
                      {stats_, overlay_report_, query_report_, screen, platform_.gl_description(),
@@ -284,10 +283,19 @@ void App::store_settings() const {
         std::fprintf(stderr, "collidoscope: settings not saved: %s\n", error.c_str());
 }
 
+void App::apply_view(const Options& options) {
+    demo_.view().color_mode = options.color_mode;
+    demo_.view().compare = options.compare;
+    demo_.view().compare_notes.clear();
+    demo_.view().overlays_on_top = options.overlays_on_top;
+}
+
 void App::show_preset(const std::string& name) {
     const std::string_view args[] = {"--preset", name};
     const Options wanted = parse_cli(args).options;  // every preset parses (tests/)
+    // The stop looks as --preset shows it: its world, and its view (compare panes, colours).
     demo_.show(wanted);
+    apply_view(wanted);
     camera_box_ = wanted.camera;
     fitted_dim_ = 0;  // frame it on the next frame
     preset_ = name;
@@ -357,9 +365,9 @@ void App::report_state(glm::vec2 screen, const char* exit) {
     glm::vec2 centre_px(-1.0f);
     cam.world_to_screen(centre, screen, centre_px);
     const float pixel = cam.pixel_size_at(centre, screen);
-    report_.update(
-        demo_, {dialogs_, pixel > 0.0f ? fitted_pixel_ / pixel : 0.0f, pixel, centre_px, threads_,
-                last_screenshot_, exit, ui_.layout(), stats_.breakdown(), ui_.bodies_slider()});
+    report_.update(demo_, {dialogs_, pixel > 0.0f ? fitted_pixel_ / pixel : 0.0f, pixel, centre_px,
+                           threads_, last_screenshot_, exit, ui_.layout(), stats_.breakdown(),
+                           ui_.widgets(), ui_.tour_paragraph_shown()});
 }
 
 void App::fit_camera_if_needed(glm::vec2 screen, bool asked) {

@@ -57,6 +57,9 @@ private:
     // Loads the preset `name` live (presets.hpp): the world through the Demo's actions, the
     // camera's framing, and the Tour's paragraph.
     void show_preset(const std::string& name);
+    // What a start (or a preset) sets of the view beside the world: colour mode, compare
+    // panes, overlays on top.
+    void apply_view(const Options& options);
     // Whether the world shown is still the current preset's (the settings file keeps it).
     bool preset_still_shown() const;
     // --preset-shots: after this frame is drawn, writes its picture when one is due, and

@@ -46,6 +46,7 @@ Demo::Demo(const Options& options) : race_live_(options.race) {
         throw collide::InputError(options.replay + ": " + e.what());
     }
     if (scene_is_csv()) count_ = start_.count = world_->body_count();  // the file decides
+    world_->refresh_broad_phase();  // its pairs before the first step, as after a rebuild
     scene_physics_ = world_->physics();
     history_.record(*world_);
     view_.overlays = options.overlays;
@@ -156,6 +157,9 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
     seed_ = seed;
     broad_phase_ = algorithm;
     if (selected_ >= world_->body_count()) selected_ = collide::kNoBody;
+    // Its pairs and contacts at once: paused, the stats, the partners and the structure
+    // show the new world rather than zeros until the first step.
+    world_->refresh_broad_phase();
     history_.clear();  // another world: its past is not this one's
     history_.record(*world_);
     return true;

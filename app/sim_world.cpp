@@ -114,13 +114,11 @@ public:
     bool set_broad_phase(std::string_view name) override {
         auto bp = collide::make_any_broadphase<D>(name);
         if (!bp) return false;
-        // Build the new structure right away so its overlay and stats show even when paused;
-        // the pairs it reports are the ones the world already has. Before the first step
-        // there is nothing to show yet, and the step will build it anyway.
+        // Build the new structure right away so its overlay and stats show even when paused
+        // (at step 0 too: the boxes exist from the start); the pairs it reports are the ones
+        // the world already has.
         bp->set_cost_tracking(tracking_costs_);
-        if (world_.steps() > 0) {
-            bp->update(world_.boxes(), world_.bodies().is_static, scratch_pairs_);
-        }
+        bp->update(world_.boxes(), world_.bodies().is_static, scratch_pairs_);
         world_.set_broad_phase(std::move(bp));
         query_trace_.clear();  // the old algorithm's; the next frame's query traces the new one
         return true;
@@ -210,9 +208,7 @@ public:
     void move_body(BodyId id, const glm::vec3& pos, const glm::vec3& vel) override {
         world_.move_body(id, from3<D>(pos), from3<D>(vel));
     }
-    void refresh_broad_phase() override {
-        if (world_.steps() > 0) world_.refresh_pairs();
-    }
+    void refresh_broad_phase() override { world_.refresh_pairs(); }
     BodyInfo body_info(BodyId id, std::size_t max_partners) const override;
     void fill_instances(ColorMode mode, std::vector<Instance>& out) override;
     void fill_shapes(ShapeGeometry& out) const override;

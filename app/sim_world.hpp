@@ -147,8 +147,7 @@ public:
     virtual glm::vec3 position(collide::BodyId id) const = 0;
     virtual float radius(collide::BodyId id) const = 0;
     virtual void move_body(collide::BodyId id, const glm::vec3& pos, const glm::vec3& vel) = 0;
-    // The broad phase (and contacts) again for the bodies as they stand, without a step; once
-    // the world has stepped (before, nothing is built to show).
+    // The broad phase (and contacts) again for the bodies as they stand, without a step.
     virtual void refresh_broad_phase() = 0;
     virtual BodyInfo body_info(collide::BodyId id, std::size_t max_partners) const = 0;
 

@@ -72,6 +72,12 @@ void StateReport::update(const Demo& demo, const ReportFacts& facts) {
     j["quit_prompt"] = facts.dialogs.quit_prompt;
     j["query"] = demo.query().has_value();
     j["compare_notes"] = demo.view().compare_notes;
+    j["compare"] = demo.view().compare;
+    j["color_mode"] = static_cast<int>(demo.view().color_mode);
+    const collide::OverlayFlags& o = demo.view().overlays;
+    j["overlays"] = {{"aabbs", o.aabbs}, {"pairs", o.pairs}, {"structure", o.structure}};
+    j["scene"] = demo.scene();
+    j["seed"] = demo.seed();
     j["last_screenshot"] = facts.last_screenshot;
     j["exit"] = facts.exit;
     const collide::BodyId id = demo.selected();
@@ -91,7 +97,9 @@ void StateReport::update(const Demo& demo, const ReportFacts& facts) {
     j["ui_hidden"] = facts.dialogs.ui_hidden;
     j["ui_scale"] = ImGui::GetIO().FontGlobalScale;
     j["world_view"] = rect(facts.layout.world);
-    j["widgets"] = {{"bodies", rect(facts.bodies_slider)}};
+    j["tour_paragraph"] = facts.tour_paragraph;
+    j["widgets"] = nlohmann::json::object();
+    for (const auto& [name, r] : facts.widgets) j["widgets"][name] = rect(r);
     j["frame"] = breakdown(facts.frame);
     const ImVec2 mouse = ImGui::GetIO().MousePos;  // where the panels see the pointer
     j["mouse"] = {mouse.x, mouse.y};

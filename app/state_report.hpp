@@ -5,6 +5,7 @@
 // rename) whenever its content changes, so a test can poll it while the app runs.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include <glm/glm.hpp>
@@ -27,7 +28,9 @@ struct ReportFacts {
     std::string exit;             // "running", or how the app quit: "confirmed", "window", "frames"
     const UiLayout& layout;       // the world view's rectangle
     FrameBreakdown frame;         // where the recent frames' time went
-    ScreenRect bodies_slider;     // where the Bodies slider was drawn (for real-input tests)
+    // Where some controls were drawn (Ui::widgets), for the real-input tests.
+    const std::map<std::string, ScreenRect>& widgets;
+    bool tour_paragraph = false;  // the tour's paragraph is shown
 };
 
 class StateReport {

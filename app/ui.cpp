@@ -192,8 +192,10 @@ void Ui::draw_toast(glm::vec2 screen) {
 
 void Ui::scene_section(Demo& demo, UiActions& actions) {
     if (ImGui::RadioButton("2D circles", demo.dim() == 2)) demo.set_dim(2);
+    note_widget("dim_2d");
     ImGui::SameLine();
     if (ImGui::RadioButton("3D spheres", demo.dim() == 3)) demo.set_dim(3);
+    note_widget("dim_3d");
 
     if (ImGui::BeginCombo("Scene##combo", scene_label(demo))) {
         for (const SceneChoice& s : demo.scenes()) {
@@ -216,8 +218,7 @@ void Ui::scene_section(Demo& demo, UiActions& actions) {
                          ImGuiSliderFlags_Logarithmic)) {
         count_edit_ = shown;
     }
-    bodies_slider_ = {glm::vec2(ImGui::GetItemRectMin().x, ImGui::GetItemRectMin().y),
-                      glm::vec2(ImGui::GetItemRectMax().x, ImGui::GetItemRectMax().y)};
+    note_widget("bodies");
     if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left))
         count_open_text_ = true;
     if (ImGui::IsItemActive()) {
@@ -387,6 +388,11 @@ void Ui::broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& action
         ImGui::TreePop();
     }
     compare_controls(demo);
+}
+
+void Ui::note_widget(const std::string& name) {
+    widgets_[name] = {glm::vec2(ImGui::GetItemRectMin().x, ImGui::GetItemRectMin().y),
+                      glm::vec2(ImGui::GetItemRectMax().x, ImGui::GetItemRectMax().y)};
 }
 
 void Ui::compare_controls(Demo& demo) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include <glm/glm.hpp>
@@ -50,8 +51,11 @@ public:
     UiActions draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs);
     // This frame's layout (set by draw): the panels' rectangles and the world view's.
     const UiLayout& layout() const { return layout_; }
-    // Where the Bodies slider was drawn last frame (the state report gives it to tests).
-    const ScreenRect& bodies_slider() const { return bodies_slider_; }
+    // Where some controls were drawn last frame, by name ("bodies", "tour_next",
+    // "tour_back"): the state report gives them to the real-input tests.
+    const std::map<std::string, ScreenRect>& widgets() const { return widgets_; }
+    // Whether the tour's paragraph is shown (its stop's world is still the one on screen).
+    bool tour_paragraph_shown() const { return !preset_.empty() && preset_shown_; }
     // Shows `text` at the bottom of the window for a few seconds.
     void toast(std::string text);
 
@@ -61,7 +65,12 @@ public:
     // Saves the world under a timestamped name; the panel shows the outcome (the S key).
     void save_scene(const Demo& demo);
     // The preset the Tour section shows (presets.hpp); empty: none yet.
-    void set_preset(std::string name) { preset_ = std::move(name); }
+    // The tour's stop; `still_shown` false once the world was changed away from it (its
+    // paragraph is then put away, and Back and Next go on from it).
+    void set_preset(std::string name, bool still_shown = true) {
+        preset_ = std::move(name);
+        preset_shown_ = still_shown;
+    }
     // Where the legend in the view was drawn last frame (empty when hidden).
     const ScreenRect& legend_rect() const { return legend_rect_; }
 
@@ -89,12 +98,15 @@ private:
     int count_edit_ = -1;
     // The Bodies slider rebuilds only for a drag or a typed value: a plain click (the first of
     // a double click, which opens the text field) would jump it to where the mouse fell.
-    ScreenRect bodies_slider_;
+    std::map<std::string, ScreenRect> widgets_;
+    // Records the last item's rectangle as widgets_[name].
+    void note_widget(const std::string& name);
     bool count_dragged_ = false;
     bool count_typed_ = false;
     bool count_open_text_ = false;  // a double click asks for the text field next frame
     PanelState panels_;
     std::string preset_;
+    bool preset_shown_ = true;
     bool tour_open_ = true;
     SceneSaveResult last_save_;  // message empty until the first save
     ScreenRect legend_rect_;

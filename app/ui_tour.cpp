@@ -25,16 +25,26 @@ void Ui::tour_section(UiActions& actions) {
     // Walks the tour in order; from no preset, Next starts it.
     ImGui::BeginDisabled(index == 0 || index == all.size());
     if (ImGui::SmallButton("< Back")) actions.preset = all[index - 1].name;
+    note_widget("tour_back");
     ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::BeginDisabled(index + 1 >= all.size() && index != all.size());
     if (ImGui::SmallButton("Next >"))
         actions.preset = all[index == all.size() ? 0 : index + 1].name;
+    note_widget("tour_next");
     ImGui::EndDisabled();
     if (current) {
         ImGui::SameLine();
         ImGui::TextDisabled("%zu of %zu", index + 1, all.size());
-        ImGui::TextWrapped("%s", current->paragraph.data());
+        // The paragraph describes the stop's world: once that changed (another dimension,
+        // scene or algorithm), it would describe what is no longer there.
+        if (preset_shown_) {
+            ImGui::TextWrapped("%s", current->paragraph.data());
+        } else {
+            ImGui::PushTextWrapPos(0.0f);
+            ImGui::TextDisabled("(the world changed since this stop: Back and Next go on from it)");
+            ImGui::PopTextWrapPos();
+        }
     }
 }
 

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collide/gpu/catalog.hpp"
+#include "presets.hpp"
 
 namespace {
 
@@ -77,8 +78,9 @@ public:
                                          // A session that quits would write the settings file;
                                          // tests neither read nor write it.
                                          "--no-settings"};
-        // The small CSV scene unless the test names its own.
-        if (args.find("--scene") == std::string::npos) {
+        // The small CSV scene unless the test names its own (or a preset's).
+        if (args.find("--scene") == std::string::npos &&
+            args.find("--preset") == std::string::npos) {
             argv.insert(argv.begin() + 1, {"--scene", "csv:" + (dir_ / "scene.csv").string()});
         }
         std::istringstream extra(args);
@@ -309,6 +311,64 @@ TEST(AppInput, CompareViewAtAHundredThousandStaysResponsive) {
     app.xdo("key p");
     app.wait_for([&](const json& s) { return s["paused"] != paused; }, "the pause key");
     EXPECT_LT(Clock::now() - start, std::chrono::seconds(1));
+}
+
+// What a tour stop shows: its world, selection and view (compare panes, colours, overlays).
+json stop_view(const json& s) {
+    return {{"algorithm", s["algorithm"]},
+            {"dim", s["dim"]},
+            {"scene", s["scene"]},
+            {"count", s["count"]},
+            {"seed", s["seed"]},
+            {"compare", s["compare"]},
+            {"color_mode", s["color_mode"]},
+            {"overlays", s["overlays"]},
+            {"selected", s["selected"].is_object() ? s["selected"]["id"] : json(nullptr)}};
+}
+
+// Bug: stop 4 (two panes coloured by cost) showed one pane coloured by speed when reached
+// with Next or Back, and leaving it with Next kept its panes. Every stop reached by Next and
+// Back now looks as it does started with --preset.
+TEST(AppInput, TourStopsByNextAndBackLookAsTheirPresets) {
+    std::vector<json> want;
+    for (const collidoscope::Preset& p : collidoscope::presets()) {
+        Session app("--paused --preset " + std::string(p.name));
+        want.push_back(stop_view(app.state()));
+    }
+    Session app("--paused --preset " + std::string(collidoscope::presets().front().name));
+    const auto click = [&](const char* widget) {
+        const json s = app.state();
+        const json& r = s["widgets"][widget];
+        app.xdo("mousemove " + std::to_string(r["x"].get<int>() + r["w"].get<int>() / 2) + " " +
+                std::to_string(r["y"].get<int>() + r["h"].get<int>() / 2));
+        app.xdo("click 1");
+    };
+    for (std::size_t i = 1; i < want.size(); ++i) {
+        click("tour_next");
+        const json got = app.wait_for([&](const json& s) { return stop_view(s) == want[i]; },
+                                      collidoscope::presets()[i].name.data());
+        EXPECT_EQ(stop_view(got), want[i]) << "Next to " << collidoscope::presets()[i].name;
+    }
+    for (std::size_t i = want.size() - 1; i-- > 0;) {
+        click("tour_back");
+        const json got = app.wait_for([&](const json& s) { return stop_view(s) == want[i]; },
+                                      collidoscope::presets()[i].name.data());
+        EXPECT_EQ(stop_view(got), want[i]) << "Back to " << collidoscope::presets()[i].name;
+    }
+}
+
+// Bug: the tour kept showing the 3D stop's paragraph after a switch to 2D. It is put away
+// once the world is no longer the stop's.
+TEST(AppInput, TourParagraphGoesWhenTheWorldChanges) {
+    Session app("--paused --preset octree-3d");
+    const json s = app.state();
+    EXPECT_EQ(s["tour_paragraph"], true);
+    const json& r = s["widgets"]["dim_2d"];
+    app.xdo("mousemove " + std::to_string(r["x"].get<int>() + r["h"].get<int>() / 2) + " " +
+            std::to_string(r["y"].get<int>() + r["h"].get<int>() / 2));
+    app.xdo("click 1");
+    app.wait_for([](const json& s) { return s["dim"] == 2 && s["tour_paragraph"] == false; },
+                 "2D without the 3D stop's paragraph");
 }
 
 // Every algorithm of a dimension has a key, and [ ] step through them all.

@@ -85,6 +85,26 @@ TEST(Presets, DemoShowsAPresetThroughActions) {
     EXPECT_EQ(collidoscope::format_action(collidoscope::parse_action(line)), line);
 }
 
+// Bug: paused after a rebuild (a count change, a 2D/3D switch, a tour stop), the stats read
+// zero pairs until the first step, and the selected body's partner list was empty at most
+// stops. The broad phase now runs on the new world at once.
+TEST(Presets, APausedRebuildShowsItsPairsAndPartners) {
+    collidoscope::Demo demo(parse({"--count", "300", "--paused", "--no-settings"}));
+    EXPECT_GT(demo.world().pair_count(), 0u) << "at the start";
+    demo.set_count(900);
+    EXPECT_GT(demo.world().pair_count(), 0u) << "after a count change";
+    demo.set_dim(3);
+    EXPECT_GT(demo.world().pair_count(), 0u) << "after a switch to 3D";
+    EXPECT_EQ(demo.world().steps(), 0u);  // no step ran: the broad phase alone
+    // Every tour stop whose paragraph promises the selected body's partners has some.
+    for (const collidoscope::Preset& p : collidoscope::presets()) {
+        if (p.paragraph.find("partners") == std::string_view::npos) continue;
+        demo.show(parse({"--preset", std::string(p.name)}));
+        ASSERT_NE(demo.selected(), collide::kNoBody) << p.name;
+        EXPECT_GT(demo.world().body_info(demo.selected(), 8).partner_total, 0u) << p.name;
+    }
+}
+
 // The settings file keeps the preset shown on exit, and reads it back.
 TEST(Presets, SettingsFileKeepsThePreset) {
     collidoscope::Settings s;

@@ -85,12 +85,8 @@ void World<D>::restore(const Snapshot& s) {
     contacts_ = s.contacts;
     continuous_.set_impact_pairs(s.impact_pairs);
     implicit_.set_last_step(s.implicit_contacts, s.implicit_counters, s.implicit_tests);
-    // Before the first step the broad phase has seen nothing, and there are no pairs.
-    if (steps_ > 0) {
-        broad_phase_->update(boxes_, bodies_.is_static, pairs_);
-    } else {
-        pairs_.clear();
-    }
+    // The pairs of the restored boxes, at step 0 too: a viewer paused there shows them.
+    broad_phase_->update(boxes_, bodies_.is_static, pairs_);
 }
 
 template <int D>
