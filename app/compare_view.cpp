@@ -72,6 +72,8 @@ void CompareView::render(SimWorld& world, std::span<const std::string> algorithm
         if (facts) draw_world(size, bodies_, overlays_);
 
         draw.AddRect(ImVec2(pane.min.x, pane.min.y), ImVec2(pane.max.x, pane.max.y), kPaneBorder);
+        // A narrow pane cuts its stats line rather than write over its neighbour.
+        draw.PushClipRect(ImVec2(pane.min.x, pane.min.y), ImVec2(pane.max.x, pane.max.y), true);
         const std::string line =
             stats_text(algorithms[i], facts, world.dim(), mode == ColorMode::kCost);
         const ImVec2 text_size = ImGui::CalcTextSize(line.c_str());
@@ -80,6 +82,7 @@ void CompareView::render(SimWorld& world, std::span<const std::string> algorithm
                            ImVec2(at.x + text_size.x + 4, at.y + text_size.y + 2), kStatsBackdrop,
                            3.0f);
         draw.AddText(at, kStatsText, line.c_str());
+        draw.PopClipRect();
         if (facts && facts->run.ran && mode == ColorMode::kCost)
             draw_cost_legend(draw, facts->costs, algorithms[i], pane);
     }

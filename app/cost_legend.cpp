@@ -28,10 +28,9 @@ std::vector<std::uint32_t> ticks(const CostScale& scale) {
     return out;
 }
 
-}  // namespace
-
-void draw_cost_legend(ImDrawList& draw, const CostScale& scale, std::string_view algorithm,
-                      const ScreenRect& area) {
+// The legend itself; the caller clips it to `area`.
+void draw_cost_legend_clipped(ImDrawList& draw, const CostScale& scale, std::string_view algorithm,
+                              const ScreenRect& area) {
     const float line = ImGui::GetTextLineHeight();
     if (!scale.attributed) {
         const std::string note = std::string(algorithm) + " cannot attribute its work to bodies";
@@ -42,16 +41,19 @@ void draw_cost_legend(ImDrawList& draw, const CostScale& scale, std::string_view
         draw.AddText(at, kText, note.c_str());
         return;
     }
+    const float room = area.max.x - area.min.x - 2.0f * kMargin - 24.0f;
+    const float bar_width = std::clamp(room, 60.0f, kBarWidth);
     const char* title = "candidate tests per body this frame (log)";
-    const float box_w = std::max(kBarWidth, ImGui::CalcTextSize(title).x) + 24.0f;
+    if (ImGui::CalcTextSize(title).x > room) title = "tests per body (log)";
+    const float box_w = std::max(bar_width, ImGui::CalcTextSize(title).x) + 24.0f;
     const float box_h = 2 * line + kBarHeight + 16.0f;
     const ImVec2 box_min(area.max.x - kMargin - box_w, area.max.y - kMargin - box_h);
     draw.AddRectFilled(box_min, ImVec2(box_min.x + box_w, box_min.y + box_h), kBackdrop, 4.0f);
     draw.AddText(ImVec2(box_min.x + 12, box_min.y + 4), kText, title);
     const ImVec2 bar(box_min.x + 12, box_min.y + 8 + line);
     for (int i = 0; i < kSegments; ++i) {
-        const float x0 = bar.x + kBarWidth * static_cast<float>(i) / kSegments;
-        const float x1 = bar.x + kBarWidth * static_cast<float>(i + 1) / kSegments;
+        const float x0 = bar.x + bar_width * static_cast<float>(i) / kSegments;
+        const float x1 = bar.x + bar_width * static_cast<float>(i + 1) / kSegments;
         const ImU32 c = to_imgui(cost_color((static_cast<float>(i) + 0.5f) / kSegments));
         draw.AddRectFilled(ImVec2(x0, bar.y), ImVec2(x1, bar.y + kBarHeight), c);
     }
@@ -59,9 +61,9 @@ void draw_cost_legend(ImDrawList& draw, const CostScale& scale, std::string_view
     // peak's (always shown, at the right end) is left out.
     const std::vector<std::uint32_t> at = ticks(scale);
     const auto label_span = [&](std::uint32_t t, const std::string& text) {
-        const float x = bar.x + kBarWidth * cost_position(t, scale.low, scale.peak);
+        const float x = bar.x + bar_width * cost_position(t, scale.low, scale.peak);
         const float w = ImGui::CalcTextSize(text.c_str()).x;
-        const float left = std::clamp(x - 0.5f * w, bar.x - 4, bar.x + kBarWidth + 4 - w);
+        const float left = std::clamp(x - 0.5f * w, bar.x - 4, bar.x + bar_width + 4 - w);
         return std::pair{x, left};
     };
     const std::string peak_text = std::to_string(at.back());
@@ -77,6 +79,17 @@ void draw_cost_legend(ImDrawList& draw, const CostScale& scale, std::string_view
         draw.AddText(ImVec2(left, bar.y + kBarHeight + 2), kText, text.c_str());
         last_end = end;
     }
+}
+
+}  // namespace
+
+void draw_cost_legend(ImDrawList& draw, const CostScale& scale, std::string_view algorithm,
+                      const ScreenRect& area) {
+    // Inside its area whatever its size: a narrow compare pane shrinks the bar and the title,
+    // and nothing is drawn over the panel beside it.
+    draw.PushClipRect(ImVec2(area.min.x, area.min.y), ImVec2(area.max.x, area.max.y), true);
+    draw_cost_legend_clipped(draw, scale, algorithm, area);
+    draw.PopClipRect();
 }
 
 }  // namespace collidoscope

@@ -368,7 +368,10 @@ void Ui::broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& action
 
     int threads = frame.threads;
     const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    if (ImGui::SliderInt("Threads", &threads, 1, hardware)) actions.threads = threads;
+    // A stepper, not a slider: over a range of a few threads a slider's grab is as wide as
+    // the value and hides it.
+    if (ImGui::InputInt("Threads", &threads, 1, 1))
+        actions.threads = std::clamp(threads, 1, hardware);
     hint(
         "oneTBB threads for the app's parallel work (sort-and-sweep's sweep among others); "
         "collidoscope-bench --threads T measures the same");

@@ -3,7 +3,9 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <iterator>
+#include <string>
 
 #include "presets.hpp"
 #include "ui.hpp"
@@ -14,8 +16,19 @@ void Ui::tour_section(UiActions& actions) {
     const std::span<const Preset> all = presets();
     const Preset* current = find_preset(preset_);
     const auto index = current ? static_cast<std::size_t>(current - all.data()) : all.size();
-    ImGui::SetNextItemWidth(-1.0f);  // the titles are long; the section names the list
-    if (ImGui::BeginCombo("##preset", current ? current->title.data() : "(choose a stop)")) {
+    ImGui::SetNextItemWidth(-1.0f);  // the section names the list
+    // The list opens as wide as its longest title, which the panel's width would cut; the
+    // closed box shows the stop's short name, its title is written out below.
+    float widest = 0.0f;
+    for (const Preset& p : all) widest = std::max(widest, ImGui::CalcTextSize(p.title.data()).x);
+    ImGui::SetNextWindowSizeConstraints(
+        ImVec2(widest + 2.0f * ImGui::GetStyle().WindowPadding.x + ImGui::GetStyle().ScrollbarSize,
+               0),
+        ImVec2(FLT_MAX, FLT_MAX));
+    const std::string preview = current
+                                    ? std::to_string(index + 1) + ". " + std::string(current->name)
+                                    : std::string("(choose a stop)");
+    if (ImGui::BeginCombo("##preset", preview.c_str())) {
         for (const Preset& p : all) {
             if (ImGui::Selectable(p.title.data(), &p == current)) actions.preset = p.name;
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("--preset %s", p.name.data());
@@ -39,6 +52,9 @@ void Ui::tour_section(UiActions& actions) {
         // The paragraph describes the stop's world: once that changed (another dimension,
         // scene or algorithm), it would describe what is no longer there.
         if (preset_shown_) {
+            ImGui::PushTextWrapPos(0.0f);
+            ImGui::TextUnformatted(current->title.data());
+            ImGui::PopTextWrapPos();
             ImGui::TextWrapped("%s", current->paragraph.data());
         } else {
             ImGui::PushTextWrapPos(0.0f);
