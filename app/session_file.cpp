@@ -19,25 +19,16 @@ constexpr std::size_t kMaxLine = 4096;
 // the end of the file. `complete` says whether a newline ended it (the last line of a file
 // cut short has none). Refuses a line over kMaxLine bytes or one that is not text.
 bool read_line(std::istream& in, std::string& line, int& number, bool& complete) {
-    line.clear();
-    std::streambuf& buf = *in.rdbuf();
-    int c = buf.sbumpc();
-    if (c == std::char_traits<char>::eof()) return false;
+    if (!collide::read_capped_line(in, line, kMaxLine, complete)) return false;
     ++number;
-    while (c != std::char_traits<char>::eof() && c != '\n' && line.size() <= kMaxLine) {
-        line.push_back(static_cast<char>(c));
-        c = buf.sbumpc();
-    }
-    complete = c == '\n';
     if (line.size() > kMaxLine) {
         throw collide::InputError("the line is longer than " + std::to_string(kMaxLine) +
                                   " bytes: '" + collide::excerpt(line, 80) + "'");
     }
     if (const auto at = collide::first_binary_byte(line)) {
-        char hex[8];
-        std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(line[*at]));
-        throw collide::InputError(std::to_string(*at + 1) + ": byte " + hex +
-                                  " is not text; a session file is UTF-8 text");
+        throw collide::InputError(std::to_string(*at + 1) + ": " +
+                                  collide::describe_byte(line, *at) +
+                                  "; a session file is UTF-8 text");
     }
     return true;
 }

@@ -97,25 +97,15 @@ private:
     // The next line (without its newline) into `raw`; false at end of file. Refuses a line
     // that is not text, naming the line and the byte's column.
     bool read_line(std::string& raw) {
-        raw.clear();
-        std::streambuf& buf = *in_.rdbuf();
-        int c = buf.sbumpc();
-        if (c == std::char_traits<char>::eof()) return false;
+        bool newline = false;
+        if (!read_capped_line(in_, raw, kMaxLine, newline)) return false;
         ++line_;
-        while (c != std::char_traits<char>::eof() && c != '\n' && raw.size() <= kMaxLine) {
-            raw.push_back(static_cast<char>(c));
-            c = buf.sbumpc();
-        }
         // A character cut by the length limit is not a bad byte.
         const std::string_view whole =
             raw.size() > kMaxLine ? std::string_view(raw).substr(0, kMaxLine - 4) : raw;
         if (const auto at = first_binary_byte(whole)) {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(raw[*at]));
-            const bool control = utf8_length(raw, *at) == 1;
             throw InputError(name_ + ":" + std::to_string(line_) + ":" + std::to_string(*at + 1) +
-                             ": byte " + hex +
-                             (control ? " is a control character" : " is not UTF-8") +
+                             ": " + describe_byte(raw, *at) +
                              "; a scene file is UTF-8 text (is this a binary file?)");
         }
         if (raw.size() > kMaxLine)

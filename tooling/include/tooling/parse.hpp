@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <istream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,6 +75,32 @@ inline std::optional<std::size_t> first_binary_byte(std::string_view line) {
         i += len;
     }
     return std::nullopt;
+}
+
+// What is wrong with the byte at `at` of `line` (first_binary_byte found it), for a message:
+// "byte 0x03 is a control character" or "byte 0xE9 is not UTF-8".
+inline std::string describe_byte(std::string_view line, std::size_t at) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(line[at]));
+    return std::string("byte ") + hex +
+           (utf8_length(line, at) == 1 ? " is a control character" : " is not UTF-8");
+}
+
+// Reads the next line, without its newline, into `line`, at most `cap` + 1 bytes of it, so
+// that a file without newlines (/dev/zero) cannot take all memory: line.size() > cap says it
+// was longer. False at the end of the input; `newline` says whether a newline ended the line
+// (the last line of a file cut short has none).
+inline bool read_capped_line(std::istream& in, std::string& line, std::size_t cap, bool& newline) {
+    line.clear();
+    std::streambuf& buf = *in.rdbuf();
+    int c = buf.sbumpc();
+    if (c == std::char_traits<char>::eof()) return false;
+    while (c != std::char_traits<char>::eof() && c != '\n' && line.size() <= cap) {
+        line.push_back(static_cast<char>(c));
+        c = buf.sbumpc();
+    }
+    newline = c == '\n';
+    return true;
 }
 
 // `s` as a message may quote it: at most `limit` bytes (cut on a character boundary, "..."
