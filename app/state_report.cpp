@@ -98,6 +98,7 @@ void StateReport::update(const Demo& demo, const ReportFacts& facts) {
     j["ui_scale"] = ImGui::GetIO().FontGlobalScale;
     j["world_view"] = rect(facts.layout.world);
     j["tour_paragraph"] = facts.tour_paragraph;
+    j["tour_preview_fits"] = facts.tour_preview_fits;
     j["widgets"] = nlohmann::json::object();
     for (const auto& [name, r] : facts.widgets) j["widgets"][name] = rect(r);
     j["frame"] = breakdown(facts.frame);

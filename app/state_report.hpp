@@ -30,7 +30,8 @@ struct ReportFacts {
     FrameBreakdown frame;         // where the recent frames' time went
     // Where some controls were drawn (Ui::widgets), for the real-input tests.
     const std::map<std::string, ScreenRect>& widgets;
-    bool tour_paragraph = false;  // the tour's paragraph is shown
+    bool tour_paragraph = false;    // the tour's paragraph is shown
+    bool tour_preview_fits = true;  // the tour's closed list box shows its text whole
 };
 
 class StateReport {

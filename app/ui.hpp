@@ -56,6 +56,8 @@ public:
     const std::map<std::string, ScreenRect>& widgets() const { return widgets_; }
     // Whether the tour's paragraph is shown (its stop's world is still the one on screen).
     bool tour_paragraph_shown() const { return !preset_.empty() && preset_shown_; }
+    // Whether the tour's closed list box showed its text whole last frame.
+    bool tour_preview_fits() const { return tour_preview_fits_; }
     // Shows `text` at the bottom of the window for a few seconds.
     void toast(std::string text);
 
@@ -107,6 +109,7 @@ private:
     PanelState panels_;
     std::string preset_;
     bool preset_shown_ = true;
+    bool tour_preview_fits_ = true;
     bool tour_open_ = true;
     SceneSaveResult last_save_;  // message empty until the first save
     ScreenRect legend_rect_;

@@ -35,6 +35,12 @@ void Ui::tour_section(UiActions& actions) {
         }
         ImGui::EndCombo();
     }
+    note_widget("tour_combo");
+    // Whether the closed box shows its text whole (the real-input tests read it).
+    const ImGuiStyle& style = ImGui::GetStyle();
+    tour_preview_fits_ = ImGui::CalcTextSize(preview.c_str()).x + 2.0f * style.FramePadding.x +
+                             ImGui::GetFrameHeight() <=
+                         ImGui::GetItemRectSize().x;
     // Walks the tour in order; from no preset, Next starts it.
     ImGui::BeginDisabled(index == 0 || index == all.size());
     if (ImGui::SmallButton("< Back")) actions.preset = all[index - 1].name;

@@ -357,6 +357,27 @@ TEST(AppInput, TourStopsByNextAndBackLookAsTheirPresets) {
     }
 }
 
+// Bug: the tour's list box showed the stop's title, cut off at the panel's width. It shows
+// the stop's number and name, whole, at every stop and in a small window too.
+TEST(AppInput, TourListBoxShowsItsTextWhole) {
+    for (const char* size : {"1280x720x24", "640x480x24"}) {
+        Session app("--paused --preset welcome", size);
+        for (std::size_t i = 0; i < collidoscope::presets().size(); ++i) {
+            const json s = app.state();
+            EXPECT_EQ(s["tour_preview_fits"], true)
+                << size << " " << collidoscope::presets()[i].name;
+            if (i + 1 == collidoscope::presets().size()) break;
+            const json& r = s["widgets"]["tour_next"];
+            app.xdo("mousemove " + std::to_string(r["x"].get<int>() + r["w"].get<int>() / 2) + " " +
+                    std::to_string(r["y"].get<int>() + r["h"].get<int>() / 2));
+            app.xdo("click 1");
+            const std::string next(collidoscope::presets()[i + 1].name);
+            app.wait_for([&](const json& s) { return s["scene"].is_string(); }, next.c_str());
+            app.barrier();
+        }
+    }
+}
+
 // Bug: the tour kept showing the 3D stop's paragraph after a switch to 2D. It is put away
 // once the world is no longer the stop's.
 TEST(AppInput, TourParagraphGoesWhenTheWorldChanges) {
