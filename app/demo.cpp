@@ -46,6 +46,11 @@ Demo::Demo(const Options& options) : race_live_(options.race) {
         throw collide::InputError(options.replay + ": " + e.what());
     }
     if (scene_is_csv()) count_ = start_.count = world_->body_count();  // the file decides
+    notice_ = too_slow_for_the_world(broad_phase_, count_);
+    if (!notice_.empty()) {
+        broad_phase_ = std::string(collide::kDefaultBroadPhase);
+        world_->set_broad_phase(broad_phase_);
+    }
     world_->refresh_broad_phase();  // its pairs before the first step, as after a rebuild
     scene_physics_ = world_->physics();
     history_.record(*world_);
@@ -125,12 +130,27 @@ void Demo::act(const action::SetWorld& a) {
         view_.overlays.hidden_layers = 0;  // layer numbers mean something else in another one
 }
 
+std::string Demo::too_slow_for_the_world(std::string_view algorithm, std::size_t count) {
+    if (algorithm != collide::kReferenceBroadPhase || count <= collide::kMaxReferenceBodies)
+        return {};
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "brute force at %zu bodies is %.1e tests a step (minutes a frame): it runs the "
+                  "world up to %zu bodies",
+                  count, 0.5 * static_cast<double>(count) * static_cast<double>(count - 1),
+                  collide::kMaxReferenceBodies);
+    return text;
+}
+
 bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::uint64_t seed,
                    bool keep_physics, const std::string& wanted) {
     // Keep the algorithm across dimensions when it exists in both.
     std::string algorithm = wanted;
     const collide::BroadPhaseEntry* entry = collide::find_any_broadphase(algorithm);
     if (!entry || !entry->supports(dim)) algorithm = std::string(collide::kDefaultBroadPhase);
+    // A world that would freeze the app gets the default algorithm, and the panel says why.
+    notice_ = too_slow_for_the_world(algorithm, count);
+    if (!notice_.empty()) algorithm = std::string(collide::kDefaultBroadPhase);
     const Physics physics = world_ ? world_->physics() : Physics{};
     std::unique_ptr<SimWorld> world;
     try {
@@ -173,6 +193,8 @@ void Demo::update_race(bool stepped) {
 }
 
 void Demo::act(const action::SetBroadPhase& a) {
+    notice_ = too_slow_for_the_world(a.name, world_->body_count());
+    if (!notice_.empty()) return;  // the world keeps its algorithm
     try {
         if (!world_->set_broad_phase(a.name)) return;
     } catch (const std::exception& e) {

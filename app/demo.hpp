@@ -105,6 +105,11 @@ public:
     // Rebuilds the same scene, keeping the physics the user dialled in.
     void reset() { apply(action::Reset{}); }
     const std::string& last_error() const { return last_error_; }
+    // Why the world did not take the algorithm it was asked for (brute force over the
+    // reference limit would freeze the app for minutes a frame), or empty.
+    const std::string& notice() const { return notice_; }
+    // Why `algorithm` must not run a world of `count` bodies, or empty.
+    static std::string too_slow_for_the_world(std::string_view algorithm, std::size_t count);
     // What the command line would refuse of `a` in the world as it is now (a body that does
     // not exist, a parameter the algorithm lacks or a value out of its range), or empty.
     std::string refusal(const UserAction& a) const;
@@ -213,6 +218,7 @@ private:
     std::string broad_phase_;
     Physics scene_physics_;
     std::string last_error_;
+    std::string notice_;
     bool paused_ = false;
     bool step_pending_ = false;
     bool race_requested_ = false;

@@ -271,6 +271,11 @@ void Ui::scene_section(Demo& demo, UiActions& actions) {
         ImGui::TextWrapped("%s", demo.last_error().c_str());
         ImGui::PopStyleColor();
     }
+    if (!demo.notice().empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.3f, 1.0f));
+        ImGui::TextWrapped("%s", demo.notice().c_str());
+        ImGui::PopStyleColor();
+    }
 }
 
 void Ui::physics_section(Demo& demo) {

@@ -105,6 +105,29 @@ TEST(Presets, APausedRebuildShowsItsPairsAndPartners) {
     }
 }
 
+// Bug (found by the monkey on the ASan app): a digit key made brute force the world's
+// algorithm at 135,151 bodies, and one frame took 229 s. Over the reference limit the world
+// keeps (or falls back to) a fast algorithm, and the panel says why.
+TEST(Presets, BruteForceNeverRunsAWorldOverTheReferenceLimit) {
+    collidoscope::Demo demo(parse({"--count", "20000", "--paused", "--no-settings"}));
+    const std::string before = demo.broad_phase();
+    demo.set_broad_phase("brute-force");
+    EXPECT_EQ(demo.broad_phase(), before);
+    EXPECT_NE(demo.notice().find("brute force at 20000 bodies"), std::string::npos)
+        << demo.notice();
+    collidoscope::Demo started(
+        parse({"--count", "20000", "--broadphase", "brute-force", "--no-settings"}));
+    EXPECT_EQ(started.broad_phase(), collide::kDefaultBroadPhase);
+    EXPECT_FALSE(started.notice().empty());
+    // Under the limit it runs as asked.
+    collidoscope::Demo small(parse({"--count", "500", "--no-settings"}));
+    small.set_broad_phase("brute-force");
+    EXPECT_EQ(small.broad_phase(), "brute-force");
+    EXPECT_EQ(small.notice(), "");
+    small.set_count(20000);  // growing past the limit falls back too
+    EXPECT_EQ(small.broad_phase(), collide::kDefaultBroadPhase);
+}
+
 // The settings file keeps the preset shown on exit, and reads it back.
 TEST(Presets, SettingsFileKeepsThePreset) {
     collidoscope::Settings s;
