@@ -367,7 +367,10 @@ void App::report_state(glm::vec2 screen, const char* exit) {
     const float pixel = cam.pixel_size_at(centre, screen);
     report_.update(demo_, {dialogs_, pixel > 0.0f ? fitted_pixel_ / pixel : 0.0f, pixel, centre_px,
                            threads_, last_screenshot_, exit, ui_.layout(), stats_.breakdown(),
-                           ui_.widgets(), ui_.tour_paragraph_shown(), ui_.tour_preview_fits()});
+                           ui_.widgets(), ui_.tour_paragraph_shown(), ui_.tour_preview_fits(),
+                           demo_.view().compare.empty()
+                               ? std::span<const CompareView::PaneLayout>()
+                               : std::span<const CompareView::PaneLayout>(compare_.layout())});
 }
 
 void App::fit_camera_if_needed(glm::vec2 screen, bool asked) {

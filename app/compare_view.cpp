@@ -57,6 +57,7 @@ void CompareView::render(SimWorld& world, std::span<const std::string> algorithm
     const glm::vec2 scale = glm::vec2(framebuffer) / glm::max(screen, glm::vec2(1.0f));
     const std::vector<ScreenRect> panes = compare_panes(area, algorithms.size());
     notes.assign(panes.size(), std::string());
+    layout_.clear();
     for (std::size_t i = 0; i < panes.size(); ++i) {
         const ScreenRect& pane = panes[i];
         const glm::vec2 size = pane.size();
@@ -83,8 +84,9 @@ void CompareView::render(SimWorld& world, std::span<const std::string> algorithm
                            3.0f);
         draw.AddText(at, kStatsText, line.c_str());
         draw.PopClipRect();
+        layout_.push_back({pane, {}});
         if (facts && facts->run.ran && mode == ColorMode::kCost)
-            draw_cost_legend(draw, facts->costs, algorithms[i], pane);
+            layout_.back().legend = draw_cost_legend(draw, facts->costs, algorithms[i], pane);
     }
     renderer.set_viewport({0, 0}, {0, 0});
 }

@@ -41,7 +41,16 @@ public:
                 Renderer& renderer, const DrawWorld& draw_world, const std::string& run_once,
                 std::vector<std::string>& notes);
 
+    // The last frame's panes, and the cost scale's box in each (empty outside cost mode), for
+    // the state report.
+    struct PaneLayout {
+        ScreenRect pane;
+        ScreenRect legend;
+    };
+    const std::vector<PaneLayout>& layout() const { return layout_; }
+
 private:
+    std::vector<PaneLayout> layout_;
     std::vector<Instance> bodies_;  // the pane's copy, recoloured by its costs
     OverlayGeometry overlays_;
 };

@@ -28,9 +28,9 @@ std::vector<std::uint32_t> ticks(const CostScale& scale) {
     return out;
 }
 
-// The legend itself; the caller clips it to `area`.
-void draw_cost_legend_clipped(ImDrawList& draw, const CostScale& scale, std::string_view algorithm,
-                              const ScreenRect& area) {
+// The legend itself; the caller clips it to `area`. Returns the box it laid out.
+ScreenRect draw_cost_legend_clipped(ImDrawList& draw, const CostScale& scale,
+                                    std::string_view algorithm, const ScreenRect& area) {
     const float line = ImGui::GetTextLineHeight();
     if (!scale.attributed) {
         const std::string note = std::string(algorithm) + " cannot attribute its work to bodies";
@@ -39,12 +39,17 @@ void draw_cost_legend_clipped(ImDrawList& draw, const CostScale& scale, std::str
         draw.AddRectFilled(ImVec2(at.x - 6, at.y - 4), ImVec2(at.x + size.x + 6, at.y + size.y + 4),
                            kBackdrop, 4.0f);
         draw.AddText(at, kText, note.c_str());
-        return;
+        return {glm::vec2(at.x - 6, at.y - 4), glm::vec2(at.x + size.x + 6, at.y + size.y + 4)};
     }
     const float room = area.max.x - area.min.x - 2.0f * kMargin - 24.0f;
     const float bar_width = std::clamp(room, 60.0f, kBarWidth);
-    const char* title = "candidate tests per body this frame (log)";
-    if (ImGui::CalcTextSize(title).x > room) title = "tests per body (log)";
+    // The longest title that fits (the last one whatever the room).
+    const char* title = "";
+    for (const char* t :
+         {"candidate tests per body this frame (log)", "tests per body (log)", "tests (log)"}) {
+        title = t;
+        if (ImGui::CalcTextSize(title).x <= room) break;
+    }
     const float box_w = std::max(bar_width, ImGui::CalcTextSize(title).x) + 24.0f;
     const float box_h = 2 * line + kBarHeight + 16.0f;
     const ImVec2 box_min(area.max.x - kMargin - box_w, area.max.y - kMargin - box_h);
@@ -79,17 +84,19 @@ void draw_cost_legend_clipped(ImDrawList& draw, const CostScale& scale, std::str
         draw.AddText(ImVec2(left, bar.y + kBarHeight + 2), kText, text.c_str());
         last_end = end;
     }
+    return {glm::vec2(box_min.x, box_min.y), glm::vec2(box_min.x + box_w, box_min.y + box_h)};
 }
 
 }  // namespace
 
-void draw_cost_legend(ImDrawList& draw, const CostScale& scale, std::string_view algorithm,
-                      const ScreenRect& area) {
+ScreenRect draw_cost_legend(ImDrawList& draw, const CostScale& scale, std::string_view algorithm,
+                            const ScreenRect& area) {
     // Inside its area whatever its size: a narrow compare pane shrinks the bar and the title,
     // and nothing is drawn over the panel beside it.
     draw.PushClipRect(ImVec2(area.min.x, area.min.y), ImVec2(area.max.x, area.max.y), true);
-    draw_cost_legend_clipped(draw, scale, algorithm, area);
+    const ScreenRect box = draw_cost_legend_clipped(draw, scale, algorithm, area);
     draw.PopClipRect();
+    return box;
 }
 
 }  // namespace collidoscope

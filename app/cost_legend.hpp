@@ -12,7 +12,9 @@
 
 namespace collidoscope {
 
-void draw_cost_legend(ImDrawList& draw, const CostScale& scale, std::string_view algorithm,
-                      const ScreenRect& area);
+// Draws the scale bar of the cost heat map in the bottom right of `area`, clipped to it.
+// Returns the box it laid out (which fits `area` unless that is very small).
+ScreenRect draw_cost_legend(ImDrawList& draw, const CostScale& scale, std::string_view algorithm,
+                            const ScreenRect& area);
 
 }  // namespace collidoscope

@@ -99,6 +99,10 @@ void StateReport::update(const Demo& demo, const ReportFacts& facts) {
     j["world_view"] = rect(facts.layout.world);
     j["tour_paragraph"] = facts.tour_paragraph;
     j["tour_preview_fits"] = facts.tour_preview_fits;
+    j["compare_layout"] = nlohmann::json::array();
+    for (const CompareView::PaneLayout& p : facts.compare_layout) {
+        j["compare_layout"].push_back({{"pane", rect(p.pane)}, {"legend", rect(p.legend)}});
+    }
     j["widgets"] = nlohmann::json::object();
     for (const auto& [name, r] : facts.widgets) j["widgets"][name] = rect(r);
     j["frame"] = breakdown(facts.frame);

@@ -6,10 +6,12 @@
 #pragma once
 
 #include <map>
+#include <span>
 #include <string>
 
 #include <glm/glm.hpp>
 
+#include "compare_view.hpp"
 #include "demo.hpp"
 #include "frame_stats.hpp"
 #include "input.hpp"
@@ -32,6 +34,8 @@ struct ReportFacts {
     const std::map<std::string, ScreenRect>& widgets;
     bool tour_paragraph = false;    // the tour's paragraph is shown
     bool tour_preview_fits = true;  // the tour's closed list box shows its text whole
+    // The compare view's panes and cost scales last frame (empty when it is off).
+    std::span<const CompareView::PaneLayout> compare_layout = {};
 };
 
 class StateReport {

@@ -378,6 +378,29 @@ TEST(AppInput, TourListBoxShowsItsTextWhole) {
     }
 }
 
+// Bug: in the compare view coloured by cost, each pane's scale bar was wider than the pane
+// and was drawn over its neighbour or the panel. Each now lies inside its pane.
+TEST(AppInput, CompareScaleBarsStayInTheirPanes) {
+    for (const char* size : {"1280x720", "800x600"}) {
+        Session app(std::string("--preset compare-centerline --size ") + size,
+                    std::string(size) + "x24");
+        const json s = app.wait_for(
+            [](const json& s) {
+                return s["compare_layout"].size() == 2 && s["compare_layout"][1]["legend"]["w"] > 0;
+            },
+            "two panes with their scale bars");
+        for (const json& p : s["compare_layout"]) {
+            const json& pane = p["pane"];
+            const json& bar = p["legend"];
+            EXPECT_GE(bar["x"].get<double>(), pane["x"].get<double>()) << p;
+            EXPECT_LE(bar["x"].get<double>() + bar["w"].get<double>(),
+                      pane["x"].get<double>() + pane["w"].get<double>())
+                << p;
+            EXPECT_GE(bar["y"].get<double>(), pane["y"].get<double>()) << p;
+        }
+    }
+}
+
 // Bug: the tour kept showing the 3D stop's paragraph after a switch to 2D. It is put away
 // once the world is no longer the stop's.
 TEST(AppInput, TourParagraphGoesWhenTheWorldChanges) {
