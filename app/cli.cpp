@@ -523,7 +523,6 @@ CliResult parse_cli(std::span<const std::string_view> args) {
                              " is not a number from 0.5 to 2");
         }
         opt.ui_scale = *scale;
-        opt.given.ui_scale = true;
     }
     opt.paused = raw.paused;
     opt.swept = raw.swept;
@@ -535,8 +534,8 @@ CliResult parse_cli(std::span<const std::string_view> args) {
         opt.save_scene = *raw.save_scene;
     }
     opt.given = {raw.size.has_value(), raw.overlay.has_value(),
-                 raw.dim || raw.scene || raw.broadphase || raw.query || raw.select,
-                 raw.no_settings};
+                 raw.dim || raw.scene || raw.broadphase || raw.query || raw.select, raw.no_settings,
+                 raw.ui_scale.has_value()};
     opt.given.view = raw.dim || raw.scene || raw.count || raw.seed || raw.broadphase ||
                      raw.overlay || raw.select || raw.query || raw.replay || raw.preset ||
                      raw.camera || !raw.params.empty();

@@ -128,6 +128,20 @@ TEST(Presets, BruteForceNeverRunsAWorldOverTheReferenceLimit) {
     EXPECT_EQ(small.broad_phase(), collide::kDefaultBroadPhase);
 }
 
+// Bug (issue 26): --ui-scale was overwritten by the stored setting, because the command line
+// forgot it had been given.
+TEST(Presets, UiScaleOnTheCommandLineBeatsTheSettingsFile) {
+    Options o = parse({"--ui-scale", "1.5"});
+    EXPECT_TRUE(o.given.ui_scale);
+    collidoscope::Settings stored;
+    stored.ui_scale = 1.0f;
+    collidoscope::apply_settings(stored, o);
+    EXPECT_EQ(o.ui_scale, 1.5f);
+    Options plain = parse({"--count", "10"});
+    collidoscope::apply_settings(stored, plain);
+    EXPECT_EQ(plain.ui_scale, 1.0f);  // without the flag, the stored one
+}
+
 // The settings file keeps the preset shown on exit, and reads it back.
 TEST(Presets, SettingsFileKeepsThePreset) {
     collidoscope::Settings s;
