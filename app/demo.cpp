@@ -131,14 +131,13 @@ void Demo::act(const action::SetWorld& a) {
 }
 
 std::string Demo::too_slow_for_the_world(std::string_view algorithm, std::size_t count) {
-    if (algorithm != collide::kReferenceBroadPhase || count <= collide::kMaxReferenceBodies)
-        return {};
+    const double tests = collide::brute_force_tests_past_limit(algorithm, count);
+    if (tests == 0.0) return {};
     char text[200];
     std::snprintf(text, sizeof text,
                   "brute force at %zu bodies is %.1e tests a step (minutes a frame): it runs the "
                   "world up to %zu bodies",
-                  count, 0.5 * static_cast<double>(count) * static_cast<double>(count - 1),
-                  collide::kMaxReferenceBodies);
+                  count, tests, collide::kMaxReferenceBodies);
     return text;
 }
 

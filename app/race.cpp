@@ -38,8 +38,7 @@ void Race<D>::time_update(Runner& r, std::span<const collide::Aabb<D>> boxes,
 template <int D>
 std::string Race<D>::over_budget(const Runner& r, std::size_t n) {
     char text[160];
-    if (r.name == collide::kReferenceBroadPhase && n > collide::kMaxReferenceBodies) {
-        const double tests = 0.5 * static_cast<double>(n) * static_cast<double>(n - 1);
+    if (const double tests = collide::brute_force_tests_past_limit(r.name, n); tests > 0) {
         std::snprintf(text, sizeof text, "%s: %.1e tests at this n, paused", r.name.c_str(), tests);
         return text;
     }

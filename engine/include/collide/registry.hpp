@@ -29,6 +29,13 @@ constexpr std::string_view reference_broadphase(std::size_t n) {
     return n <= kMaxReferenceBodies ? kReferenceBroadPhase : kDefaultBroadPhase;
 }
 
+// The box tests `name` would take a frame when it is brute force past the reference limit
+// (seconds to minutes a frame, so a viewer does not run it there unasked); 0 otherwise.
+constexpr double brute_force_tests_past_limit(std::string_view name, std::size_t n) {
+    if (name != kReferenceBroadPhase || n <= kMaxReferenceBodies) return 0.0;
+    return 0.5 * static_cast<double>(n) * static_cast<double>(n - 1);
+}
+
 struct BroadPhaseEntry {
     std::string_view name;         // CLI name, e.g. "sort-and-sweep"
     std::string_view description;  // one line for menus and --list
