@@ -100,8 +100,7 @@ App::App(const Options& options, Demo& demo, Platform& platform)
     display_scale_ = platform.display_scale();
     ImGui::GetIO().FontGlobalScale = options.ui_scale > 0.0f ? options.ui_scale : display_scale_;
     camera_box_ = options.camera;
-    preset_ = options.preset;
-    ui_.set_preset(preset_);
+    set_preset(options.preset);
     if (!options.preset_shots.empty()) show_preset(std::string(presets().front().name));
     set_threads(options.threads > 0
                     ? options.threads
@@ -291,21 +290,28 @@ void App::apply_view(const Options& options) {
 }
 
 void App::show_preset(const std::string& name) {
-    const std::string_view args[] = {"--preset", name};
-    const Options wanted = parse_cli(args).options;  // every preset parses (tests/)
+    set_preset(name);
+    const Options& wanted = *preset_options_;
     // The stop looks as --preset shows it: its world, and its view (compare panes, colours).
     demo_.show(wanted);
     apply_view(wanted);
     camera_box_ = wanted.camera;
     fitted_dim_ = 0;  // frame it on the next frame
+}
+
+void App::set_preset(const std::string& name) {
     preset_ = name;
+    preset_options_.reset();
+    if (!name.empty()) {
+        const std::string_view args[] = {"--preset", name};
+        preset_options_ = parse_cli(args).options;  // every preset parses (tests/)
+    }
     ui_.set_preset(name);
 }
 
 bool App::preset_still_shown() const {
-    if (preset_.empty()) return false;
-    const std::string_view args[] = {"--preset", preset_};
-    const Options o = parse_cli(args).options;
+    if (!preset_options_) return false;
+    const Options& o = *preset_options_;
     return o.dim == demo_.dim() && o.scene == demo_.scene() && o.count == demo_.count() &&
            o.seed == demo_.seed() && o.broadphase == demo_.broad_phase();
 }

@@ -96,6 +96,10 @@ private:
     Box3 fitted_bounds_;
     std::optional<Box3> camera_box_;  // what the camera frames; empty: the whole world
     std::string preset_;              // the preset last loaded; empty: none
+    // That preset's world as --preset alone builds it, parsed once when it is loaded (the
+    // tour asks every frame whether it is still shown).
+    std::optional<Options> preset_options_;
+    void set_preset(const std::string& name);
     // --preset-shots: the preset being shot, and its frames so far.
     std::size_t shot_preset_ = 0;
     int shot_frame_ = 0;
