@@ -81,9 +81,7 @@ Platform::Platform(const std::string& title, int width, int height, std::optiona
             window_ = nullptr;
             open(0);
         }
-        msaa_note_ =
-            "Software GL: antialiasing is off (4x costs over half the frame rate "
-            "here); --msaa 4 turns it on.";
+        msaa_note_ = "Software GL: no antialiasing (?)";
     }
     // The GPU broad phases use this context; where it is older than 4.3 they say so.
     try {

@@ -13,7 +13,8 @@ constexpr Preset kPresets[] = {
      "runs on a few pairs instead of all n(n-1)/2. Here a quadtree does it: the coloured "
      "squares are its nodes, each number the bodies a node holds, and white lines join the "
      "pairs it found. The ringed body is selected: its node is outlined, and the panel at "
-     "the bottom right lists its partners. Click Next for the tour, pick another algorithm "
+     "the bottom right lists its partners whenever it has some. Click Next for the tour, pick "
+     "another algorithm "
      "below, or click a body.",
      "--dim 2 --scene uniform --count 600 --seed 3 --broadphase quadtree "
      "--overlay structure,pairs --select 42"},

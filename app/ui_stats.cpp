@@ -165,9 +165,13 @@ float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at) {
                      ImVec2(ImGui::GetContentRegionAvail().x, 1.5f * ImGui::GetTextLineHeight()));
     frame_breakdown(stats, frame.gl_description);
     if (!frame.msaa_note.empty()) {
-        ImGui::PushTextWrapPos(0.0f);
+        // One line, so the stats table below keeps its rows; the why in the tooltip.
         ImGui::TextDisabled("%s", frame.msaa_note.c_str());
-        ImGui::PopTextWrapPos();
+        if (ImGui::IsItemHovered()) {
+            ImGui::SetTooltip(
+                "Multisampling is off by default on a software renderer: on llvmpipe 4x gave "
+                "27-35 fps at 600-1,500 bodies, none 73.\n--msaa 4 turns it on.");
+        }
     }
 
     const SimWorld& world = demo.world();
