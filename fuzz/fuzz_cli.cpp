@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "bench_cli.hpp"
-#include "cli.hpp"
+#include "cli/cli.hpp"
 #include "tooling/parse.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

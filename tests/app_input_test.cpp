@@ -25,7 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collide/gpu/catalog.hpp"
-#include "presets.hpp"
+#include "cli/presets.hpp"
 
 namespace {
 

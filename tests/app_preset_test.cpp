@@ -16,10 +16,10 @@
 #define STB_IMAGE_IMPLEMENTATION
 #include <stb_image.h>
 
-#include "cli.hpp"
-#include "demo.hpp"
-#include "presets.hpp"
-#include "settings_store.hpp"
+#include "cli/cli.hpp"
+#include "sim/demo.hpp"
+#include "cli/presets.hpp"
+#include "main/settings_store.hpp"
 
 namespace {
 

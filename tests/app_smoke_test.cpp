@@ -21,7 +21,7 @@
 #include <stb_image.h>
 
 #include "collide/gpu/catalog.hpp"
-#include "palette.hpp"
+#include "common/palette.hpp"
 
 namespace {
 

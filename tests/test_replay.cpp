@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "demo.hpp"
-#include "session_file.hpp"
-#include "sim_world.hpp"
+#include "sim/demo.hpp"
+#include "sim/session_file.hpp"
+#include "sim/sim_world.hpp"
 #include "tooling/input_error.hpp"
 
 namespace collidoscope {

@@ -1,4 +1,4 @@
-// The settings file (app/settings_store.hpp): it round-trips, and anything wrong with it
+// The settings file (app/main/settings_store.hpp): it round-trips, and anything wrong with it
 // (binary garbage, a folder in its place, wrong types, absurd values) gives one warning line
 // naming the file and line, and the defaults; never an exception.
 #include <cstdlib>
@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "settings_store.hpp"
+#include "main/settings_store.hpp"
 
 namespace collidoscope {
 namespace {

@@ -6,7 +6,7 @@
 #include <array>
 #include <string>
 
-#include "ui_layout.hpp"
+#include "ui/ui_layout.hpp"
 
 namespace collidoscope {
 namespace {

@@ -2,7 +2,7 @@
 // the reference every other algorithm is checked against.
 #pragma once
 
-#include "broadphase/body_costs.hpp"
+#include "broadphase/common/body_costs.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {

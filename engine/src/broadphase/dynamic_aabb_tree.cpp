@@ -7,7 +7,7 @@
 
 #include <tbb/parallel_for.h>
 
-#include "broadphase/chunked_sweep.hpp"
+#include "broadphase/common/chunked_sweep.hpp"
 #include "collide/morton.hpp"
 
 namespace collide {

@@ -25,8 +25,8 @@
 
 #include <array>
 
-#include "broadphase/aabb_tree.hpp"
-#include "broadphase/body_costs.hpp"
+#include "broadphase/common/aabb_tree.hpp"
+#include "broadphase/common/body_costs.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {

@@ -1,4 +1,4 @@
-#include "broadphase/sorted_patch.hpp"
+#include "broadphase/common/sorted_patch.hpp"
 #include "broadphase/hierarchical_hash.hpp"
 
 #include <algorithm>

@@ -14,8 +14,8 @@
 #include <algorithm>
 #include <array>
 
-#include "broadphase/chunked_sweep.hpp"
-#include "broadphase/tree_nodes.hpp"
+#include "broadphase/common/chunked_sweep.hpp"
+#include "broadphase/common/tree_nodes.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {

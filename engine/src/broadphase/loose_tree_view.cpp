@@ -1,6 +1,6 @@
 // The loose tree as the viewer sees it (drawn by tree_view.hpp); the text on one body.
 #include "broadphase/loose_tree.hpp"
-#include "broadphase/tree_view.hpp"
+#include "broadphase/common/tree_view.hpp"
 
 #include <cassert>
 #include <cmath>

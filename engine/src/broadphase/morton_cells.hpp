@@ -14,8 +14,8 @@
 
 #include <array>
 
-#include "broadphase/body_costs.hpp"
-#include "broadphase/chunked_sweep.hpp"
+#include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 #include "collide/morton.hpp"
 

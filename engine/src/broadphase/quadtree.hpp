@@ -12,8 +12,8 @@
 
 #include <array>
 
-#include "broadphase/chunked_sweep.hpp"
-#include "broadphase/tree_nodes.hpp"
+#include "broadphase/common/chunked_sweep.hpp"
+#include "broadphase/common/tree_nodes.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {

@@ -8,7 +8,7 @@
 
 #include <tbb/parallel_for.h>
 
-#include "broadphase/radix_sort.hpp"
+#include "broadphase/common/radix_sort.hpp"
 
 namespace collide {
 

@@ -25,9 +25,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "broadphase/body_costs.hpp"
-#include "broadphase/chunked_sweep.hpp"
-#include "broadphase/radix_sort.hpp"
+#include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/chunked_sweep.hpp"
+#include "broadphase/common/radix_sort.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
-#include "broadphase/chunked_sweep.hpp"
+#include "broadphase/common/chunked_sweep.hpp"
 
 namespace collide {
 

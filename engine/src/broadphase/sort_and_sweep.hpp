@@ -4,8 +4,8 @@
 // linear when bodies move little.
 #pragma once
 
-#include "broadphase/body_costs.hpp"
-#include "broadphase/chunked_sweep.hpp"
+#include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {

@@ -31,8 +31,8 @@
 #include <emmintrin.h>
 #endif
 
-#include "broadphase/body_costs.hpp"
-#include "broadphase/chunked_sweep.hpp"
+#include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {

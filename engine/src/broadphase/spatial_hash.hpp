@@ -15,8 +15,8 @@
 
 #include <array>
 
-#include "broadphase/body_costs.hpp"
-#include "broadphase/chunked_sweep.hpp"
+#include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {

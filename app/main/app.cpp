@@ -1,0 +1,552 @@
+#include "main/app.hpp"
+
+#include <SDL.h>
+#include <backends/imgui_impl_sdl.h>
+#include <imgui.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <thread>
+
+#include "collide/gpu/catalog.hpp"
+#include "collide/gpu/compute_context.hpp"
+#include "ui/cost_legend.hpp"
+#include "ui/imgui_color.hpp"
+#include "cli/presets.hpp"
+#include "main/scene_save.hpp"
+#include "render/screenshot.hpp"
+#include "main/settings_store.hpp"
+#include "tooling/input_error.hpp"
+
+namespace collidoscope {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr float kRingPx = 7.0f;  // smallest selection ring, in pixels
+// --preset-shots: frames each preset runs before its pictures, so the structure is built
+// and the bodies have moved.
+constexpr int kShotFrames = 8;
+constexpr float kLensPx = 150.0f;  // the focus lens's half side, in pixels
+
+bool same_box(const Box3& a, const Box3& b) {
+    return a.lo == b.lo && a.hi == b.hi;
+}
+
+}  // namespace
+
+int run_app(const Options& options) {
+    // The world first: a scene that cannot be built is a usage error, reported before any
+    // window appears.
+    std::unique_ptr<Demo> demo;
+    // The GPU rows compute in the window's context, which opens after the world is built:
+    // until then none is to be had (rather than a headless one that would take the thread),
+    // and a world asked for on a GPU row starts on the default and switches once it is open.
+    collide::gpu::install_context(nullptr, "the window's OpenGL context is not open yet");
+    const bool gpu_first = options.replay.empty() && collide::runs_on_gpu(options.broadphase);
+    try {
+        Options first = options;
+        if (gpu_first) first.broadphase = std::string(collide::kDefaultBroadPhase);
+        try {
+            demo = std::make_unique<Demo>(first);
+        } catch (const collide::InputError& e) {
+            if (!first.scene_from_settings) throw;
+            // The stored scene is refused now: the settings must not stop the app.
+            std::fprintf(stderr,
+                         "collidoscope: settings: the stored scene %s: %s; using the default\n",
+                         first.scene.c_str(), e.what());
+            first.scene = Options{}.scene;
+            first.broadphase = std::string(collide::kDefaultBroadPhase);
+            demo = std::make_unique<Demo>(first);
+        }
+    } catch (const collide::InputError& e) {
+        std::fprintf(stderr, "collidoscope: %s\nTry 'collidoscope --help' for usage.\n", e.what());
+        return 2;
+    }
+    if (demo->replay() && demo->replay()->cut_short) {
+        std::fprintf(stderr,
+                     "collidoscope: warning: %s has no 'end' line: the recording stopped early; "
+                     "replaying it as far as it goes\n",
+                     demo->replay()->path.c_str());
+    }
+    try {
+        Platform platform("Collidoscope", options.width, options.height, options.msaa,
+                          /*vsync=*/!options.frames && options.preset_shots.empty());
+        if (gpu_first) {
+            demo->set_broad_phase(options.broadphase);
+            if (!demo->last_error().empty()) {
+                std::fprintf(stderr, "collidoscope: warning: %s; running %s\n",
+                             demo->last_error().c_str(), demo->broad_phase().c_str());
+            }
+        }
+        App app(options, *demo, platform);
+        return app.run();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "collidoscope: %s\n", e.what());
+        return 1;
+    }
+}
+
+App::App(const Options& options, Demo& demo, Platform& platform)
+    : options_(options), demo_(demo), platform_(platform), report_(options.report_state) {
+    // What the settings file keeps (settings_store.hpp), as the options carry it.
+    ui_.panels() = options.panels;
+    apply_view(options);
+    // A scale the user chose, else the one the display's DPI suggests.
+    display_scale_ = platform.display_scale();
+    ImGui::GetIO().FontGlobalScale = options.ui_scale > 0.0f ? options.ui_scale : display_scale_;
+    camera_box_ = options.camera;
+    set_preset(options.preset);
+    if (!options.preset_shots.empty()) show_preset(std::string(presets().front().name));
+    set_threads(options.threads > 0
+                    ? options.threads
+                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+}
+
+void App::set_threads(int threads) {
+    threads_ = threads;
+    thread_limit_.reset();  // one limit at a time: TBB would keep the lowest of several
+    thread_limit_.emplace(tbb::global_control::max_allowed_parallelism,
+                          static_cast<std::size_t>(threads));
+}
+
+namespace {
+
+// The last race, one line: each algorithm's time, and which ones differ from the reference.
+void print_race(const RaceReport& race) {
+    if (race.entries.empty()) return;
+    std::string line = "collidoscope: race at step " + std::to_string(race.step) + " (" +
+                       std::to_string(race.bodies) + " bodies, reference " + race.reference + "):";
+    std::string differ;
+    for (const RaceEntry& e : race.entries) {
+        if (!e.ran) continue;
+        char part[96];
+        std::snprintf(part, sizeof part, " %s %.3f ms;", e.name.c_str(), e.ms);
+        line += part;
+        if (e.differs) differ += " " + e.name;
+    }
+    std::printf("%s differ:%s\n", line.c_str(), differ.empty() ? " none" : differ.c_str());
+}
+
+}  // namespace
+
+int App::run() {
+    int exit_code = 0;
+    std::int64_t frame = 0;
+    const char* exit = "window";
+    while (true) {
+        // Every moment of the frame is charged to one part (frame_stats.hpp), so the parts
+        // add up to the frame.
+        clock_.start_frame();
+        const glm::vec2 screen(platform_.window_size());
+        Requests requests;
+        InputTargets targets{demo_, camera(), screen, requests, dialogs_};
+        events_.clear();
+        SDL_Event event;
+        while (SDL_PollEvent(&event)) {
+            ImGui_ImplSDL2_ProcessEvent(&event);
+            events_.push_back(event);
+        }
+        clock_.lap(Part::kOther);
+        // ImGui's new frame first, so that whether it wants the mouse is decided where the
+        // mouse is now: a click or a wheel turn just after the mouse moved onto or off a
+        // panel goes where the pointer is, not where it was a frame ago.
+        platform_.begin_imgui_frame();
+        clock_.lap(Part::kUi);
+        for (const SDL_Event& e : events_) input_.handle(e, targets);
+        if (requests.save_scene) ui_.save_scene(demo_);
+        ++frame;
+
+        // Step first, so the panels describe the world the frame draws.
+        input_.update_drag(targets);
+        clock_.lap(Part::kOther);
+        const bool stepped = demo_.update();
+        clock_.lap(Part::kStep);
+        demo_.update_race(stepped);
+        clock_.lap(Part::kRace);
+        run_query();  // every frame, since the bodies move
+        clock_.lap(Part::kOther);
+
+        ui_.set_preset(preset_, preset_still_shown());
+        const UiActions actions =
+            ui_.draw(demo_,
+                     {stats_, overlay_report_, query_report_, screen, platform_.gl_description(),
+                      platform_.msaa_note(), threads_},
+                     dialogs_);
+        clock_.lap(Part::kUi);
+        if (actions.threads > 0) set_threads(actions.threads);
+        if (!actions.preset.empty()) show_preset(actions.preset);
+        if (actions.quit) requests.quit_confirmed = true;
+        fit_camera_if_needed(screen, requests.fit_camera || actions.fit_camera);
+        // The frame in which the user quits is still drawn, so a screenshot can capture it.
+        const bool quit = requests.quit || requests.quit_confirmed;
+        if (requests.quit_confirmed) exit = "confirmed";
+        const bool last_frame = quit || (options_.frames && frame >= *options_.frames);
+        if (!quit && last_frame) exit = "frames";
+        report_state(screen, "running");
+        clock_.lap(Part::kOther);
+
+        const glm::ivec2 framebuffer = platform_.framebuffer_size();
+        gpu_timer_.begin();
+        overlay_report_ = build_world(screen);
+        clock_.lap(Part::kOverlays);
+        draw_world(screen, framebuffer);
+        clock_.lap(Part::kDraw);
+        draw_labels(screen);
+        ImGui::Render();
+        clock_.lap(Part::kUi);
+        renderer_.add_draw_calls(platform_.render_imgui(ImGui::GetDrawData()));
+        gpu_timer_.end();
+        clock_.lap(Part::kDraw);
+
+        if (requests.screenshot) save_timestamped_screenshot(framebuffer);
+        const bool shots_done =
+            !options_.preset_shots.empty() && take_preset_shot(framebuffer, exit_code);
+        if (last_frame && !options_.screenshot.empty()) {
+            std::string error = save_screenshot(options_.screenshot, framebuffer);
+            if (!error.empty()) {
+                std::fprintf(stderr, "collidoscope: screenshot: %s\n", error.c_str());
+                exit_code = 1;
+            }
+        }
+        clock_.lap(Part::kOther);
+        platform_.swap();
+        clock_.lap(Part::kPresent);
+
+        const SimWorld& world = demo_.world();
+        stats_.record(clock_.frame_ms(), clock_.parts(), gpu_timer_.result(), stepped,
+                      world.timings(),
+                      {world.pair_count(), world.contact_count(),
+                       world.broad_phase_stats().candidate_tests, renderer_.draw_calls()});
+        if (last_frame || shots_done) {
+            report_state(screen, last_frame ? exit : "shots");
+            break;
+        }
+    }
+    if (!options_.save_scene.empty()) {
+        const SceneSaveResult saved = save_scene(demo_.world(), options_.save_scene);
+        std::fprintf(saved.ok ? stdout : stderr, "collidoscope: %s\n", saved.message.c_str());
+        if (!saved.ok) exit_code = 1;
+    }
+    // A replay that met an action the command line would refuse is bad input: exit 2.
+    if (demo_.replay() && !demo_.replay()->refused.empty()) {
+        std::fprintf(stderr, "collidoscope: replay refused: %s\n", demo_.replay()->refused.c_str());
+        exit_code = 2;
+    }
+    // A scripted run (--frames) reads the settings but leaves the file as it was.
+    if (!options_.frames && options_.preset_shots.empty() && !options_.settings_file.empty())
+        store_settings();
+    if (options_.frames) {
+        std::fputs(stats_
+                       .summary(demo_.broad_phase(), demo_.dim(), demo_.scene(),
+                                demo_.world().body_count())
+                       .c_str(),
+                   stdout);
+        print_race(demo_.race());
+        std::printf("collidoscope: %s\n", platform_.gl_description().c_str());
+        std::fputs(demo_.session_summary().c_str(), stdout);
+        const Physics physics = demo_.world().physics();
+        if (physics.count_tunnelling) {
+            const ContinuousFacts f = demo_.world().continuous_facts();
+            std::printf("collidoscope: swept boxes %s; %llu pairs tunnelled in all.\n",
+                        physics.swept ? "on" : "off",
+                        static_cast<unsigned long long>(f.tunnelled_total));
+        }
+    }
+    return exit_code;
+}
+
+void App::store_settings() const {
+    Settings s;
+    const glm::ivec2 size = platform_.window_size();
+    s.width = size.x;
+    s.height = size.y;
+    s.panels = ui_.panels();
+    s.overlays = demo_.view().overlays;
+    s.overlays.hidden_layers = 0;  // the algorithm's layer numbers
+    s.overlays_on_top = demo_.view().overlays_on_top;
+    s.color_mode = demo_.view().color_mode;
+    // Left unset while it is the display's, so a later display's DPI still decides.
+    const float scale = ImGui::GetIO().FontGlobalScale;
+    s.ui_scale = options_.ui_scale <= 0.0f && scale == display_scale_ ? 0.0f : scale;
+    s.dim = demo_.dim();
+    s.scene = demo_.scene();
+    s.broadphase = demo_.broad_phase();
+    if (preset_still_shown()) s.preset = preset_;
+    const std::string error = save_settings(options_.settings_file, s);
+    if (!error.empty())
+        std::fprintf(stderr, "collidoscope: settings not saved: %s\n", error.c_str());
+}
+
+void App::apply_view(const Options& options) {
+    demo_.view().color_mode = options.color_mode;
+    demo_.view().compare = options.compare;
+    demo_.view().compare_notes.clear();
+    demo_.view().overlays_on_top = options.overlays_on_top;
+}
+
+void App::show_preset(const std::string& name) {
+    set_preset(name);
+    const Options& wanted = *preset_options_;
+    // The stop looks as --preset shows it: its world, and its view (compare panes, colours).
+    demo_.show(wanted);
+    apply_view(wanted);
+    camera_box_ = wanted.camera;
+    fitted_dim_ = 0;  // frame it on the next frame
+}
+
+void App::set_preset(const std::string& name) {
+    preset_ = name;
+    preset_options_.reset();
+    if (!name.empty()) {
+        const std::string_view args[] = {"--preset", name};
+        preset_options_ = parse_cli(args).options;  // every preset parses (tests/)
+    }
+    ui_.set_preset(name);
+}
+
+bool App::preset_still_shown() const {
+    if (!preset_options_) return false;
+    const Options& o = *preset_options_;
+    return o.dim == demo_.dim() && o.scene == demo_.scene() && o.count == demo_.count() &&
+           o.seed == demo_.seed() && o.broadphase == demo_.broad_phase();
+}
+
+bool App::take_preset_shot(glm::ivec2 framebuffer, int& exit_code) {
+    // Frame kShotFrames has the overlays; the world is then paused and the next frame, the
+    // same world, is drawn without them.
+    ++shot_frame_;
+    if (shot_frame_ < kShotFrames) return false;
+    const bool plain = shot_frame_ > kShotFrames;
+    const std::string name(presets()[shot_preset_].name);
+    const std::string path = options_.preset_shots + "/" + name + (plain ? "-plain" : "") + ".png";
+    const std::string error = save_screenshot(path, framebuffer);
+    if (!error.empty()) {
+        std::fprintf(stderr, "collidoscope: screenshot: %s\n", error.c_str());
+        exit_code = 1;
+    }
+    if (!plain) {
+        demo_.set_paused(true);
+        const std::uint64_t hidden = demo_.view().overlays.hidden_layers;
+        demo_.view().overlays = {};
+        demo_.view().overlays.hidden_layers = hidden;
+        return false;
+    }
+    shot_frame_ = 0;
+    if (++shot_preset_ == presets().size()) return true;
+    show_preset(std::string(presets()[shot_preset_].name));
+    return false;
+}
+
+void App::save_timestamped_screenshot(glm::ivec2 framebuffer) {
+    namespace fs = std::filesystem;
+    const std::time_t now = std::time(nullptr);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+    std::error_code ec;
+    const fs::path dir = fs::absolute(options_.screenshot_dir, ec);
+    // Two in the same second get -2, -3, ... rather than overwriting the first.
+    fs::path path = dir / (std::string("collidoscope-") + stamp + ".png");
+    for (int n = 2; fs::exists(path, ec); ++n) {
+        path = dir / (std::string("collidoscope-") + stamp + "-" + std::to_string(n) + ".png");
+    }
+    const std::string error = save_screenshot(path.string(), framebuffer);
+    if (error.empty()) {
+        last_screenshot_ = path.string();
+        ui_.toast("Screenshot saved in " + dir.string() + "/\n" + path.filename().string());
+    } else {
+        ui_.toast("Screenshot failed: " + error);
+        std::fprintf(stderr, "collidoscope: screenshot: %s\n", error.c_str());
+    }
+}
+
+void App::report_state(glm::vec2 screen, const char* exit) {
+    const Camera& cam = camera();
+    const Box3 bounds = demo_.world().bounds();
+    const glm::vec3 centre = bounds.center();
+    glm::vec2 centre_px(-1.0f);
+    cam.world_to_screen(centre, screen, centre_px);
+    const float pixel = cam.pixel_size_at(centre, screen);
+    report_.update(demo_, {dialogs_, pixel > 0.0f ? fitted_pixel_ / pixel : 0.0f, pixel, centre_px,
+                           threads_, last_screenshot_, exit, ui_.layout(), stats_.breakdown(),
+                           ui_.widgets(), ui_.tour_paragraph_shown(), ui_.tour_preview_fits(),
+                           demo_.view().compare.empty()
+                               ? std::span<const CompareView::PaneLayout>()
+                               : std::span<const CompareView::PaneLayout>(compare_.layout())});
+}
+
+void App::fit_camera_if_needed(glm::vec2 screen, bool asked) {
+    const Box3 bounds = demo_.world().bounds();
+    const std::size_t panes = demo_.view().compare.size();
+    if (!asked && fitted_dim_ == demo_.dim() && same_box(bounds, fitted_bounds_) &&
+        fitted_panes_ == panes)
+        return;
+    if (asked) camera_box_.reset();  // C frames the whole world
+    Box3 framed = camera_box_.value_or(bounds);
+    // 2D: leave room under the world: structure overlays such as sort-and-sweep's sorted
+    // intervals are drawn in a strip there.
+    if (demo_.dim() == 2 && !camera_box_) framed.lo.y -= 0.14f * (bounds.hi.y - bounds.lo.y);
+    if (panes > 0) {
+        // Compare panes each draw the whole of their own viewport: frame the world in one.
+        const glm::vec2 pane = compare_panes(ui_.layout().world, panes)[0].size();
+        camera().fit(framed, {{0.0f, 0.0f}, pane}, pane);
+    } else {
+        camera().fit(framed, ui_.layout().world, screen);
+    }
+    fitted_pixel_ = camera().pixel_size_at(bounds.center(), screen);
+    fitted_dim_ = demo_.dim();
+    fitted_bounds_ = bounds;
+    fitted_panes_ = panes;
+}
+
+Camera& App::camera() {
+    return demo_.dim() == 2 ? static_cast<Camera&>(camera_2d_) : camera_3d_;
+}
+
+const Camera& App::camera() const {
+    return demo_.dim() == 2 ? static_cast<const Camera&>(camera_2d_) : camera_3d_;
+}
+
+void App::run_query() {
+    query_hits_.clear();
+    query_report_ = {};
+    const std::optional<Box3>& region = demo_.query();
+    if (!region) return;
+    const Clock::time_point start = Clock::now();
+    demo_.world().query(*region, query_hits_);
+    query_report_.micros = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    query_report_.found = query_hits_.size();
+}
+
+OverlayReport App::build_world(glm::vec2 screen) {
+    SimWorld& world = demo_.world();
+    const ViewOptions& view = demo_.view();
+    world.fill_instances(view.color_mode, instances_);
+
+    OverlayRequest req;
+    req.flags = view.overlays;
+    req.predicted_impact = world.physics().swept;
+    req.selected = demo_.selected();
+    req.query = demo_.query();
+    req.query_hits = query_hits_;
+    const Camera& cam = camera();
+    req.view = cam.visible(world.bounds(), screen);
+    req.ring_right = cam.right();
+    req.ring_up = cam.up();
+    if (req.query) {
+        // One size for all, taken at the region's centre.
+        req.query_pixel = cam.pixel_size_at(req.query->center(), screen);
+    }
+    if (req.selected != collide::kNoBody) {
+        req.min_ring_radius = kRingPx * cam.pixel_size_at(world.position(req.selected), screen);
+    }
+    set_level_of_detail(req, screen);
+    overlays_.clear();
+    world.fill_shapes(shapes_);
+    if (!view.compare.empty()) {  // each pane builds its own, in draw_world
+        compare_request_ = req;
+        return {};
+    }
+    const OverlayReport report = world.fill_overlays(req, overlays_);
+    return report;
+}
+
+void App::draw_world(glm::vec2 screen, glm::ivec2 framebuffer) {
+    // GL works in framebuffer pixels, the cameras in window points; they differ on HiDPI.
+    const float pixels_per_point = static_cast<float>(framebuffer.y) / std::max(screen.y, 1.0f);
+    const ScreenRect& view_rect = ui_.layout().world;
+    const glm::ivec2 lo = glm::ivec2(glm::floor(view_rect.min * pixels_per_point));
+    const glm::ivec2 hi = glm::ivec2(glm::ceil(view_rect.max * pixels_per_point));
+    renderer_.begin_frame(framebuffer, {lo.x, framebuffer.y - hi.y, hi.x - lo.x, hi.y - lo.y});
+    SimWorld& world = demo_.world();
+    ViewOptions& view = demo_.view();
+    if (!view.compare.empty()) {
+        compare_.render(
+            world, view.compare, view.color_mode, compare_request_, camera(), view_rect, screen,
+            framebuffer, instances_, renderer_,
+            [&](glm::vec2 size, std::span<const Instance> bodies, const OverlayGeometry& overlays) {
+                draw_scene(size, screen, framebuffer, bodies, overlays);
+            },
+            view.compare_run_once, view.compare_notes);
+        view.compare_run_once.clear();
+        return;
+    }
+    draw_scene(screen, screen, framebuffer, instances_, overlays_);
+    if (view.color_mode == ColorMode::kCost) {
+        draw_cost_legend(*ImGui::GetBackgroundDrawList(), world.cost_scale(), demo_.broad_phase(),
+                         view_rect);
+    }
+}
+
+void App::draw_scene(glm::vec2 size, glm::vec2 screen, glm::ivec2 framebuffer,
+                     std::span<const Instance> bodies, const OverlayGeometry& overlays) {
+    const Camera& cam = camera();
+    const glm::mat4 view_proj = cam.view_proj(size);
+    // The bodies are drawn differently (flat discs, lit impostors), the overlays the same.
+    if (demo_.dim() == 2) {
+        // GL works in framebuffer pixels, the cameras in window points; they differ on HiDPI.
+        const float pixels_per_point = static_cast<float>(framebuffer.y) / std::max(screen.y, 1.0f);
+        renderer_.draw_triangles(overlays.triangles, view_proj, false);  // under the bodies
+        renderer_.draw_circles(bodies, view_proj, camera_2d_.world_per_pixel() / pixels_per_point);
+        renderer_.draw_lines(shapes_.lines, view_proj, false);
+        renderer_.draw_lines(overlays.lines, view_proj, false);
+    } else {
+        const bool depth = !demo_.view().overlays_on_top;
+        renderer_.draw_spheres(bodies, camera_3d_.view(), camera_3d_.proj(size));
+        renderer_.draw_mesh(shapes_.triangles, view_proj);
+        renderer_.draw_triangles(overlays.triangles, view_proj, depth);
+        renderer_.draw_lines(overlays.lines, view_proj, depth);
+    }
+}
+
+void App::set_level_of_detail(OverlayRequest& req, glm::vec2 screen) const {
+    const SimWorld& world = demo_.world();
+    const ViewOptions& view = demo_.view();
+    const Camera& cam = camera();
+    req.pixel = cam.pixel_size_at(cam.target(), screen);
+    // The lens follows the selection, else (2D) the cursor while it is over the world.
+    std::optional<glm::vec3> focus;
+    if (req.selected != collide::kNoBody) {
+        focus = world.position(req.selected);
+    } else if (demo_.dim() == 2 && !ImGui::GetIO().WantCaptureMouse) {
+        const ImVec2 mouse = ImGui::GetIO().MousePos;
+        if (mouse.x >= 0 && mouse.y >= 0) focus = cam.ray_at({mouse.x, mouse.y}, screen).origin;
+    }
+    if (view.lens && focus) {
+        const float half = kLensPx * cam.pixel_size_at(*focus, screen);
+        req.lens = Box3{*focus - glm::vec3(half), *focus + glm::vec3(half)};
+    }
+    if (demo_.dim() == 3) {
+        req.eye = camera_3d_.eye();
+        if (view.slab) {
+            const Box3 bounds = world.bounds();
+            const int k = std::clamp(view.slab_axis, 0, 2);
+            const float side = bounds.hi[k] - bounds.lo[k];
+            const float at = req.selected != collide::kNoBody ? world.position(req.selected)[k]
+                                                              : bounds.lo[k] + view.slab_at * side;
+            Box3 slab = bounds;
+            slab.lo[k] = at - 0.5f * view.slab_width * side;
+            slab.hi[k] = at + 0.5f * view.slab_width * side;
+            req.slab = slab;
+        }
+    }
+}
+
+void App::draw_labels(glm::vec2 screen) const {
+    if (overlays_.labels.empty()) return;
+    ImDrawList* draw = ImGui::GetBackgroundDrawList();
+    const ScreenRect& view = ui_.layout().world;  // like the world, never under a panel
+    draw->PushClipRect(ImVec2(view.min.x, view.min.y), ImVec2(view.max.x, view.max.y));
+    for (const Label& label : overlays_.labels) {
+        glm::vec2 at;
+        if (!camera().world_to_screen(label.at, screen, at)) continue;
+        draw->AddText(ImVec2(at.x, at.y), to_imgui(label.color), label.text.c_str());
+    }
+    draw->PopClipRect();
+}
+
+}  // namespace collidoscope

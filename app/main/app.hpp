@@ -1,0 +1,116 @@
+// The app's frame loop: events, ImGui panels, stepping the world, drawing bodies and
+// overlays, screenshots and the exit summary. main() parses the command line; run_app()
+// builds the world first (so a bad scene fails before any window opens) and then the
+// window, and owns everything for the lifetime of the run.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <SDL_events.h>
+#include <tbb/global_control.h>
+
+#include "render/camera.hpp"
+#include "cli/cli.hpp"
+#include "ui/compare_view.hpp"
+#include "sim/demo.hpp"
+#include "ui/frame_stats.hpp"
+#include "render/gpu_timer.hpp"
+#include "main/input.hpp"
+#include "main/platform.hpp"
+#include "render/renderer.hpp"
+#include "main/state_report.hpp"
+#include "ui/ui.hpp"
+
+namespace collidoscope {
+
+// Returns the process exit code: 0, 1 for a runtime failure, 2 for a bad scene.
+int run_app(const Options& options);
+
+class App {
+public:
+    App(const Options& options, Demo& demo, Platform& platform);
+    // Runs until the user quits or --frames is reached; returns the exit code.
+    int run();
+
+private:
+    // Builds what the world view shows: body instances, overlay lines, implicit surfaces;
+    // returns what the overlays drew.
+    OverlayReport build_world(glm::vec2 screen);
+    // Draws it into the back buffer, inside the world view only.
+    void draw_world(glm::vec2 screen, glm::ivec2 framebuffer);
+    void draw_labels(glm::vec2 screen) const;
+    // The structure overlay's level of detail: pixel size, lens, 3D slab and eye.
+    void set_level_of_detail(OverlayRequest& req, glm::vec2 screen) const;
+    // Bodies, implicit surfaces and `overlays` through the camera, into a view of `size`.
+    void draw_scene(glm::vec2 size, glm::vec2 screen, glm::ivec2 framebuffer,
+                    std::span<const Instance> bodies, const OverlayGeometry& overlays);
+    // Asks the broad phase for the bodies in the viewer's query region, if there is one.
+    void run_query();
+    // Frames the world when the dimension or the world's size changed, or when asked to.
+    void fit_camera_if_needed(glm::vec2 screen, bool asked);
+    // Writes the settings file (settings_store.hpp) from the state the app ends in.
+    void store_settings() const;
+    // F12: a timestamped PNG in the screenshot folder, named in a toast.
+    void save_timestamped_screenshot(glm::ivec2 framebuffer);
+    // Loads the preset `name` live (presets.hpp): the world through the Demo's actions, the
+    // camera's framing, and the Tour's paragraph.
+    void show_preset(const std::string& name);
+    // What a start (or a preset) sets of the view beside the world: colour mode, compare
+    // panes, overlays on top.
+    void apply_view(const Options& options);
+    // Whether the world shown is still the current preset's (the settings file keeps it).
+    bool preset_still_shown() const;
+    // --preset-shots: after this frame is drawn, writes its picture when one is due, and
+    // moves on to the next preset; true when every preset has its pictures.
+    bool take_preset_shot(glm::ivec2 framebuffer, int& exit_code);
+    // Runs the app's parallel work on `threads` oneTBB threads.
+    void set_threads(int threads);
+    void report_state(glm::vec2 screen, const char* exit);
+    // The camera of the current dimension.
+    Camera& camera();
+    const Camera& camera() const;
+
+    const Options& options_;
+    Demo& demo_;
+    Platform& platform_;
+    Renderer renderer_;
+    Ui ui_;
+    Input input_;
+    Dialogs dialogs_;
+    StateReport report_;
+    std::vector<SDL_Event> events_;  // this frame's, handled after ImGui's new frame
+    int threads_ = 1;
+    std::optional<tbb::global_control> thread_limit_;
+    std::string last_screenshot_;
+    float fitted_pixel_ = 0.0f;  // world units per pixel at the centre when last fitted
+    FrameStats stats_;
+    FrameClock clock_;
+    GpuTimer gpu_timer_;
+    float display_scale_ = 1.0f;  // the UI scale the display's DPI suggests
+    Camera2D camera_2d_;
+    Camera3D camera_3d_;
+    int fitted_dim_ = 0;
+    std::size_t fitted_panes_ = 0;  // compare panes when last fitted (0: one view)
+    Box3 fitted_bounds_;
+    std::optional<Box3> camera_box_;  // what the camera frames; empty: the whole world
+    std::string preset_;              // the preset last loaded; empty: none
+    // That preset's world as --preset alone builds it, parsed once when it is loaded (the
+    // tour asks every frame whether it is still shown).
+    std::optional<Options> preset_options_;
+    void set_preset(const std::string& name);
+    // --preset-shots: the preset being shot, and its frames so far.
+    std::size_t shot_preset_ = 0;
+    int shot_frame_ = 0;
+    OverlayReport overlay_report_;
+    QueryReport query_report_;
+    std::vector<collide::BodyId> query_hits_;
+    std::vector<Instance> instances_;
+    OverlayGeometry overlays_;
+    ShapeGeometry shapes_;
+    CompareView compare_;
+    OverlayRequest compare_request_;  // the frame's overlay request, for the compare panes
+};
+
+}  // namespace collidoscope

@@ -1,0 +1,190 @@
+#include "render/renderer.hpp"
+
+#include <algorithm>
+#include <cstddef>
+
+#include <glm/gtc/type_ptr.hpp>
+
+#include "shaders/circle.frag.hpp"
+#include "shaders/circle.vert.hpp"
+#include "shaders/lines.frag.hpp"
+#include "shaders/lines.vert.hpp"
+#include "shaders/sphere.frag.hpp"
+#include "shaders/sphere.vert.hpp"
+
+namespace collidoscope {
+namespace {
+
+constexpr glm::vec3 kBackground{0.095f, 0.105f, 0.125f};
+
+// Byte offset of a member, as the pointer GL's attribute API wants.
+const void* offset(std::size_t bytes) {
+    return reinterpret_cast<const void*>(bytes);
+}
+
+GLint uniform(const GlProgram& p, const char* name) {
+    return glGetUniformLocation(p.get(), name);
+}
+
+}  // namespace
+
+Renderer::Renderer() : instance_vao_(make_vertex_array()), line_vao_(make_vertex_array()) {
+    circles_.program = make_program("circle", shaders::kCircleVert, shaders::kCircleFrag);
+    circles_.view_proj = uniform(circles_.program, "u_view_proj");
+    circles_.world_per_pixel = uniform(circles_.program, "u_world_per_pixel");
+
+    spheres_.program = make_program("sphere", shaders::kSphereVert, shaders::kSphereFrag);
+    spheres_.view = uniform(spheres_.program, "u_view");
+    spheres_.proj = uniform(spheres_.program, "u_proj");
+    spheres_.viewport_height = uniform(spheres_.program, "u_viewport_height");
+
+    lines_.program = make_program("lines", shaders::kLinesVert, shaders::kLinesFrag);
+    lines_.view_proj = uniform(lines_.program, "u_view_proj");
+
+    // Circles and spheres share one instance layout: centre, radius, colour (BGRA bytes,
+    // which is how 0xAARRGGBB sits in memory on a little-endian machine). Corners come from
+    // gl_VertexID, so there is no per-vertex buffer at all.
+    glBindVertexArray(instance_vao_.get());
+    glBindBuffer(GL_ARRAY_BUFFER, instance_buffer_.get());
+    constexpr GLsizei kStride = sizeof(Instance);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, kStride, offset(offsetof(Instance, centre)));
+    glVertexAttribDivisor(0, 1);
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, 1, GL_FLOAT, GL_FALSE, kStride, offset(offsetof(Instance, radius)));
+    glVertexAttribDivisor(1, 1);
+    glEnableVertexAttribArray(2);
+    glVertexAttribPointer(2, GL_BGRA, GL_UNSIGNED_BYTE, GL_TRUE, kStride,
+                          offset(offsetof(Instance, color)));
+    glVertexAttribDivisor(2, 1);
+
+    glBindVertexArray(line_vao_.get());
+    glBindBuffer(GL_ARRAY_BUFFER, line_buffer_.get());
+    constexpr GLsizei kLineStride = sizeof(LineVertex);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, kLineStride, offset(offsetof(LineVertex, pos)));
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, GL_BGRA, GL_UNSIGNED_BYTE, GL_TRUE, kLineStride,
+                          offset(offsetof(LineVertex, color)));
+    glBindVertexArray(0);
+
+    GLint samples = 0;
+    glGetIntegerv(GL_SAMPLES, &samples);
+    multisampled_ = samples > 1;
+}
+
+void Renderer::begin_frame(glm::ivec2 framebuffer, glm::ivec4 clip) {
+    framebuffer_ = glm::max(framebuffer, glm::ivec2(1));
+    draw_calls_ = 0;
+    set_viewport({0, 0}, {0, 0});
+    glClearColor(kBackground.r, kBackground.g, kBackground.b, 1.0f);
+    glClearDepth(1.0);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    // ImGui's renderer sets its own scissor and restores this one after.
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(clip.x, clip.y, std::max(clip.z, 0), std::max(clip.w, 0));
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+}
+
+void Renderer::set_viewport(glm::ivec2 origin, glm::ivec2 size) {
+    if (size.x <= 0 || size.y <= 0) {
+        viewport_ = framebuffer_;
+        glViewport(0, 0, framebuffer_.x, framebuffer_.y);
+        glDisable(GL_SCISSOR_TEST);
+        return;
+    }
+    viewport_ = size;
+    glViewport(origin.x, origin.y, size.x, size.y);
+    glScissor(origin.x, origin.y, size.x, size.y);
+    glEnable(GL_SCISSOR_TEST);
+}
+
+void Renderer::upload_instances(std::span<const Instance> instances) {
+    glBindVertexArray(instance_vao_.get());
+    instance_buffer_.upload(instances.data(), instances.size_bytes());
+}
+
+void Renderer::draw_circles(std::span<const Instance> circles, const glm::mat4& view_proj,
+                            float world_per_pixel) {
+    if (circles.empty()) return;
+    upload_instances(circles);
+    glDisable(GL_DEPTH_TEST);
+    glUseProgram(circles_.program.get());
+    glUniformMatrix4fv(circles_.view_proj, 1, GL_FALSE, glm::value_ptr(view_proj));
+    glUniform1f(circles_.world_per_pixel, world_per_pixel);
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(circles.size()));
+    ++draw_calls_;
+}
+
+void Renderer::draw_spheres(std::span<const Instance> spheres, const glm::mat4& view,
+                            const glm::mat4& proj) {
+    if (spheres.empty()) return;
+    upload_instances(spheres);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_TRUE);
+    glUseProgram(spheres_.program.get());
+    glUniformMatrix4fv(spheres_.view, 1, GL_FALSE, glm::value_ptr(view));
+    glUniformMatrix4fv(spheres_.proj, 1, GL_FALSE, glm::value_ptr(proj));
+    glUniform1f(spheres_.viewport_height, static_cast<float>(viewport_.y));
+    // With multisampling the rim's alpha becomes sample coverage: smooth edges that do not
+    // depend on draw order. Without it, plain blending gives a softer (order-dependent) rim.
+    if (multisampled_) {
+        glDisable(GL_BLEND);
+        glEnable(GL_SAMPLE_ALPHA_TO_COVERAGE);
+    }
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(spheres.size()));
+    ++draw_calls_;
+    glDisable(GL_SAMPLE_ALPHA_TO_COVERAGE);
+    glEnable(GL_BLEND);
+    glDisable(GL_DEPTH_TEST);
+}
+
+void Renderer::draw_lines(std::span<const LineVertex> lines, const glm::mat4& view_proj,
+                          bool depth_test) {
+    draw_vertices(GL_LINES, lines, view_proj, depth_test);
+}
+
+void Renderer::draw_triangles(std::span<const LineVertex> triangles, const glm::mat4& view_proj,
+                              bool depth_test) {
+    draw_vertices(GL_TRIANGLES, triangles, view_proj, depth_test);
+}
+
+void Renderer::draw_mesh(std::span<const LineVertex> triangles, const glm::mat4& view_proj) {
+    if (triangles.empty()) return;
+    glBindVertexArray(line_vao_.get());
+    line_buffer_.upload(triangles.data(), triangles.size_bytes());
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_TRUE);
+    glUseProgram(lines_.program.get());
+    glUniformMatrix4fv(lines_.view_proj, 1, GL_FALSE, glm::value_ptr(view_proj));
+    glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(triangles.size()));
+    ++draw_calls_;
+    glDisable(GL_DEPTH_TEST);
+    glBindVertexArray(0);
+}
+
+void Renderer::draw_vertices(GLenum mode, std::span<const LineVertex> vertices,
+                             const glm::mat4& view_proj, bool depth_test) {
+    if (vertices.empty()) return;
+    glBindVertexArray(line_vao_.get());
+    line_buffer_.upload(vertices.data(), vertices.size_bytes());
+    if (depth_test) {
+        glEnable(GL_DEPTH_TEST);
+        glDepthFunc(GL_LEQUAL);
+        glDepthMask(GL_FALSE);  // overlays must not hide each other
+    } else {
+        glDisable(GL_DEPTH_TEST);
+    }
+    glUseProgram(lines_.program.get());
+    glUniformMatrix4fv(lines_.view_proj, 1, GL_FALSE, glm::value_ptr(view_proj));
+    glDrawArrays(mode, 0, static_cast<GLsizei>(vertices.size()));
+    ++draw_calls_;
+    glDepthMask(GL_TRUE);
+    glDisable(GL_DEPTH_TEST);
+    glBindVertexArray(0);
+}
+
+}  // namespace collidoscope

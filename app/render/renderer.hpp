@@ -1,0 +1,81 @@
+// The OpenGL renderer: one instanced draw for all circles (signed-distance quads) or all
+// spheres (ray-cast impostors), and one batched GL_LINES draw for every overlay. Instance
+// and line data are re-uploaded each frame into orphaned stream buffers, so the cost stays
+// one upload and one draw call per kind however many bodies there are. It counts its own
+// draw calls so the stats panel can show them.
+#pragma once
+
+#include <span>
+
+#include <glm/glm.hpp>
+
+#include "render/gl_objects.hpp"
+#include "common/geometry.hpp"
+
+namespace collidoscope {
+
+class Renderer {
+public:
+    // Compiles the embedded shaders; needs a current OpenGL 3.3 core context.
+    Renderer();
+
+    // Sets the viewport, clears colour and depth, and resets the draw-call count. Drawing
+    // then stays inside `clip` (x, y from the bottom, width, height in framebuffer pixels):
+    // the world view, so nothing is drawn under a panel.
+    void begin_frame(glm::ivec2 framebuffer, glm::ivec4 clip);
+    // Draws into the rectangle at `origin` (framebuffer pixels, bottom left) of `size` only,
+    // clipped there (a compare pane); a zero size goes back to the whole framebuffer.
+    void set_viewport(glm::ivec2 origin, glm::ivec2 size);
+
+    void draw_circles(std::span<const Instance> circles, const glm::mat4& view_proj,
+                      float world_per_pixel);
+    void draw_spheres(std::span<const Instance> spheres, const glm::mat4& view,
+                      const glm::mat4& proj);
+    // `depth_test` hides lines behind spheres; off draws the overlays on top of everything.
+    void draw_lines(std::span<const LineVertex> lines, const glm::mat4& view_proj, bool depth_test);
+    // Translucent triangles (heat maps), same vertex layout as the lines.
+    void draw_triangles(std::span<const LineVertex> triangles, const glm::mat4& view_proj,
+                        bool depth_test);
+
+    // Opaque triangles with depth test and depth write (the implicit bodies' surfaces in 3D).
+    void draw_mesh(std::span<const LineVertex> triangles, const glm::mat4& view_proj);
+
+    // Draw calls issued by someone else this frame (ImGui).
+    void add_draw_calls(int n) { draw_calls_ += n; }
+    int draw_calls() const { return draw_calls_; }
+
+private:
+    struct CircleProgram {
+        GlProgram program;
+        GLint view_proj = -1;
+        GLint world_per_pixel = -1;
+    };
+    struct SphereProgram {
+        GlProgram program;
+        GLint view = -1;
+        GLint proj = -1;
+        GLint viewport_height = -1;
+    };
+    struct LineProgram {
+        GlProgram program;
+        GLint view_proj = -1;
+    };
+
+    void upload_instances(std::span<const Instance> instances);
+    void draw_vertices(GLenum mode, std::span<const LineVertex> vertices,
+                       const glm::mat4& view_proj, bool depth_test);
+
+    CircleProgram circles_;
+    SphereProgram spheres_;
+    LineProgram lines_;
+    GlVertexArray instance_vao_;
+    StreamBuffer instance_buffer_;
+    GlVertexArray line_vao_;
+    StreamBuffer line_buffer_;
+    glm::ivec2 framebuffer_{1, 1};
+    glm::ivec2 viewport_{1, 1};  // the size drawn into: the framebuffer, or a pane
+    bool multisampled_ = false;
+    int draw_calls_ = 0;
+};
+
+}  // namespace collidoscope

@@ -1,0 +1,386 @@
+#include "sim/demo.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#include "collide/gpu/catalog.hpp"
+#include "tooling/input_error.hpp"
+#include "tooling/parse.hpp"
+#include "tooling/scene_names.hpp"
+
+namespace collidoscope {
+
+Demo::Demo(const Options& options) : race_live_(options.race) {
+    if (options.replay.empty()) {
+        start_ = {options.dim, options.scene, options.count, options.seed, options.broadphase};
+    } else {
+        replay_ = load_session(options.replay);
+        start_ = replay_->start;
+        replay_status_.emplace();
+        replay_status_->path = options.replay;
+        for (const SessionEntry& e : replay_->entries) {
+            if (!std::holds_alternative<action::Check>(e.action)) ++replay_status_->total;
+        }
+        replay_status_->cut_short = !replay_->end;
+    }
+    dim_ = start_.dim;
+    scene_ = start_.scene;
+    count_ = start_.count;
+    seed_ = start_.seed;
+    broad_phase_ = start_.broadphase;
+    for (const collide::SceneEntry& s : collide::scene_list()) {
+        scenes_.push_back(
+            {std::string(s.name), std::string(s.name), std::string(s.description), 0});
+    }
+    if (scene_is_csv()) {
+        // A CSV scene from the command line joins the menu, in its own dimension only.
+        std::string path = scene_.substr(4);
+        std::string file = path.substr(path.find_last_of('/') + 1);
+        scenes_.push_back({scene_, "csv: " + file, "bodies loaded from " + path, dim_});
+    }
+    try {
+        world_ = make_sim_world(dim_, scene_, count_, seed_, broad_phase_);
+    } catch (const collide::InputError& e) {
+        if (!replay_) throw;
+        throw collide::InputError(options.replay + ": " + e.what());
+    }
+    if (scene_is_csv()) count_ = start_.count = world_->body_count();  // the file decides
+    notice_ = too_slow_for_the_world(broad_phase_, count_);
+    if (!notice_.empty()) {
+        broad_phase_ = std::string(collide::kDefaultBroadPhase);
+        world_->set_broad_phase(broad_phase_);
+    }
+    world_->refresh_broad_phase();  // its pairs before the first step, as after a rebuild
+    scene_physics_ = world_->physics();
+    history_.record(*world_);
+    view_.overlays = options.overlays;
+    if (!options.record.empty()) start_recording(options.record);
+    // What the command line asks of the world is logged like any action; a replay has its
+    // own in the file.
+    apply_options(options, !replay_);
+}
+
+void Demo::apply_options(const Options& options, bool world) {
+    if (world) {
+        for (const ParamSetting& p : options.params) set_param(p.name, p.value);
+        if (options.swept != physics().swept) {
+            Physics p = physics();
+            p.swept = options.swept;
+            set_physics(p);
+        }
+        if (options.paused != paused_) set_paused(options.paused);
+    }
+    if (options.select != selected_) select(options.select);
+    if (options.query || query_) set_query(options.query);
+}
+
+void Demo::show(const Options& options) {
+    apply(action::SetWorld{options.dim, options.scene, options.count, options.seed,
+                           options.broadphase});
+    if (!last_error_.empty()) return;
+    apply_options(options, true);
+    view_.overlays = options.overlays;
+}
+
+Demo::~Demo() {
+    stop_recording();
+}
+
+void Demo::apply(const UserAction& action) {
+    // A check is compared, not logged: update() logs the session's own.
+    if (!std::holds_alternative<action::Check>(action)) log(action);
+    std::visit([this](const auto& a) { act(a); }, action);
+}
+
+void Demo::log(const UserAction& action) {
+    log_.push_back({ticks_, action});
+    if (recorder_) recorder_->write(log_.back());
+}
+
+void Demo::act(const action::SetDim& a) {
+    if (a.dim == dim_) return;
+    std::string scene = scene_;
+    // A CSV file has one dimension; leave it for the first generated scene.
+    auto it = std::find_if(scenes_.begin(), scenes_.end(),
+                           [&](const SceneChoice& s) { return s.name == scene_; });
+    if (it == scenes_.end() || (it->dim != 0 && it->dim != a.dim)) scene = scenes_.front().name;
+    rebuild(a.dim, scene, count_, seed_, false, broad_phase_);
+}
+
+void Demo::act(const action::SetScene& a) {
+    if (a.name != scene_) rebuild(dim_, a.name, count_, seed_, false, broad_phase_);
+}
+
+void Demo::act(const action::SetCount& a) {
+    if (a.count != count_) rebuild(dim_, scene_, a.count, seed_, true, broad_phase_);
+}
+
+void Demo::act(const action::SetSeed& a) {
+    if (a.seed != seed_) rebuild(dim_, scene_, count_, a.seed, true, broad_phase_);
+}
+
+void Demo::act(const action::Reset&) {
+    rebuild(dim_, scene_, count_, seed_, true, broad_phase_);
+}
+
+void Demo::act(const action::SetWorld& a) {
+    const bool other_algorithm = a.broadphase != broad_phase_;
+    if (rebuild(a.dim, a.scene, a.count, a.seed, false, a.broadphase) && other_algorithm)
+        view_.overlays.hidden_layers = 0;  // layer numbers mean something else in another one
+}
+
+std::string Demo::too_slow_for_the_world(std::string_view algorithm, std::size_t count) {
+    const double tests = collide::brute_force_tests_past_limit(algorithm, count);
+    if (tests == 0.0) return {};
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "brute force at %zu bodies is %.1e tests a step (minutes a frame): it runs the "
+                  "world up to %zu bodies",
+                  count, tests, collide::kMaxReferenceBodies);
+    return text;
+}
+
+bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::uint64_t seed,
+                   bool keep_physics, const std::string& wanted) {
+    // Keep the algorithm across dimensions when it exists in both.
+    std::string algorithm = wanted;
+    const collide::BroadPhaseEntry* entry = collide::find_any_broadphase(algorithm);
+    if (!entry || !entry->supports(dim)) algorithm = std::string(collide::kDefaultBroadPhase);
+    // A world that would freeze the app gets the default algorithm, and the panel says why.
+    notice_ = too_slow_for_the_world(algorithm, count);
+    if (!notice_.empty()) algorithm = std::string(collide::kDefaultBroadPhase);
+    const Physics physics = world_ ? world_->physics() : Physics{};
+    std::unique_ptr<SimWorld> world;
+    try {
+        world = make_sim_world(dim, scene, count, seed, algorithm);
+    } catch (const std::exception& e) {
+        last_error_ = e.what();
+        return false;
+    }
+    last_error_.clear();
+    if (dim != dim_) query_.reset();  // a 2D rectangle means nothing in 3D, and back
+    world_ = std::move(world);
+    scene_physics_ = world_->physics();
+    if (keep_physics) {
+        world_->set_physics(physics);
+    } else if (physics.swept) {
+        // Swept steps are the user's choice, not the scene's: they survive a scene change.
+        Physics p = scene_physics_;
+        p.swept = true;
+        world_->set_physics(p);
+    }
+    dim_ = dim;
+    scene_ = scene;
+    count_ = count;
+    seed_ = seed;
+    broad_phase_ = algorithm;
+    if (selected_ >= world_->body_count()) selected_ = collide::kNoBody;
+    // Its pairs and contacts at once: paused, the stats, the partners and the structure
+    // show the new world rather than zeros until the first step.
+    world_->refresh_broad_phase();
+    history_.clear();  // another world: its past is not this one's
+    history_.record(*world_);
+    return true;
+}
+
+void Demo::update_race(bool stepped) {
+    // A live race waits for the first step: before it the boxes are the scene's as built.
+    if (!race_requested_ && !(race_live_ && stepped)) return;
+    world_->race(race_live_ && !race_requested_, race_);
+    race_requested_ = false;
+}
+
+void Demo::act(const action::SetBroadPhase& a) {
+    notice_ = too_slow_for_the_world(a.name, world_->body_count());
+    if (!notice_.empty()) return;  // the world keeps its algorithm
+    try {
+        if (!world_->set_broad_phase(a.name)) return;
+    } catch (const std::exception& e) {
+        // A GPU row where no GL 4.3 context can be had: the world keeps its algorithm.
+        last_error_ = a.name + ": " + e.what();
+        return;
+    }
+    last_error_.clear();
+    broad_phase_ = a.name;
+    view_.overlays.hidden_layers = 0;  // layer numbers mean something else in another algorithm
+}
+
+void Demo::act(const action::SetParam& a) {
+    for (collide::Param& p : world_->broad_phase_params()) {
+        if (p.name == a.name) p.value = std::clamp(a.value, p.min, p.max);
+    }
+}
+
+void Demo::act(const action::SetPhysics& a) {
+    world_->set_physics(a.physics);
+    history_.drop_after(world_->steps());  // the stored future had the old physics
+}
+
+void Demo::act(const action::MoveBody& a) {
+    if (a.id >= world_->body_count()) return;
+    world_->move_body(a.id, a.pos, a.vel);
+    // A paused world does not step: the broad phase is brought up to date here, so the
+    // structure overlay and the panel show the body where it now is.
+    if (paused_) world_->refresh_broad_phase();
+    history_.drop_after(world_->steps());
+}
+
+void Demo::act(const action::Select& a) {
+    selected_ = a.id < world_->body_count() ? a.id : collide::kNoBody;
+}
+
+void Demo::act(const action::Seek& a) {
+    const WorldSnapshot* snapshot = history_.find(a.step);
+    if (!snapshot) return;
+    world_->restore(*snapshot);
+    paused_ = true;  // else the next frame would step away from it
+    step_pending_ = false;
+}
+
+void Demo::act(const action::Check& a) {
+    if (!replay_status_) return;
+    ReplayStatus& r = *replay_status_;
+    ++r.checks;
+    if (world_->state_hash() == a.hash) return;
+    ++r.failed;
+    if (!r.first_failed) r.first_failed = world_->steps();
+}
+
+void Demo::step_back() {
+    const std::uint64_t step = world_->steps();
+    if (step > 0 && history_.find(step - 1)) seek(step - 1);
+}
+
+void Demo::step_forward() {
+    if (history_.find(world_->steps() + 1)) {
+        seek(world_->steps() + 1);
+    } else {
+        set_paused(true);
+        step_once();
+    }
+}
+
+std::vector<const collide::BroadPhaseEntry*> Demo::algorithms() const {
+    std::vector<const collide::BroadPhaseEntry*> out;
+    for (const collide::BroadPhaseEntry& e : collide::all_broadphases()) {
+        if (e.supports(dim_)) out.push_back(&e);
+    }
+    return out;
+}
+
+float Demo::max_gravity() const {
+    return std::max(4.0f * scene_physics_.gravity, 50.0f);
+}
+
+void Demo::apply_replay() {
+    if (!replay_) return;
+    ReplayStatus& r = *replay_status_;
+    while (replay_next_ < replay_->entries.size() &&
+           replay_->entries[replay_next_].tick <= ticks_) {
+        const SessionEntry& e = replay_->entries[replay_next_++];
+        if (const std::string why = refusal(e.action); !why.empty()) {
+            r.refused = r.path + ":" + std::to_string(e.line) + ": " + why;
+            last_error_ = r.refused;
+            replay_next_ = replay_->entries.size();  // nothing after a refused action
+            set_paused(true);
+            return;
+        }
+        if (!std::holds_alternative<action::Check>(e.action)) ++r.applied;
+        apply(e.action);
+    }
+    if (!r.finished && replay_next_ == replay_->entries.size() && replay_->end &&
+        ticks_ >= *replay_->end) {
+        r.finished = true;
+        set_paused(true);  // where the recording stopped
+    }
+}
+
+std::string Demo::refusal(const UserAction& a) const {
+    const std::size_t n = world_->body_count();
+    const auto missing = [&](collide::BodyId id) {
+        return "body " + std::to_string(id) + " does not exist (the world has " +
+               std::to_string(n) + " bodies)";
+    };
+    if (const auto* s = std::get_if<action::Select>(&a); s && s->id != collide::kNoBody) {
+        if (s->id >= n) return "select: " + missing(s->id);
+    }
+    if (const auto* m = std::get_if<action::MoveBody>(&a); m && m->id >= n) {
+        return "move: " + missing(m->id);
+    }
+    if (const auto* p = std::get_if<action::SetParam>(&a)) {
+        std::string names;
+        for (const collide::Param& q : world_->broad_phase_params()) {
+            if (q.name == p->name) {
+                if (p->value >= q.min && p->value <= q.max) return {};
+                char range[96];
+                std::snprintf(range, sizeof range, "%g is outside %s's range %g to %g", p->value,
+                              broad_phase_.c_str(), q.min, q.max);
+                return "param " + p->name + ": " + range;
+            }
+            names += (names.empty() ? "" : ", ") + std::string(q.name);
+        }
+        return "param: " + broad_phase_ + " has no parameter '" + collide::excerpt(p->name, 80) +
+               "' (it has: " + (names.empty() ? "none" : names) + ")";
+    }
+    return {};
+}
+
+bool Demo::update() {
+    apply_replay();
+    if (paused_ && !step_pending_) return false;
+    step_pending_ = false;
+    world_->step();
+    ++ticks_;
+    if (const std::size_t pairs = world_->pairs_over_budget(); pairs > 0) {
+        // A pile whose pairs grow with the square of its bodies: paused, saying so, rather
+        // than running out of memory a few steps on.
+        set_paused(true);
+        last_error_ = "paused: the broad phase found " + std::to_string(pairs) +
+                      " pairs, over the pair budget of " + std::to_string(collide::kMaxPairs) +
+                      " (bodies piled on one place?)";
+    }
+    history_.record(*world_);
+    if (ticks_ % kCheckEvery == 0) log(action::Check{world_->state_hash()});
+    return true;
+}
+
+void Demo::start_recording(const std::string& path) {
+    stop_recording();
+    recorder_ = std::make_unique<SessionRecorder>(path, start_);
+    for (const SessionEntry& e : log_) recorder_->write(e);
+}
+
+void Demo::stop_recording() {
+    if (!recorder_) return;
+    recorder_->finish(ticks_);
+    recorder_.reset();
+}
+
+std::string Demo::session_summary() const {
+    std::string out;
+    if (recorder_ || replay_status_) {
+        out += "collidoscope: state hash at step " + std::to_string(world_->steps()) + ": " +
+               format_hash(world_->state_hash()) + "\n";
+    }
+    if (recorder_) {
+        out += "collidoscope: recording to " + recorder_->path() + "\n";
+    }
+    if (replay_status_) {
+        const ReplayStatus& r = *replay_status_;
+        out += "collidoscope: replay of " + r.path + ": " + std::to_string(r.applied) + " of " +
+               std::to_string(r.total) + " actions applied, " + std::to_string(r.checks) +
+               " hash checks, ";
+        out += r.first_failed ? std::to_string(r.failed) + " failed, the first at step " +
+                                    std::to_string(*r.first_failed) + "\n"
+                              : std::string("all matched\n");
+        if (r.cut_short) {
+            out += "collidoscope: " + r.path +
+                   " has no 'end' line: the recording stopped early; replayed as far as it goes\n";
+        }
+        if (!r.refused.empty()) out += "collidoscope: replay refused: " + r.refused + "\n";
+    }
+    return out;
+}
+
+}  // namespace collidoscope

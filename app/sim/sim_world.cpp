@@ -1,0 +1,501 @@
+#include "sim/sim_world.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "collide/gpu/catalog.hpp"
+#include "collide/tunnelling_check.hpp"
+#include "sim/dim_cast.hpp"
+#include "cli/launch_options.hpp"
+#include "sim/overlay_builder.hpp"
+#include "tooling/scenes.hpp"
+
+namespace collidoscope {
+namespace {
+
+using collide::BodyId;
+using collide::kNoBody;
+
+// A stable, well-mixed hash so neighbouring ids get unrelated hues.
+std::uint32_t mix_bits(std::uint32_t x) {
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+collide::Color hue_color(float h) {
+    // HSV with fixed saturation and value; h in [0, 1).
+    constexpr float kS = 0.6f;
+    constexpr float kV = 0.95f;
+    float f = h * 6.0f;
+    int sector = static_cast<int>(f) % 6;
+    float frac = f - std::floor(f);
+    float p = kV * (1 - kS), q = kV * (1 - kS * frac), t = kV * (1 - kS * (1 - frac));
+    switch (sector) {
+        case 0: return collide::rgba(kV, t, p);
+        case 1: return collide::rgba(q, kV, p);
+        case 2: return collide::rgba(p, kV, t);
+        case 3: return collide::rgba(p, q, kV);
+        case 4: return collide::rgba(t, p, kV);
+        default: return collide::rgba(kV, p, q);
+    }
+}
+
+template <int D>
+std::unique_ptr<collide::BroadPhase<D>> available_broadphase(std::string_view name) {
+    auto bp = collide::make_any_broadphase<D>(name);
+    if (!bp) {
+        throw collide::InputError("broad phase '" + std::string(name) + "' is not available in " +
+                                  std::to_string(D) + "D");
+    }
+    return bp;
+}
+
+template <int D>
+struct SnapshotOf final : WorldSnapshot {
+    typename collide::World<D>::Snapshot world;
+    collide::TunnellingCount tunnelling;
+    std::uint64_t step() const override { return world.steps; }
+    std::size_t bytes() const override { return sizeof(*this) + world.bytes(); }
+};
+
+// FNV-1a, 64 bits, over raw bytes: the types hashed have no padding.
+class Fnv1a {
+public:
+    void add(const void* data, std::size_t size) {
+        const auto* bytes = static_cast<const unsigned char*>(data);
+        for (std::size_t i = 0; i < size; ++i) hash_ = (hash_ ^ bytes[i]) * 0x100000001b3ULL;
+    }
+    template <typename T>
+    void add(const std::vector<T>& v) {
+        add(v.data(), v.size() * sizeof(T));
+    }
+    std::uint64_t value() const { return hash_; }
+
+private:
+    std::uint64_t hash_ = 0xcbf29ce484222325ULL;
+};
+
+template <int D>
+class WorldAdapter final : public SimWorld {
+public:
+    WorldAdapter(collide::Scene<D> scene, std::string_view broadphase)
+        : world_(scene.settings, std::move(scene.bodies), available_broadphase<D>(broadphase)) {
+        collide::Vec<D> g = world_.settings().gravity;
+        float g_len = glm::length(g);
+        gravity_dir_ = collide::Vec<D>(0.0f);
+        gravity_dir_[1] = -1.0f;
+        if (g_len > 0.0f) gravity_dir_ = g / g_len;
+        for (std::size_t i = 0; i < speed_lut_.size(); ++i) {
+            speed_lut_[i] = collide::ramp_color(static_cast<float>(i) /
+                                                static_cast<float>(speed_lut_.size() - 1));
+        }
+    }
+
+    int dim() const override { return D; }
+    std::size_t body_count() const override { return world_.bodies().size(); }
+    Box3 bounds() const override { return to3<D>(world_.settings().bounds); }
+
+    void step() override { collide::step_counting_tunnelling(world_, tunnelling_); }
+    const collide::StepTimings& timings() const override { return world_.timings(); }
+    std::size_t pair_count() const override { return world_.pairs().size(); }
+    std::size_t contact_count() const override { return world_.contacts().size(); }
+    std::size_t pairs_over_budget() const override { return world_.pairs_over_budget(); }
+
+    bool set_broad_phase(std::string_view name) override {
+        auto bp = collide::make_any_broadphase<D>(name);
+        if (!bp) return false;
+        // Build the new structure right away so its overlay and stats show even when paused
+        // (at step 0 too: the boxes exist from the start); the pairs it reports are the ones
+        // the world already has.
+        bp->set_cost_tracking(tracking_costs_);
+        bp->update(world_.boxes(), world_.bodies().is_static, scratch_pairs_);
+        world_.set_broad_phase(std::move(bp));
+        query_trace_.clear();  // the old algorithm's; the next frame's query traces the new one
+        return true;
+    }
+    collide::BroadPhaseStats broad_phase_stats() const override {
+        return world_.broad_phase()->stats();
+    }
+    std::span<collide::Param> broad_phase_params() override {
+        return world_.broad_phase()->params();
+    }
+    std::string broad_phase_status() const override { return world_.broad_phase()->status(); }
+    std::vector<std::string> broad_phase_layers() const override {
+        return world_.broad_phase()->layers();
+    }
+    std::vector<collide::LegendEntry> broad_phase_legend() const override {
+        return world_.broad_phase()->legend();
+    }
+    void query(const Box3& region, std::vector<BodyId>& out) override {
+        out.clear();
+        query_trace_.clear();
+        if (world_.steps() == 0) return;  // nothing is built before the first update
+        const collide::Aabb<D> box = from3<D>(region);
+        world_.broad_phase()->query(box, out, &query_trace_);
+    }
+    std::string describe(BodyId id) const override {
+        return id < body_count() ? world_.broad_phase()->describe(id) : std::string();
+    }
+    std::uint64_t steps() const override { return world_.steps(); }
+
+    Physics physics() const override {
+        const auto& s = world_.settings();
+        return {s.restitution, glm::length(s.gravity), s.dt, s.swept, s.count_tunnelling};
+    }
+    void race(bool live, RaceReport& out) override {
+        race_.run(world_.boxes(), world_.bodies().is_static, world_.steps(), live, out);
+    }
+    ContinuousFacts continuous_facts() const override {
+        return {world_.impacts(), tunnelling_.count().last_step, tunnelling_.count().total};
+    }
+    void set_physics(const Physics& p) override {
+        auto& s = world_.settings();
+        s.restitution = p.restitution;
+        s.gravity = gravity_dir_ * p.gravity;
+        s.dt = p.dt;
+        s.swept = p.swept;
+        s.count_tunnelling = p.count_tunnelling;
+    }
+
+    std::unique_ptr<WorldSnapshot> snapshot() const override {
+        auto s = std::make_unique<SnapshotOf<D>>();
+        s->world = world_.snapshot();
+        s->tunnelling = tunnelling_.count();
+        return s;
+    }
+    void restore(const WorldSnapshot& snapshot) override {
+        const auto* s = dynamic_cast<const SnapshotOf<D>*>(&snapshot);
+        if (!s || s->world.pos.size() != body_count()) return;
+        world_.restore(s->world);
+        tunnelling_.set_count(s->tunnelling);
+        query_trace_.clear();  // the next frame's query traces the restored structure
+    }
+    std::size_t snapshot_bytes() const override {
+        const std::size_t per_body = 2 * sizeof(collide::Vec<D>) + sizeof(collide::Rotation<D>) +
+                                     sizeof(collide::Spin<D>) + sizeof(collide::Aabb<D>);
+        return sizeof(SnapshotOf<D>) + body_count() * per_body +
+               world_.contacts().size() * sizeof(collide::Contact<D>);
+    }
+    std::uint64_t state_hash() const override {
+        const typename collide::World<D>::Snapshot s = world_.snapshot();
+        Fnv1a h;
+        h.add(s.pos);
+        h.add(s.vel);
+        h.add(s.rotation);
+        h.add(s.spin);
+        h.add(&s.steps, sizeof s.steps);
+        h.add(s.warm_start.walls);
+        h.add(s.warm_start.keys);
+        h.add(s.warm_start.impulses);
+        const std::uint64_t tunnelled = tunnelling_.count().total;
+        h.add(&tunnelled, sizeof tunnelled);
+        return h.value();
+    }
+
+    BodyId pick(const glm::vec3& origin, const glm::vec3& dir, float min_radius) const override;
+    glm::vec3 position(BodyId id) const override { return to3<D>(world_.bodies().pos[id]); }
+    float radius(BodyId id) const override { return world_.bodies().radius[id]; }
+    void move_body(BodyId id, const glm::vec3& pos, const glm::vec3& vel) override {
+        world_.move_body(id, from3<D>(pos), from3<D>(vel));
+    }
+    void refresh_broad_phase() override { world_.refresh_pairs(); }
+    BodyInfo body_info(BodyId id, std::size_t max_partners) const override;
+    void fill_instances(ColorMode mode, std::vector<Instance>& out) override;
+    void fill_shapes(ShapeGeometry& out) const override;
+    OverlayReport fill_overlays(const OverlayRequest& req, OverlayGeometry& out) const override {
+        return build_overlays<D>(world_, req, query_trace_, out);
+    }
+    CostScale cost_scale() const override { return cost_scale_; }
+    std::optional<ComparePaneFacts> compare_pane(std::string_view algorithm,
+                                                 const OverlayRequest& req, ColorMode mode,
+                                                 std::vector<Instance>& bodies,
+                                                 OverlayGeometry& out, bool once) override;
+    void save_scene(const std::string& path) const override {
+        collide::save_csv_scene<D>(path, world_.settings(), world_.bodies());
+    }
+
+private:
+    float speed_scale();
+    // Switches the broad phase's cost counters on or off; switched on, it re-runs the
+    // broad phase on this frame so the heat map shows at once, also when paused.
+    void track_costs(bool on);
+    // Recolours `out` (one instance per body) by `algorithm`'s costs; leaves it as it is
+    // when implicit bodies are left out of it (the indices no longer are body ids).
+    CostScale colour_by_cost(const collide::BroadPhase<D>& algorithm, std::vector<Instance>& out);
+
+    collide::World<D> world_;
+    collide::TunnellingCheck<D> tunnelling_{collide::make_broadphase<D>("sort-and-sweep")};
+    Race<D> race_;
+    collide::Vec<D> gravity_dir_;
+    collide::PairList scratch_pairs_;
+    collide::QueryTrace<D> query_trace_;  // what the last query() visited, for the overlay
+    std::array<collide::Color, 256> speed_lut_{};
+    std::vector<float> speed_sample_;
+    std::vector<std::pair<BodyId, collide::Color>> shape_colors_;  // implicit bodies
+    float speed_scale_ = 0.0f;  // smoothed 95th-percentile speed; 0 = not yet known
+    bool tracking_costs_ = false;
+    std::vector<std::uint32_t> costs_, sorted_costs_;
+    CostScale cost_scale_;
+};
+
+template <int D>
+BodyId WorldAdapter<D>::pick(const glm::vec3& origin, const glm::vec3& dir,
+                             float min_radius) const {
+    const auto& b = world_.bodies();
+    BodyId best = kNoBody;
+    float best_score = std::numeric_limits<float>::infinity();
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        const float r = std::max(b.radius[i], min_radius);
+        if constexpr (D == 2) {
+            // The most central hit, so a small body on top of a large one can be picked.
+            const glm::vec2 d = b.pos[i] - glm::vec2(origin);
+            const float d2 = glm::dot(d, d);
+            if (d2 > r * r) continue;
+            const float score = d2 / (r * r);
+            if (score < best_score) best_score = score, best = static_cast<BodyId>(i);
+        } else {
+            const glm::vec3 oc = b.pos[i] - origin;
+            const float along = glm::dot(oc, dir);
+            const float h = along * along - (glm::dot(oc, oc) - r * r);
+            if (h < 0.0f) continue;
+            const float root = std::sqrt(h);
+            float t = along - root;
+            if (t < 0.0f) t = along + root;  // the eye is inside this sphere
+            if (t < 0.0f || t >= best_score) continue;
+            best_score = t;
+            best = static_cast<BodyId>(i);
+        }
+    }
+    return best;
+}
+
+template <int D>
+BodyInfo WorldAdapter<D>::body_info(BodyId id, std::size_t max_partners) const {
+    BodyInfo info;
+    const auto& b = world_.bodies();
+    if (id >= b.size()) return info;
+    info.id = id;
+    info.pos = to3<D>(b.pos[id]);
+    info.vel = to3<D>(b.vel[id]);
+    info.radius = b.radius[id];
+    info.is_static = b.is_static[id] != 0;
+    if (b.is_implicit(id)) {
+        const collide::ImplicitModel<D>& m = *b.model_of(id);
+        info.implicit = true;
+        info.metaballs = m.shape.metaballs().size();
+        info.vertices = m.mesh.vertices.size();
+        info.signature_marked = m.signature.marked();
+        info.signature_cells = m.signature.cells();
+    }
+    info.implicit_tests = world_.implicit_tests();
+    info.density_evals = world_.implicit_counters().density_evals;
+    info.density_evals_unsigned = world_.implicit_counters().points_tested;
+    std::vector<BodyId> touching;
+    for (const auto& c : world_.contacts()) {
+        if (c.a == id) touching.push_back(c.b);
+        if (c.b == id) touching.push_back(c.a);
+    }
+    std::sort(touching.begin(), touching.end());
+    info.contact_total = touching.size();
+    for (const collide::Pair& p : world_.pairs()) {
+        if (p.a != id && p.b != id) continue;
+        ++info.partner_total;
+        if (info.partners.size() >= max_partners) continue;
+        BodyId other = p.a == id ? p.b : p.a;
+        info.partners.push_back(other);
+        info.partner_touches.push_back(std::binary_search(touching.begin(), touching.end(), other));
+    }
+    return info;
+}
+
+template <int D>
+float WorldAdapter<D>::speed_scale() {
+    // The 95th percentile of a strided sample: cheap at a million bodies, and one very fast
+    // body does not turn everything else blue.
+    const auto& b = world_.bodies();
+    constexpr std::size_t kSample = 4096;
+    const std::size_t stride = std::max<std::size_t>(1, b.size() / kSample);
+    speed_sample_.clear();
+    for (std::size_t i = 0; i < b.size(); i += stride) {
+        if (!b.is_static[i]) speed_sample_.push_back(glm::length(b.vel[i]));
+    }
+    if (speed_sample_.empty()) return 1.0f;
+    auto nth = speed_sample_.begin() + static_cast<std::ptrdiff_t>(speed_sample_.size() * 95 / 100);
+    std::nth_element(speed_sample_.begin(), nth, speed_sample_.end());
+    const float target = std::max(*nth, 1e-6f);
+    // Rises at once (so nothing saturates for long) but falls slowly, so the colours do not
+    // flicker with the sample and a pile coming to rest fades to blue instead of rescaling.
+    if (speed_scale_ <= 0.0f || target > speed_scale_) {
+        speed_scale_ = target;
+    } else {
+        speed_scale_ += 0.02f * (target - speed_scale_);
+    }
+    return speed_scale_;
+}
+
+template <int D>
+void WorldAdapter<D>::track_costs(bool on) {
+    if (on == tracking_costs_) return;
+    tracking_costs_ = on;
+    world_.broad_phase()->set_cost_tracking(on);
+    if (on) refresh_broad_phase();
+}
+
+template <int D>
+CostScale WorldAdapter<D>::colour_by_cost(const collide::BroadPhase<D>& algorithm,
+                                          std::vector<Instance>& out) {
+    const auto& b = world_.bodies();
+    costs_.resize(b.size());
+    CostScale scale;
+    scale.attributed = algorithm.body_costs(costs_);
+    if (out.size() != b.size()) return scale;
+    if (scale.attributed && !costs_.empty()) {
+        sorted_costs_.assign(costs_.begin(), costs_.end());
+        const auto low = sorted_costs_.begin() + sorted_costs_.size() / 20;
+        std::nth_element(sorted_costs_.begin(), low, sorted_costs_.end());
+        scale.low = std::max<std::uint32_t>(1, *low);
+        scale.peak = *std::max_element(costs_.begin(), costs_.end());
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        if (b.is_static[i]) continue;
+        out[i].color = scale.attributed
+                           ? cost_color(cost_position(costs_[i], scale.low, scale.peak))
+                           : kNoCostColor;
+    }
+    return scale;
+}
+
+template <int D>
+std::optional<ComparePaneFacts> WorldAdapter<D>::compare_pane(std::string_view algorithm,
+                                                              const OverlayRequest& req,
+                                                              ColorMode mode,
+                                                              std::vector<Instance>& bodies,
+                                                              OverlayGeometry& out, bool once) {
+    collide::BroadPhase<D>* pane = race_.algorithm(algorithm);
+    if (!pane) return std::nullopt;
+    pane->set_cost_tracking(mode == ColorMode::kCost);
+    ComparePaneFacts facts;
+    facts.run = *race_.run_one(algorithm, world_.boxes(), world_.bodies().is_static, once);
+    if (!facts.run.ran) {
+        // Sat out over the budget: the bodies and the world, no stale structure.
+        OverlayRequest plain = req;
+        plain.flags.structure = false;
+        build_overlays<D>(world_, plain, collide::QueryTrace<D>{}, out);
+        return facts;
+    }
+    if (mode == ColorMode::kCost) facts.costs = colour_by_cost(*pane, bodies);
+    // The pane's algorithm never ran the viewer's query, so it has no trace to show.
+    build_overlays<D>(world_, req, collide::QueryTrace<D>{}, out, pane);
+    return facts;
+}
+
+template <int D>
+void WorldAdapter<D>::fill_instances(ColorMode mode, std::vector<Instance>& out) {
+    const auto& b = world_.bodies();
+    out.resize(b.size());
+    track_costs(mode == ColorMode::kCost);
+    const float inv_scale = mode == ColorMode::kSpeed ? 1.0f / speed_scale() : 0.0f;
+    const float lut_max = static_cast<float>(speed_lut_.size() - 1);
+    auto fill = [&](const tbb::blocked_range<std::size_t>& range) {
+        for (std::size_t i = range.begin(); i != range.end(); ++i) {
+            collide::Color color;
+            if (b.is_static[i]) {
+                color = kStaticColor;
+            } else if (mode == ColorMode::kSpeed) {
+                float t = glm::length(b.vel[i]) * inv_scale;
+                if (!(t < 1.0f)) t = 1.0f;  // also catches NaN, which must not index the table
+                color = speed_lut_[static_cast<std::size_t>(t * lut_max + 0.5f)];
+            } else {
+                color = hue_color(static_cast<float>(mix_bits(static_cast<std::uint32_t>(i)) >> 8) /
+                                  16777216.0f);
+            }
+            out[i] = {to3<D>(b.pos[i]), b.radius[i], color};
+        }
+    };
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b.size(), 16384), fill);
+    if (mode == ColorMode::kCost) cost_scale_ = colour_by_cost(*world_.broad_phase(), out);
+    shape_colors_.clear();
+    if (!world_.has_implicit()) return;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        if (b.is_implicit(i)) {
+            shape_colors_.push_back({static_cast<BodyId>(i), out[i].color});
+        } else {
+            out[kept++] = out[i];
+        }
+    }
+    out.resize(kept);
+}
+
+// Light from above, a little from the front and the right; an ambient floor keeps the far
+// side readable.
+collide::Color shade(collide::Color c, const glm::vec3& normal) {
+    static const glm::vec3 kLight = glm::normalize(glm::vec3(0.4f, 0.8f, 0.45f));
+    const float k = 0.35f + 0.65f * std::max(glm::dot(normal, kLight), 0.0f);
+    const auto channel = [&](int shift) {
+        return static_cast<collide::Color>(
+                   std::min(255.0f, static_cast<float>((c >> shift) & 0xFF) * k))
+               << shift;
+    };
+    return 0xFF000000u | channel(16) | channel(8) | channel(0);
+}
+
+template <int D>
+void WorldAdapter<D>::fill_shapes(ShapeGeometry& out) const {
+    out.lines.clear();
+    out.triangles.clear();
+    const auto& b = world_.bodies();
+    for (const auto& [id, color] : shape_colors_) {
+        if (id >= b.size() || !b.is_implicit(id)) continue;
+        const collide::ImplicitMesh<D>& mesh = b.model_of(id)->mesh;
+        const collide::Pose<D> pose = b.pose(id);
+        if constexpr (D == 2) {
+            for (std::size_t k = 0; k + 1 < mesh.indices.size(); k += 2) {
+                out.lines.push_back(
+                    {to3<D>(collide::to_world<D>(pose, mesh.vertices[mesh.indices[k]])), color});
+                out.lines.push_back(
+                    {to3<D>(collide::to_world<D>(pose, mesh.vertices[mesh.indices[k + 1]])),
+                     color});
+            }
+        } else {
+            for (const std::uint32_t v : mesh.indices) {
+                const glm::vec3 n = collide::direction_to_world<D>(pose, mesh.normals[v]);
+                out.triangles.push_back(
+                    {collide::to_world<D>(pose, mesh.vertices[v]), shade(color, n)});
+            }
+        }
+    }
+}
+
+template <int D>
+std::unique_ptr<SimWorld> make_world(std::string_view scene, std::size_t count, std::uint64_t seed,
+                                     std::string_view broadphase) {
+    collide::Scene<D> built = collide::make_scene<D>(scene, count, seed);
+    if (built.bodies.size() > kMaxAppBodies) {  // only a CSV file can have more
+        throw collide::InputError(
+            std::string(scene) + " has " + std::to_string(built.bodies.size()) +
+            " bodies; the app shows at most " + std::to_string(kMaxAppBodies));
+    }
+    return std::make_unique<WorldAdapter<D>>(std::move(built), broadphase);
+}
+
+}  // namespace
+
+std::unique_ptr<SimWorld> make_sim_world(int dim, std::string_view scene, std::size_t count,
+                                         std::uint64_t seed, std::string_view broadphase) {
+    if (dim == 2) return make_world<2>(scene, count, seed, broadphase);
+    if (dim == 3) return make_world<3>(scene, count, seed, broadphase);
+    throw collide::InputError("dimension " + std::to_string(dim) + " is neither 2 nor 3");
+}
+
+}  // namespace collidoscope

@@ -1,0 +1,182 @@
+// SimWorld: a collide::World of either dimension behind one small interface, so the demo can
+// switch between circles and spheres live and the renderer and UI never see the template
+// parameter. Positions cross this boundary as glm::vec3 (z = 0 in 2D). It also turns the
+// world into what the renderer draws: one instance per body and one batch of coloured lines.
+// The vertex types are in geometry.hpp, the overlay request in overlay_request.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "collide/broadphase.hpp"
+#include "collide/world.hpp"
+#include "common/geometry.hpp"
+#include "sim/overlay_request.hpp"
+#include "common/palette.hpp"
+#include "sim/race.hpp"
+
+namespace collidoscope {
+
+// The live-tunable part of the world's settings.
+struct Physics {
+    float restitution = 1.0f;
+    float gravity = 0.0f;  // magnitude; the direction stays the scene's (or -y)
+    float dt = 1.0f / 60.0f;
+    bool swept = false;             // swept boxes and time-of-impact contacts
+    bool count_tunnelling = false;  // the bullets scene turns it on
+};
+
+// Swept steps and the tunnelling check (collide::World's figures).
+struct ContinuousFacts {
+    std::size_t impacts = 0;  // pairs met at a time of impact in the last step
+    std::uint64_t tunnelled_last = 0;
+    std::uint64_t tunnelled_total = 0;
+};
+
+struct BodyInfo {
+    collide::BodyId id = collide::kNoBody;
+    glm::vec3 pos{0.0f};
+    glm::vec3 vel{0.0f};
+    float radius = 0.0f;
+    bool is_static = false;
+    std::vector<collide::BodyId> partners;  // broad-phase pairs with this body (capped)
+    std::vector<bool> partner_touches;      // parallel: a real contact, not just boxes
+    std::size_t partner_total = 0;
+    std::size_t contact_total = 0;
+    // Implicit bodies only.
+    bool implicit = false;
+    std::size_t metaballs = 0;
+    std::size_t vertices = 0;
+    std::size_t signature_marked = 0;
+    std::size_t signature_cells = 0;
+    // The world's implicit contact tests in the last step and their density evaluations at
+    // surface points, with the signature and without it (every point tested).
+    std::uint64_t implicit_tests = 0;
+    std::uint64_t density_evals = 0;
+    std::uint64_t density_evals_unsigned = 0;
+};
+
+// A saved state of a SimWorld: the world's own snapshot (collide::World::Snapshot says what
+// it holds) and the tunnelling count. Only the world that made it can restore it.
+class WorldSnapshot {
+public:
+    virtual ~WorldSnapshot() = default;
+    virtual std::uint64_t step() const = 0;
+    virtual std::size_t bytes() const = 0;
+};
+
+// The cost heat map's scale this frame: whether the algorithm attributed its work to
+// bodies (BroadPhase::body_costs), and the span of the log scale: from the 5th percentile
+// of the costs (at least 1, so a few idle bodies do not flatten the rest) to the largest.
+struct CostScale {
+    bool attributed = false;
+    std::uint32_t low = 1;
+    std::uint32_t peak = 0;
+};
+
+// What a compare pane shows in its stats line and scale bar.
+struct ComparePaneFacts {
+    RaceEntry run;
+    CostScale costs;
+};
+
+class SimWorld {
+public:
+    virtual ~SimWorld() = default;
+
+    virtual int dim() const = 0;
+    virtual std::size_t body_count() const = 0;
+    virtual Box3 bounds() const = 0;
+
+    virtual void step() = 0;
+    virtual const collide::StepTimings& timings() const = 0;
+    virtual std::size_t pair_count() const = 0;
+    virtual std::size_t contact_count() const = 0;
+    // The pairs of the last step when they were over the world's pair budget (the step
+    // stopped before its narrow phase), else 0.
+    virtual std::size_t pairs_over_budget() const = 0;
+
+    // Replaces the broad phase without touching the bodies; false if `name` is not
+    // available in this dimension.
+    virtual bool set_broad_phase(std::string_view name) = 0;
+    virtual collide::BroadPhaseStats broad_phase_stats() const = 0;
+    virtual std::span<collide::Param> broad_phase_params() = 0;
+    // The overlay's parts the viewer may hide one by one (see BroadPhase::layers).
+    virtual std::vector<std::string> broad_phase_layers() const = 0;
+    // What the structure overlay's colours mean (the algorithm's BroadPhaseView::legend()).
+    virtual std::vector<collide::LegendEntry> broad_phase_legend() const = 0;
+    virtual std::string broad_phase_status() const = 0;
+    // The broad phase's query(): bodies whose boxes overlap `region` as of its last update
+    // (none before the first step). z is ignored in 2D. It keeps the trace of what the query
+    // visited, which fill_overlays() hands to the algorithm's draw() for the same region.
+    virtual void query(const Box3& region, std::vector<collide::BodyId>& out) = 0;
+    // The broad phase's own text about one body; empty if it has nothing to add.
+    virtual std::string describe(collide::BodyId id) const = 0;
+    virtual std::uint64_t steps() const = 0;
+
+    virtual Physics physics() const = 0;
+    virtual ContinuousFacts continuous_facts() const = 0;
+    // Every algorithm on this frame's boxes (see race.hpp).
+    virtual void race(bool live, RaceReport& out) = 0;
+    virtual void set_physics(const Physics& p) = 0;
+
+    // --- Rewind (session_history.hpp keeps the snapshots).
+    virtual std::unique_ptr<WorldSnapshot> snapshot() const = 0;
+    // Puts back a snapshot this world made (a snapshot of another world is ignored); the
+    // broad phase re-runs on the restored frame, so overlays and panels show that frame.
+    virtual void restore(const WorldSnapshot& snapshot) = 0;
+    // About the bytes a snapshot of this world takes, without taking one.
+    virtual std::size_t snapshot_bytes() const = 0;
+    // FNV-1a over the raw bytes of what decides the future: positions, velocities,
+    // rotations, spins, the step counter, the solver's warm-start impulses and the
+    // tunnelling count. Two worlds with equal hashes step on alike.
+    virtual std::uint64_t state_hash() const = 0;
+
+    // Nearest body hit by the ray (3D) or containing origin.xy (2D; `dir` unused). Bodies
+    // get at least `min_radius` so that sub-pixel ones can still be clicked.
+    virtual collide::BodyId pick(const glm::vec3& origin, const glm::vec3& dir,
+                                 float min_radius) const = 0;
+    virtual glm::vec3 position(collide::BodyId id) const = 0;
+    virtual float radius(collide::BodyId id) const = 0;
+    virtual void move_body(collide::BodyId id, const glm::vec3& pos, const glm::vec3& vel) = 0;
+    // The broad phase (and contacts) again for the bodies as they stand, without a step.
+    virtual void refresh_broad_phase() = 0;
+    virtual BodyInfo body_info(collide::BodyId id, std::size_t max_partners) const = 0;
+
+    // One instance per body, coloured by speed or id; static bodies grey.
+    // Implicit bodies are left out: fill_shapes draws them, in the colours chosen here.
+    virtual void fill_instances(ColorMode mode, std::vector<Instance>& out) = 0;
+    // The scale of the last fill_instances(kCost); cost tracking is on only while asked for.
+    virtual CostScale cost_scale() const = 0;
+    // A compare pane: runs the race's own instance of `algorithm` on this frame's boxes
+    // (nullopt if unknown here) and appends the overlays `req` asks for, with that
+    // algorithm's structure, to `out`. In cost mode it recolours `bodies` (as
+    // fill_instances filled them) by that algorithm's costs. An algorithm over the time
+    // budget (race.hpp) sits out, its structure not drawn, unless `once`.
+    virtual std::optional<ComparePaneFacts> compare_pane(std::string_view algorithm,
+                                                         const OverlayRequest& req, ColorMode mode,
+                                                         std::vector<Instance>& bodies,
+                                                         OverlayGeometry& out, bool once) = 0;
+    // The implicit bodies' surfaces (empty in a world without them).
+    virtual void fill_shapes(ShapeGeometry& out) const = 0;
+    // The world outline, the requested overlays and the selection ring, as line pairs.
+    virtual OverlayReport fill_overlays(const OverlayRequest& req, OverlayGeometry& out) const = 0;
+
+    // Writes the world (settings and bodies) as a CSV scene; throws std::runtime_error.
+    virtual void save_scene(const std::string& path) const = 0;
+};
+
+// Builds scene `scene` in dimension `dim` with broad phase `broadphase`. Throws
+// collide::InputError for a bad scene or an algorithm not available in `dim`.
+std::unique_ptr<SimWorld> make_sim_world(int dim, std::string_view scene, std::size_t count,
+                                         std::uint64_t seed, std::string_view broadphase);
+
+}  // namespace collidoscope

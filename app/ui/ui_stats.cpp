@@ -1,0 +1,219 @@
+// The stats panel: frame rate, where the frame's time went (parts that add up to it, the
+// step's phases, the GPU alongside), and what the broad phase did this frame.
+#include <imgui.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include "collide/gpu/compute_context.hpp"
+#include "ui/ui.hpp"
+
+namespace collidoscope {
+
+std::string format_bytes(std::size_t bytes) {
+    char text[32];
+    const double b = static_cast<double>(bytes);
+    if (bytes < 1024) {
+        std::snprintf(text, sizeof text, "%zu B", bytes);
+    } else if (b < 1024.0 * 1024.0) {
+        std::snprintf(text, sizeof text, "%.1f KiB", b / 1024.0);
+    } else if (b < 1024.0 * 1024.0 * 1024.0) {
+        std::snprintf(text, sizeof text, "%.1f MiB", b / (1024.0 * 1024.0));
+    } else {
+        std::snprintf(text, sizeof text, "%.2f GiB", b / (1024.0 * 1024.0 * 1024.0));
+    }
+    return text;
+}
+
+std::string format_count(std::uint64_t n) {
+    std::string digits = std::to_string(n);
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+void table_row(const char* name, const std::string& value) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(name);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(value.c_str());
+}
+
+namespace {
+
+// One colour per part, for the table's swatches and the bar.
+constexpr std::array<ImU32, kPartCount> kPartColors = {
+    IM_COL32(90, 170, 255, 255), IM_COL32(240, 200, 80, 255), IM_COL32(200, 120, 240, 255),
+    IM_COL32(80, 210, 170, 255), IM_COL32(255, 140, 90, 255), IM_COL32(150, 150, 160, 255),
+    IM_COL32(90, 90, 100, 255)};
+
+void swatch_cell(ImU32 color) {
+    const float side = ImGui::GetTextLineHeight() * 0.7f;
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const float dy = 0.5f * (ImGui::GetTextLineHeight() - side);
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + dy),
+                                              ImVec2(at.x + side, at.y + dy + side), color);
+    ImGui::Dummy(ImVec2(side, ImGui::GetTextLineHeight()));
+    ImGui::SameLine();
+}
+
+// The parts side by side in one bar as wide as the panel, each as long as its share.
+void parts_bar(const FrameBreakdown& b) {
+    const float width = ImGui::GetContentRegionAvail().x;
+    const float height = ImGui::GetTextLineHeight() * 0.6f;
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    float x = at.x;
+    for (std::size_t i = 0; i < kPartCount && b.frame > 0.0; ++i) {
+        const float w = width * static_cast<float>(b.parts[i] / b.frame);
+        draw->AddRectFilled(ImVec2(x, at.y), ImVec2(x + w, at.y + height), kPartColors[i]);
+        x += w;
+    }
+    ImGui::Dummy(ImVec2(width, height));
+}
+
+// Where the frame's time went: the parts (which add up to it), the step's phases under the
+// step, and the GPU's time beside them.
+void frame_breakdown(const FrameStats& stats, const std::string& gl_description) {
+    const FrameBreakdown b = stats.breakdown();
+    parts_bar(b);
+    if (!ImGui::BeginTable("parts", 3, ImGuiTableFlags_None)) return;
+    // The figures fit their text; the names take the rest of the panel.
+    ImGui::TableSetupColumn("part", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed);
+    for (std::size_t i = 0; i < kPartCount; ++i) {
+        const Part part = static_cast<Part>(i);
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        swatch_cell(kPartColors[i]);
+        ImGui::TextUnformatted(part_name(part));
+        if (ImGui::IsItemHovered()) {
+            // The part's own history, on its own scale.
+            const History& h = stats.part(part);
+            ImGui::BeginTooltip();
+            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 24.0f);
+            ImGui::TextUnformatted(part_help(part));
+            ImGui::PopTextWrapPos();
+            if (part == Part::kStep) {
+                for (std::size_t k = 0; k < kPhaseCount; ++k) {
+                    ImGui::Text("  %-13s %.3f ms a step", phase_name(Phase(k)), b.phases[k]);
+                }
+            }
+            ImGui::PlotLines("##history", h.data(), h.size(), h.offset(), nullptr, 0.0f,
+                             std::max(h.max() * 1.15f, 0.01f), ImVec2(240.0f, 40.0f));
+            ImGui::EndTooltip();
+        }
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f", b.parts[i]);
+        ImGui::TableNextColumn();
+        if (b.frame > 0.0) ImGui::Text("%4.1f %%", 100.0 * b.parts[i] / b.frame);
+        // The broad phase's share of the step is what this lab is about; the other phases
+        // are in the step's tooltip.
+        if (part == Part::kStep) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextDisabled("   broad phase");
+            ImGui::TableNextColumn();
+            ImGui::TextDisabled("%.3f", b.phases[static_cast<std::size_t>(Phase::kBroad)]);
+            ImGui::TableNextColumn();
+        }
+    }
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted("= frame");
+    ImGui::TableNextColumn();
+    ImGui::Text("%.3f", b.frame);
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted("GPU (?)");
+    if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip(
+            "The GPU's time for the frame's drawing (GL timer queries, read a few frames\n"
+            "late). It runs alongside the CPU parts above, not after them: what the CPU\n"
+            "waits for it shows up in present / wait.\n\n%s",
+            gl_description.c_str());
+    }
+    ImGui::TableNextColumn();
+    if (b.gpu)
+        ImGui::Text("%.3f", *b.gpu);
+    else
+        ImGui::TextDisabled("n/a");
+    ImGui::EndTable();
+    ImGui::TextDisabled("ms, means over the last %zu frames", b.frames);
+}
+
+}  // namespace
+
+float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at) {
+    const FrameStats& stats = frame.stats;
+    place_next_window(at);
+    ImGui::Begin("Stats", nullptr,
+                 ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse);
+
+    ImGui::Text("%.1f fps  (%.2f ms a frame)%s", stats.fps(), stats.frame_ms().latest(),
+                demo.paused() ? "  paused" : "");
+    const History& h = stats.frame_ms();
+    ImGui::PlotLines("##frame", h.data(), h.size(), h.offset(), nullptr, 0.0f,
+                     std::max(h.max() * 1.15f, 0.01f),
+                     ImVec2(ImGui::GetContentRegionAvail().x, 1.5f * ImGui::GetTextLineHeight()));
+    frame_breakdown(stats, frame.gl_description);
+    if (!frame.msaa_note.empty()) {
+        // One line, so the stats table below keeps its rows; the why in the tooltip.
+        ImGui::TextDisabled("%s", frame.msaa_note.c_str());
+        if (ImGui::IsItemHovered()) {
+            ImGui::SetTooltip(
+                "Multisampling is off by default on a software renderer: on llvmpipe 4x gave "
+                "27-35 fps at 600-1,500 bodies, none 73.\n--msaa 4 turns it on.");
+        }
+    }
+
+    const SimWorld& world = demo.world();
+    const collide::BroadPhaseStats bp = world.broad_phase_stats();
+    const FrameFacts& last = stats.last();
+    ImGui::Separator();
+    if (ImGui::BeginTable("stats", 2, ImGuiTableFlags_SizingStretchProp)) {
+        table_row("Algorithm", demo.broad_phase());
+        if (bp.device_ms >= 0) {
+            // A GPU row: which GPU, and its own time for the last update (timestamp queries).
+            // The renderer's name up to its details ("llvmpipe (LLVM ...)", "NVIDIA
+            // H100/PCIe/SSE2"), so the table keeps its label column; the whole in the tooltip.
+            const std::string& renderer = collide::gpu::shared_context()->renderer();
+            table_row("Runs on", renderer.substr(0, renderer.find_first_of("(/")));
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", renderer.c_str());
+            char device[32];
+            std::snprintf(device, sizeof device, "%.3f ms", bp.device_ms);
+            table_row("GPU time", device);
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip(
+                    "The broad phase's last update on the GPU's own clock, "
+                    "without the uploads and the download");
+        }
+        table_row("Bodies", format_count(world.body_count()));
+        table_row("Pairs", format_count(world.pair_count()));
+        table_row("Contacts", format_count(world.contact_count()));
+        table_row("Candidate tests", format_count(bp.candidate_tests));
+        char efficiency[32] = "-";
+        if (bp.candidate_tests > 0) {
+            std::snprintf(efficiency, sizeof efficiency, "%.2f %%",
+                          100.0 * static_cast<double>(world.pair_count()) /
+                              static_cast<double>(bp.candidate_tests));
+        }
+        table_row("Efficiency", efficiency);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Pairs found / candidate tests");
+        table_row("Structure memory", format_bytes(bp.structure_bytes));
+        table_row("Draw calls", std::to_string(last.draw_calls));
+        ImGui::EndTable();
+    }
+    const float wanted = wanted_height();
+    ImGui::End();
+    return wanted;
+}
+
+}  // namespace collidoscope

@@ -1,0 +1,124 @@
+// What the quadtree/octree and the loose tree share: bodies laid out in one array in the
+// pre-order of the tree's nodes (a node's own bodies, then each child's subtree), nodes in
+// pre-order with a skip index past their subtree, so a pruned descent is one forward loop
+// with no stack. Each node keeps the fitted bounds of its subtree's boxes: pruning by them
+// is exact whatever the rounding of the node regions, and never looser than the regions.
+// Also here: the region query, the overlays and the selection text both trees draw alike.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <iomanip>
+#include <sstream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "broadphase/common/body_costs.hpp"
+#include "collide/broadphase.hpp"
+
+namespace collide {
+
+template <int D>
+struct TreeItem {
+    Aabb<D> box;
+    BodyId id;
+    std::uint8_t is_static;
+    std::uint8_t level;  // the loose tree's depth for the body's size; unused by the quadtree
+};
+
+template <int D>
+struct TreeNode {
+    Aabb<D> bounds;      // fitted around every box in the subtree; empty() when none
+    Aabb<D> own_bounds;  // fitted around the node's own boxes
+    Vec<D> center;
+    float half;      // half the side of the node's (tight) region
+    std::uint32_t begin, own_end, end;  // slots: own bodies [begin, own_end), subtree [begin, end)
+    std::uint32_t skip;    // the node after this subtree, in pre-order
+    std::uint32_t parent;  // the root is its own parent
+    int depth;
+
+    Aabb<D> region(float grow = 1.0f) const {
+        return {center - Vec<D>(half * grow), center + Vec<D>(half * grow)};
+    }
+    std::uint32_t own() const { return own_end - begin; }
+};
+
+// The pair test both trees' sweeps make: static pairs skipped, every other test counted
+// (and, for the heat map, counted for both bodies when `costs` is given).
+template <int D>
+void test_pair(const TreeItem<D>& a, const TreeItem<D>& b, PairList& out, std::uint64_t& tests,
+               const BodyCosts* costs) {
+    if (a.is_static && b.is_static) return;
+    ++tests;
+    if (costs) costs->add_pair(a.id, b.id);
+    if (a.box.overlaps(b.box)) out.push_back(make_pair(a.id, b.id));
+}
+
+// The square/cube around all boxes: centred on their bounds, side their largest extent.
+template <int D>
+void root_square(std::span<const Aabb<D>> boxes, Vec<D>& center, float& half) {
+    Aabb<D> all = Aabb<D>::empty();
+    for (const Aabb<D>& b : boxes) all.grow(b);
+    center = all.center();
+    half = 0.0f;
+    for (int k = 0; k < D; ++k) half = std::max(half, 0.5f * (all.hi[k] - all.lo[k]));
+    if (boxes.empty()) center = Vec<D>(0.0f);
+}
+
+// Fills in a node's bounds from its own boxes and its children (which follow it in
+// pre-order up to its skip), once the subtree is built.
+template <int D>
+void fit_bounds(std::vector<TreeNode<D>>& nodes, const std::vector<TreeItem<D>>& items,
+                std::uint32_t node) {
+    TreeNode<D>& n = nodes[node];
+    Aabb<D> b = Aabb<D>::empty();
+    for (std::uint32_t s = n.begin; s < n.own_end; ++s) b.grow(items[s].box);
+    n.own_bounds = b;
+    for (std::uint32_t c = node + 1; c < n.skip; c = nodes[c].skip) b.grow(nodes[c].bounds);
+    n.bounds = b;
+}
+
+// Bodies overlapping `region`: descends through the nodes whose fitted bounds overlap it.
+template <int D>
+void tree_query(const std::vector<TreeNode<D>>& nodes, const std::vector<TreeItem<D>>& items,
+                const Aabb<D>& region, std::vector<BodyId>& out,
+                QueryTrace<D>* trace = nullptr) {
+    out.clear();
+    for (std::uint32_t i = 0; i < nodes.size();) {
+        const TreeNode<D>& n = nodes[i];
+        const bool enter = n.bounds.overlaps(region);
+        if (trace) trace->add(n.region(), enter ? TraceKind::kDescended : TraceKind::kPruned);
+        if (!enter) {
+            i = n.skip;
+            continue;
+        }
+        for (std::uint32_t s = n.begin; s < n.own_end; ++s) {
+            if (items[s].box.overlaps(region)) out.push_back(items[s].id);
+        }
+        ++i;
+    }
+}
+
+// The slot of body `id`, or items.size().
+template <int D>
+std::size_t slot_of(const std::vector<TreeItem<D>>& items, BodyId id) {
+    for (std::size_t s = 0; s < items.size(); ++s) {
+        if (items[s].id == id) return s;
+    }
+    return items.size();
+}
+
+// The node whose own bodies hold `slot`: down from the root through the child holding it.
+template <int D>
+std::uint32_t node_of_slot(const std::vector<TreeNode<D>>& nodes, std::size_t slot) {
+    std::uint32_t i = 0;
+    while (slot >= nodes[i].own_end) {
+        std::uint32_t c = i + 1;
+        while (slot >= nodes[c].end) c = nodes[c].skip;
+        i = c;
+    }
+    return i;
+}
+
+}  // namespace collide
