@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,12 @@ struct Param {
     bool toggle = false;
 };
 
+// A broken invariant of an algorithm's structure, found by validate(): a bug, not bad input.
+class InvariantError : public std::logic_error {
+public:
+    using std::logic_error::logic_error;
+};
+
 // What the simulation and the bench need; the viewer's hooks come from the base.
 template <int D>
 class BroadPhase : public BroadPhaseView<D> {
@@ -62,6 +69,12 @@ public:
     // Copies the last update's per-body costs into `out` (one per body). False when the
     // algorithm cannot attribute its work, tracking is off or `out` has the wrong size.
     virtual bool body_costs(std::span<std::uint32_t> /*out*/) const { return false; }
+
+    // Checks every invariant of the structure the last update built (boxes held by their
+    // nodes or cells, counts, order, links) and throws InvariantError naming the first
+    // broken one. Debug builds run it after every update of the engine's own algorithms;
+    // the equivalence tests call it in every build. Peers have nothing of ours to check.
+    virtual void validate() const {}
 };
 
 }  // namespace collide

@@ -192,6 +192,11 @@ bool AutoSelect<D>::body_costs(std::span<std::uint32_t> out) const {
 }
 
 template <int D>
+void AutoSelect<D>::validate() const {
+    if (algorithm_) algorithm_->validate();
+}
+
+template <int D>
 void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                            PairList& out) {
     n_ = boxes.size();

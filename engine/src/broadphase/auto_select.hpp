@@ -99,6 +99,8 @@ public:
     // The heat map is the chosen algorithm's, which keeps tracking across a switch.
     void set_cost_tracking(bool on) override;
     bool body_costs(std::span<std::uint32_t> out) const override;
+    // The structure is the chosen algorithm's (each racer checks its own in debug builds).
+    void validate() const override;
 
     // The algorithm whose output the last update was (a challenger during its turn).
     std::string_view current() const { return name_; }

@@ -1,6 +1,10 @@
 #include "broadphase/brute_force.hpp"
 
+#include <algorithm>
 #include <cassert>
+#include <string>
+
+#include "broadphase/common/pair_test.hpp"
 
 namespace collide {
 
@@ -13,15 +17,29 @@ void BruteForce<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
     const std::size_t n = boxes.size();
     std::uint64_t tests = 0;
     costs_.reset(n);
+    const BodyCosts* costs = costs_.if_on();
     for (std::size_t i = 0; i < n; ++i) {
         for (std::size_t j = i + 1; j < n; ++j) {
-            if (is_static[i] && is_static[j]) continue;
-            ++tests;
-            costs_.add_pair(BodyId(i), BodyId(j));
-            if (boxes[i].overlaps(boxes[j])) out.push_back({BodyId(i), BodyId(j)});
+            test_pair(BodyId(i), boxes[i], BodyId(j), boxes[j], is_static[i] && is_static[j], out,
+                      tests, costs);
         }
     }
     tests_ = tests;
+    static_count_ = static_cast<std::size_t>(
+        std::count_if(is_static.begin(), is_static.end(), [](std::uint8_t s) { return s != 0; }));
+    this->validate_in_debug();
+}
+
+template <int D>
+void BruteForce<D>::validate() const {
+    // No structure: what there is to check is that every test was made, and no more.
+    const std::uint64_t n = boxes_.size(), s = static_count_;
+    const std::uint64_t want = n * (n - 1) / 2 - s * (s - 1) / 2;  // 0 * anything is 0
+    if (tests_ != want) {
+        invariant_broken("brute-force", std::to_string(tests_) + " tests of " +
+                                            std::to_string(n) + " bodies (" + std::to_string(s) +
+                                            " static); expected " + std::to_string(want));
+    }
 }
 
 template <int D>

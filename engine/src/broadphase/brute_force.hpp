@@ -2,26 +2,26 @@
 // the reference every other algorithm is checked against.
 #pragma once
 
-#include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/engine_broadphase.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {
 
 template <int D>
-class BruteForce final : public BroadPhase<D> {
+class BruteForce final : public EngineBroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
     void query(const Aabb<D>& region, std::vector<BodyId>& out,
                QueryTrace<D>* trace = nullptr) const override;
     BroadPhaseStats stats() const override;
-    void set_cost_tracking(bool on) override { costs_.track(on); }
-    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
+    void validate() const override;
 
 private:
     std::vector<Aabb<D>> boxes_;  // copy of the last update, for query()
     std::uint64_t tests_ = 0;
-    BodyCosts costs_;
+    std::size_t static_count_ = 0;
+    using EngineBroadPhase<D>::costs_;
 };
 
 }  // namespace collide

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "broadphase/common/pair_test.hpp"
+
 namespace collide {
 
 namespace {
@@ -154,11 +156,9 @@ template <int D>
 void CentredIntervalTree<D>::find_pairs(std::uint32_t at, PairList& pairs, std::uint64_t& tests,
                                         std::vector<std::uint32_t>& stack) const {
     const Node& n = nodes_[at];
+    const BodyCosts* costs = costs_.if_on();
     const auto test = [&](const Entry& a, const Entry& b) {
-        if (a.is_static && b.is_static) return;
-        ++tests;
-        costs_.add_pair(a.id, b.id);
-        if (a.box.overlaps(b.box)) pairs.push_back(make_pair(a.id, b.id));
+        test_pair(a.id, a.box, b.id, b.box, a.is_static && b.is_static, pairs, tests, costs);
     };
     const int s = n.sweep_axis;
     for (std::uint32_t i = n.begin; i < n.end; ++i) {

@@ -29,14 +29,14 @@
 
 #include <array>
 
-#include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/engine_broadphase.hpp"
 #include "broadphase/common/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {
 
 template <int D>
-class CentredIntervalTree final : public BroadPhase<D> {
+class CentredIntervalTree final : public EngineBroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
@@ -47,8 +47,6 @@ public:
     std::vector<LegendEntry> legend() const override;
     std::vector<std::string> layers() const override { return {"centre lines", "held intervals"}; }
     BroadPhaseStats stats() const override;
-    void set_cost_tracking(bool on) override { costs_.track(on); }
-    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
 private:
@@ -118,7 +116,7 @@ private:
     std::vector<std::uint32_t> by_hi_, by_sweep_;
     std::vector<std::uint32_t> node_of_;  // per body
     ChunkedSweep chunks_;
-    BodyCosts costs_;
+    using EngineBroadPhase<D>::costs_;
     int deepest_ = 0;
 };
 

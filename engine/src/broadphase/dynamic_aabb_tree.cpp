@@ -7,6 +7,7 @@
 
 #include <tbb/parallel_for.h>
 
+#include "broadphase/common/pair_test.hpp"
 #include "broadphase/common/chunked_sweep.hpp"
 #include "collide/morton.hpp"
 
@@ -323,11 +324,11 @@ void DynamicAabbTree<D>::join_new_pairs(PairList& out) {
     for (std::uint32_t p : move_buffer_) {
         tree_of(p).mark_path(leaf_[p], static_[p] ? marks_static_ : marks_moving_);
     }
+    const BodyCosts* costs = costs_.if_on();
     const auto emit = [&](std::uint32_t p, std::uint32_t q) {
         fat_lists_[list_of(p)].push_back({p, q});
-        ++tests_;
-        costs_.add_pair(body_of_[p], body_of_[q]);
-        if (boxes_[p].overlaps(boxes_[q])) out.push_back(make_pair(body_of_[p], body_of_[q]));
+        // Two statics never meet here: the static tree is not joined with itself.
+        test_pair(body_of_[p], boxes_[p], body_of_[q], boxes_[q], false, out, tests_, costs);
     };
     join_trees(moving_tree_, marks_moving_, moving_tree_, marks_moving_, true, pair_stack_,
                tests_, emit);

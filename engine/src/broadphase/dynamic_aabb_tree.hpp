@@ -26,13 +26,13 @@
 #include <array>
 
 #include "broadphase/common/aabb_tree.hpp"
-#include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/engine_broadphase.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {
 
 template <int D>
-class DynamicAabbTree final : public BroadPhase<D> {
+class DynamicAabbTree final : public EngineBroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
@@ -42,8 +42,6 @@ public:
     std::string describe(BodyId id) const override;
     std::vector<LegendEntry> legend() const override;
     BroadPhaseStats stats() const override;
-    void set_cost_tracking(bool on) override { costs_.track(on); }
-    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
 private:
@@ -108,7 +106,7 @@ private:
     float avg_extent_ = 0.0f;              // mean largest box extent at the last full rebuild
     std::size_t statics_ = 0;              // static bodies
     std::uint64_t tests_ = 0;
-    BodyCosts costs_;
+    using EngineBroadPhase<D>::costs_;
     std::size_t frame_ = 0;
     std::size_t built_frame_ = 0;          // the moving tree's last top-down build
     std::uint64_t built_tests_ = 0;        // candidate tests in that frame

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "broadphase/common/pair_test.hpp"
+
 namespace collide {
 
 namespace {
@@ -214,14 +216,13 @@ void Enneatree<D, kAlternating>::find_pairs(std::uint32_t at, PairList& pairs,
                                             std::uint64_t& tests) const {
     const Node& home = nodes_[at];
     const std::uint32_t b0 = home.begin, b1 = home.begin + home.count;
+    const BodyCosts* costs = costs_.if_on();
+    const auto test = [&](std::uint32_t i, std::uint32_t j) {
+        test_pair(order_[i], sorted_boxes_[i], order_[j], sorted_boxes_[j],
+                  sorted_static_[i] && sorted_static_[j], pairs, tests, costs);
+    };
     for (std::uint32_t i = b0; i < b1; ++i) {
-        for (std::uint32_t j = i + 1; j < b1; ++j) {
-            if (sorted_static_[i] && sorted_static_[j]) continue;
-            ++tests;
-            costs_.add_pair(order_[i], order_[j]);
-            if (sorted_boxes_[i].overlaps(sorted_boxes_[j]))
-                pairs.push_back(make_pair(order_[i], order_[j]));
-        }
+        for (std::uint32_t j = i + 1; j < b1; ++j) test(i, j);
     }
     walk(home.own, home.depth, nullptr, [&](std::uint32_t other_at, const Node& other) {
         if (other.count == 0 || other_at == at) return;
@@ -230,13 +231,7 @@ void Enneatree<D, kAlternating>::find_pairs(std::uint32_t at, PairList& pairs,
         if (!other.own.overlaps(home.own)) return;
         const std::uint32_t o0 = other.begin, o1 = other.begin + other.count;
         for (std::uint32_t i = b0; i < b1; ++i) {
-            const Aabb<D>& box = sorted_boxes_[i];
-            for (std::uint32_t j = o0; j < o1; ++j) {
-                if (sorted_static_[i] && sorted_static_[j]) continue;
-                ++tests;
-                costs_.add_pair(order_[i], order_[j]);
-                if (box.overlaps(sorted_boxes_[j])) pairs.push_back(make_pair(order_[i], order_[j]));
-            }
+            for (std::uint32_t j = o0; j < o1; ++j) test(i, j);
         }
     });
 }

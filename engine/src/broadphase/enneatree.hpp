@@ -24,7 +24,7 @@
 
 #include <array>
 
-#include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/engine_broadphase.hpp"
 #include "broadphase/common/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 #include "collide/morton.hpp"
@@ -32,7 +32,7 @@
 namespace collide {
 
 template <int D, bool kAlternating = false>
-class Enneatree final : public BroadPhase<D> {
+class Enneatree final : public EngineBroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
@@ -42,8 +42,6 @@ public:
     std::string describe(BodyId id) const override;
     std::vector<LegendEntry> legend() const override;
     BroadPhaseStats stats() const override;
-    void set_cost_tracking(bool on) override { costs_.track(on); }
-    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
     static constexpr int kChildren = kAlternating ? 3 : D == 2 ? 9 : 27;
@@ -123,7 +121,7 @@ private:
     std::vector<std::pair<std::uint64_t, BodyId>> by_code_;  // rebuild order
     std::vector<Aabb<D>> boxes_;              // as of the last update, for queries
     ChunkedSweep chunks_;
-    BodyCosts costs_;
+    using EngineBroadPhase<D>::costs_;
     std::size_t replaced_ = 0;                // bodies placed afresh in the last update
     std::size_t replaced_since_rebuild_ = 0;
     std::size_t empty_nodes_ = 0;

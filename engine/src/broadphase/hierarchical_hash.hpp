@@ -24,14 +24,14 @@
 
 #include <array>
 
-#include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/engine_broadphase.hpp"
 #include "broadphase/common/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {
 
 template <int D>
-class HierarchicalHash final : public BroadPhase<D> {
+class HierarchicalHash final : public EngineBroadPhase<D> {
 public:
     static constexpr int kMaxLevels = 32;
 
@@ -44,8 +44,6 @@ public:
     std::vector<LegendEntry> legend() const override;
     std::vector<std::string> layers() const override;
     BroadPhaseStats stats() const override;
-    void set_cost_tracking(bool on) override { costs_.track(on); }
-    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
 private:
@@ -189,7 +187,7 @@ private:
     std::size_t cells_ = 0;
     std::array<float, 4> built_with_{};
     ChunkedSweep sweep_;
-    BodyCosts costs_;
+    using EngineBroadPhase<D>::costs_;
     std::array<Param, 4> params_ = {{{"parallel", 1, 0, 1, true},
                                      {"persistent entries", 1, 0, 1, true},
                                      {"occupancy filter", 1, 0, 1, true},

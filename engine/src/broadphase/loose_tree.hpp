@@ -17,11 +17,12 @@
 #include "broadphase/common/chunked_sweep.hpp"
 #include "broadphase/common/tree_nodes.hpp"
 #include "collide/broadphase.hpp"
+#include "broadphase/common/engine_broadphase.hpp"
 
 namespace collide {
 
 template <int D>
-class LooseTree final : public BroadPhase<D> {
+class LooseTree final : public EngineBroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
@@ -31,8 +32,6 @@ public:
     std::string describe(BodyId id) const override;
     std::vector<LegendEntry> legend() const override;
     BroadPhaseStats stats() const override;
-    void set_cost_tracking(bool on) override { costs_.track(on); }
-    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
 private:
@@ -72,7 +71,7 @@ private:
     Vec<D> root_center_{0.0f};
     float root_half_ = 0.0f;
     ChunkedSweep chunks_;
-    BodyCosts costs_;
+    using EngineBroadPhase<D>::costs_;
     int deepest_ = 0;
     std::array<Param, 4> params_ = {{{"max depth", 20, 1, 30},
                                      {"parallel sweep", 1, 0, 1, true},

@@ -14,7 +14,7 @@
 
 #include <array>
 
-#include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/engine_broadphase.hpp"
 #include "broadphase/common/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 #include "collide/morton.hpp"
@@ -22,7 +22,7 @@
 namespace collide {
 
 template <int D>
-class MortonCells final : public BroadPhase<D> {
+class MortonCells final : public EngineBroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
@@ -32,8 +32,6 @@ public:
     std::string describe(BodyId id) const override;
     std::vector<LegendEntry> legend() const override;
     BroadPhaseStats stats() const override;
-    void set_cost_tracking(bool on) override { costs_.track(on); }
-    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
 private:
@@ -117,7 +115,7 @@ private:
     bool linked_ = false;                   // the links match the arrays
     PairList raw_;                          // pairs with duplicates, for sort-and-unique
     ChunkedSweep chunks_;
-    BodyCosts costs_;
+    using EngineBroadPhase<D>::costs_;
     std::size_t refreshed_ = 0;             // bodies whose cells changed in the last update
     int min_level_ = 0;                     // finest level in use
     std::array<float, 5> built_with_{};     // parameter values the entries were built with

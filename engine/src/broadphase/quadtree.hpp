@@ -15,11 +15,12 @@
 #include "broadphase/common/chunked_sweep.hpp"
 #include "broadphase/common/tree_nodes.hpp"
 #include "collide/broadphase.hpp"
+#include "broadphase/common/engine_broadphase.hpp"
 
 namespace collide {
 
 template <int D>
-class RegionTree final : public BroadPhase<D> {
+class RegionTree final : public EngineBroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
@@ -29,8 +30,6 @@ public:
     std::string describe(BodyId id) const override;
     std::vector<LegendEntry> legend() const override;
     BroadPhaseStats stats() const override;
-    void set_cost_tracking(bool on) override { costs_.track(on); }
-    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
 private:
@@ -50,7 +49,7 @@ private:
     std::vector<std::uint32_t> row_end_; // per slot: the end of its node's subtree
     std::vector<TreeNode<D>> nodes_;     // pre-order
     ChunkedSweep chunks_;
-    BodyCosts costs_;
+    using EngineBroadPhase<D>::costs_;
     int deepest_ = 0;                    // deepest node holding bodies
     std::array<Param, 3> params_ = {{{"capacity", 8, 1, 64},
                                      {"max depth", 20, 1, 30},

@@ -25,7 +25,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/engine_broadphase.hpp"
 #include "broadphase/common/chunked_sweep.hpp"
 #include "broadphase/common/radix_sort.hpp"
 #include "collide/broadphase.hpp"
@@ -33,7 +33,7 @@
 namespace collide {
 
 template <int D>
-class RadixChunks final : public BroadPhase<D> {
+class RadixChunks final : public EngineBroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
@@ -44,8 +44,6 @@ public:
     std::vector<LegendEntry> legend() const override;
     std::vector<std::string> layers() const override;
     BroadPhaseStats stats() const override;
-    void set_cost_tracking(bool on) override { costs_.track(on); }
-    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
 private:
@@ -104,7 +102,7 @@ private:
     std::vector<std::uint32_t> cursor_;
     Aabb<D> world_ = Aabb<D>::empty();        // bounds of all boxes, for drawing
     ChunkedSweep sweep_;
-    BodyCosts costs_;
+    using EngineBroadPhase<D>::costs_;
     std::array<Param, 5> params_ = {{{"chunk size", 64, 4, 1024},
                                      {"split size", 1, 0.25f, 8},
                                      {"split big boxes", 1, 0, 1, true},

@@ -4,14 +4,14 @@
 // linear when bodies move little.
 #pragma once
 
-#include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/engine_broadphase.hpp"
 #include "broadphase/common/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {
 
 template <int D>
-class SortAndSweep final : public BroadPhase<D> {
+class SortAndSweep final : public EngineBroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
@@ -19,8 +19,6 @@ public:
                QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     BroadPhaseStats stats() const override;
-    void set_cost_tracking(bool on) override { costs_.track(on); }
-    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
 
 private:
     struct Entry {
@@ -38,7 +36,7 @@ private:
     std::vector<std::uint8_t> static_;   // is_static in sweep order
     Aabb<D> extent_ = Aabb<D>::empty();  // bounds of all boxes, to place the overlay
     ChunkedSweep chunks_;
-    BodyCosts costs_;
+    using EngineBroadPhase<D>::costs_;
 };
 
 }  // namespace collide

@@ -31,14 +31,14 @@
 #include <emmintrin.h>
 #endif
 
-#include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/engine_broadphase.hpp"
 #include "broadphase/common/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {
 
 template <int D>
-class SortedGrid final : public BroadPhase<D> {
+class SortedGrid final : public EngineBroadPhase<D> {
 public:
     static constexpr int kMaxLevels = 16;
     static constexpr float kLevelRatio = 4.0f;
@@ -58,8 +58,6 @@ public:
     std::vector<LegendEntry> legend() const override;
     std::vector<std::string> layers() const override;
     BroadPhaseStats stats() const override;
-    void set_cost_tracking(bool on) override { costs_.track(on); }
-    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
 private:
@@ -142,7 +140,7 @@ private:
     std::vector<std::uint32_t> start_;  // global cells + 1
     std::vector<float> sample_;
     ChunkedSweep within_, across_;
-    BodyCosts costs_;
+    using EngineBroadPhase<D>::costs_;
     std::size_t occupied_ = 0;
     // Per level: fold its grid (its bodies crowded coarsened cells), and its bodies then.
     std::array<std::uint8_t, kMaxLevels> crowded_{};

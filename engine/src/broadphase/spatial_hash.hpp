@@ -15,7 +15,7 @@
 
 #include <array>
 
-#include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/engine_broadphase.hpp"
 #include "broadphase/common/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 
@@ -38,7 +38,7 @@ void for_each_cell_in(const Cell& lo, const Cell& hi, const Fn& visit) {
 }
 
 template <int D>
-class SpatialHash final : public BroadPhase<D> {
+class SpatialHash final : public EngineBroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
@@ -49,8 +49,6 @@ public:
     std::vector<LegendEntry> legend() const override;
     std::vector<std::string> layers() const override;
     BroadPhaseStats stats() const override;
-    void set_cost_tracking(bool on) override { costs_.track(on); }
-    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return params_; }
 
     using Cell = std::array<std::int32_t, D>;
@@ -137,7 +135,7 @@ private:
     std::vector<Hot> hot_;
     std::vector<std::uint32_t> histogram_; // scratch for the extent percentile
     ChunkedSweep chunks_;
-    BodyCosts costs_;
+    using EngineBroadPhase<D>::costs_;
     std::uint64_t oversize_tests_ = 0;
     std::uint64_t reinserted_ = 0;         // bodies whose entries moved in the last update
     std::uint64_t refattened_ = 0;         // bodies that left their fat box in the last update

@@ -6,6 +6,8 @@
 
 #include <tbb/parallel_sort.h>
 
+#include "broadphase/common/pair_test.hpp"
+
 namespace collide {
 
 template <int D, typename Key>
@@ -47,18 +49,15 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
         static_[i] = is_static[entries_[i].id];
     }
 
+    const BodyCosts* costs = costs_.if_on();
     const auto sweep_rows = [&](std::size_t begin, std::size_t end, PairList& pairs,
                                 std::uint64_t& tests) {
         for (std::size_t i = begin; i < end; ++i) {
             const Aabb<D>& a = sorted_[i];
             const bool a_static = static_[i];
             const auto test = [&](std::size_t j) {
-                if (a_static && static_[j]) return;
-                ++tests;
-                costs_.add_pair(entries_[i].id, entries_[j].id);
-                if (a.overlaps(sorted_[j])) {
-                    pairs.push_back(make_pair(entries_[i].id, entries_[j].id));
-                }
+                test_pair(entries_[i].id, a, entries_[j].id, sorted_[j], a_static && static_[j],
+                          pairs, tests, costs);
             };
             scan(i, test, [](std::size_t, std::size_t) {});
         }

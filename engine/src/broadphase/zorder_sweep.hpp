@@ -11,7 +11,7 @@
 
 #include <array>
 
-#include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/engine_broadphase.hpp"
 #include "broadphase/common/chunked_sweep.hpp"
 #include "collide/broadphase.hpp"
 #include "collide/morton.hpp"
@@ -41,7 +41,7 @@ struct NormKey {
 };
 
 template <int D, typename Key>
-class KeySweep final : public BroadPhase<D> {
+class KeySweep final : public EngineBroadPhase<D> {
 public:
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override;
@@ -50,8 +50,6 @@ public:
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
     BroadPhaseStats stats() const override;
-    void set_cost_tracking(bool on) override { costs_.track(on); }
-    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
     std::span<Param> params() override { return std::span(params_).first(Key::kSkips ? 3 : 2); }
 
 private:
@@ -88,7 +86,7 @@ private:
     std::vector<std::uint8_t> static_;  // is_static in key order
     morton::Coords<D> max_cells_{};     // largest box size per axis, in grid cells
     ChunkedSweep chunks_;
-    BodyCosts costs_;
+    using EngineBroadPhase<D>::costs_;
     // The last is zorder-sweep's alone (params() hides it from norm-sweep).
     std::array<Param, 3> params_ = {{{"persistent order", 1, 0, 1, true},
                                      {"parallel sort", 1, 0, 1, true},

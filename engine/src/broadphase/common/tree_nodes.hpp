@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/pair_test.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {
@@ -44,15 +45,11 @@ struct TreeNode {
     std::uint32_t own() const { return own_end - begin; }
 };
 
-// The pair test both trees' sweeps make: static pairs skipped, every other test counted
-// (and, for the heat map, counted for both bodies when `costs` is given).
+// The pair test (pair_test.hpp) of two tree items.
 template <int D>
 void test_pair(const TreeItem<D>& a, const TreeItem<D>& b, PairList& out, std::uint64_t& tests,
                const BodyCosts* costs) {
-    if (a.is_static && b.is_static) return;
-    ++tests;
-    if (costs) costs->add_pair(a.id, b.id);
-    if (a.box.overlaps(b.box)) out.push_back(make_pair(a.id, b.id));
+    test_pair(a.id, a.box, b.id, b.box, a.is_static && b.is_static, out, tests, costs);
 }
 
 // The square/cube around all boxes: centred on their bounds, side their largest extent.

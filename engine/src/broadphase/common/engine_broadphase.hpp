@@ -1,0 +1,38 @@
+// The base of the engine's own broad phases: the cost heat map's two hooks written once,
+// and validate() required of each (the peers in bench/ derive from BroadPhase directly).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "broadphase/common/body_costs.hpp"
+#include "collide/broadphase.hpp"
+
+namespace collide {
+
+template <int D>
+class EngineBroadPhase : public BroadPhase<D> {
+public:
+    void set_cost_tracking(bool on) override { costs_.track(on); }
+    bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
+
+protected:
+    // Called at the end of every update: debug builds check the structure each time, as
+    // Box2D's and Jolt's trees do; release builds leave it to the tests.
+    void validate_in_debug() const {
+#ifndef NDEBUG
+        validate();
+#endif
+    }
+
+    BodyCosts costs_;
+};
+
+// Throws InvariantError("ALGORITHM: WHAT"): validate()'s one way to report.
+[[noreturn]] inline void invariant_broken(std::string_view algorithm, const std::string& what) {
+    throw InvariantError(std::string(algorithm) + ": " + what);
+}
+
+}  // namespace collide
