@@ -415,6 +415,51 @@ TEST(AppInput, TourParagraphGoesWhenTheWorldChanges) {
                  "2D without the 3D stop's paragraph");
 }
 
+// Bug: the legend covered about a quarter of the world view at 1280x720 (morton-cells, every
+// overlay on). It now goes beside the bodies where it fits, and elsewhere shrinks to a
+// one-line button that opens it over them.
+TEST(AppInput, LegendCoversNoBodyUntilOpened) {
+    const auto overlap = [](const json& a, const json& b) {
+        const double w = std::min(a["x"].get<double>() + a["w"].get<double>(),
+                                  b["x"].get<double>() + b["w"].get<double>()) -
+                         std::max(a["x"].get<double>(), b["x"].get<double>());
+        const double h = std::min(a["y"].get<double>() + a["h"].get<double>(),
+                                  b["y"].get<double>() + b["h"].get<double>()) -
+                         std::max(a["y"].get<double>(), b["y"].get<double>());
+        return std::max(w, 0.0) * std::max(h, 0.0);
+    };
+    const auto legend_drawn = [](const json& s) {
+        return s["widgets"]["legend"]["w"] > 0 && s["widgets"]["bodies_on_screen"]["w"] > 0;
+    };
+    const char* scene = "--paused --broadphase morton-cells --count 20000 --overlay all";
+    {
+        // The world fills the view's height: no strip beside it holds the legend.
+        Session app(scene);
+        json s = app.wait_for(legend_drawn, "the legend");
+        const json& toggle = s["widgets"]["legend_toggle"];
+        ASSERT_GT(toggle["w"], 0) << "a legend that does not fit is a button";
+        EXPECT_EQ(overlap(s["widgets"]["legend"], s["widgets"]["bodies_on_screen"]), 0.0)
+            << s["widgets"];
+        const std::string at = std::to_string(toggle["x"].get<int>() + 10) + " " +
+                               std::to_string(toggle["y"].get<int>() + toggle["h"].get<int>() / 2);
+        app.xdo("mousemove " + at + " click 1");
+        s = app.wait_for([](const json& s) { return s["widgets"]["legend"]["h"] > 100; },
+                         "the legend opened by its button");
+        app.xdo("mousemove " + at + " click 1");
+        app.wait_for([](const json& s) { return s["widgets"]["legend"]["h"] < 40; },
+                     "the legend closed again");
+    }
+    {
+        // Zoomed out, the bodies leave room: the whole legend, beside them.
+        Session app(std::string(scene) + " --camera -150,-150,250,250");
+        const json s = app.wait_for(
+            [](const json& s) { return s["widgets"]["legend"]["h"] > 100; }, "the whole legend");
+        EXPECT_EQ(s["widgets"]["legend_toggle"]["w"], 0);
+        EXPECT_EQ(overlap(s["widgets"]["legend"], s["widgets"]["bodies_on_screen"]), 0.0)
+            << s["widgets"];
+    }
+}
+
 // Every algorithm of a dimension has a key, and [ ] step through them all.
 TEST(AppInput, EveryAlgorithmIsReachableFromTheKeyboard) {
     Session app("--paused");

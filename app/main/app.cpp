@@ -175,7 +175,8 @@ int App::run() {
         const UiActions actions =
             ui_.draw(demo_,
                      {stats_, overlay_report_, query_report_, screen, platform_.gl_description(),
-                      platform_.msaa_note(), threads_},
+                      platform_.msaa_note(), threads_,
+                      screen_footprint(camera(), demo_.world().bounds(), screen)},
                      dialogs_);
         clock_.lap(Part::kUi);
         if (actions.threads > 0) set_threads(actions.threads);

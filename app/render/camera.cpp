@@ -173,4 +173,17 @@ Box3 Camera3D::visible(const Box3& world, glm::vec2 screen) const {
     return {glm::max(lo, world.lo - margin), glm::min(hi, world.hi + margin)};
 }
 
+ScreenRect screen_footprint(const Camera& camera, const Box3& box, glm::vec2 screen) {
+    glm::vec2 lo(1e30f), hi(-1e30f);
+    for (int i = 0; i < 8; ++i) {
+        const glm::vec3 corner(i & 1 ? box.hi.x : box.lo.x, i & 2 ? box.hi.y : box.lo.y,
+                               i & 4 ? box.hi.z : box.lo.z);
+        glm::vec2 px;
+        if (!camera.world_to_screen(corner, screen, px)) return {{0.0f, 0.0f}, screen};
+        lo = glm::min(lo, px);
+        hi = glm::max(hi, px);
+    }
+    return {glm::clamp(lo, glm::vec2(0.0f), screen), glm::clamp(hi, glm::vec2(0.0f), screen)};
+}
+
 }  // namespace collidoscope

@@ -116,4 +116,8 @@ private:
     glm::vec2 lens_shift_{0.0f};  // NDC offset that centres the view in the fitted area
 };
 
+// The screen rectangle around `box` as `camera` shows it (its corners projected), clipped to
+// the window; the whole window when a corner is behind the eye.
+ScreenRect screen_footprint(const Camera& camera, const Box3& box, glm::vec2 screen);
+
 }  // namespace collidoscope

@@ -160,9 +160,14 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs) {
         wants_.selection_wants = selection_panel(demo, layout_.selection);
         timeline_panel(demo, layout_.timeline);
         // The compare panes carry their own stats lines and scale bars instead.
+        ScreenRect toggle;
         legend_rect_ = demo.view().compare.empty()
-                           ? legend_window(demo, frame.overlays, layout_.world)
+                           ? legend_window(demo, frame.overlays, layout_.world, frame.bodies,
+                                           legend_, toggle)
                            : ScreenRect{};
+        widgets_["legend"] = legend_rect_;
+        widgets_["legend_toggle"] = toggle;
+        widgets_["bodies_on_screen"] = frame.bodies;
     } else {
         legend_rect_ = {};
     }

@@ -35,6 +35,14 @@ struct UiFrame {
     const std::string& gl_description;
     const std::string& msaa_note;  // why antialiasing is off by default here, or empty
     int threads;                   // the oneTBB threads the app's work may use
+    ScreenRect bodies;             // where the world's bodies are on screen (the legend avoids it)
+};
+
+// What the legend keeps between frames: its size when shown whole (known once drawn), and
+// whether the user opened it where it covers the bodies.
+struct LegendState {
+    glm::vec2 full_size{0.0f};
+    bool opened = false;
 };
 
 struct UiActions {
@@ -113,6 +121,7 @@ private:
     bool tour_open_ = true;
     SceneSaveResult last_save_;  // message empty until the first save
     ScreenRect legend_rect_;
+    LegendState legend_;
 };
 
 // Each panel is placed in its rectangle `at` from the layout and scrolls when its content is
@@ -123,10 +132,13 @@ float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at);
 // `open` follows it.
 float race_window(Demo& demo, const ScreenRect& at, bool& open);
 
-// The legend in the view (ui_legend.cpp): what the colours of the overlays now shown mean,
-// at the bottom-left corner of `area` (the world view). Returns its rectangle, empty when
-// there is nothing to explain or the legend is off.
-ScreenRect legend_window(const Demo& demo, const OverlayReport& report, const ScreenRect& area);
+// The legend in the view (ui_legend.cpp): what the colours of the overlays now shown mean.
+// It goes in a corner of `area` (the world view) whose strip beside `bodies` (where the
+// bodies are on screen) holds it; where none does, it shrinks to a one-line "Legend" button
+// that opens it over the bodies. Returns its rectangle, empty when there is nothing to
+// explain or the legend is off; `toggle` is the button's (empty when not shown).
+ScreenRect legend_window(const Demo& demo, const OverlayReport& report, const ScreenRect& area,
+                         const ScreenRect& bodies, LegendState& state, ScreenRect& toggle);
 
 // The legend, lens and slab controls of the Overlays section (ui_legend.cpp).
 void lod_controls(Demo& demo);

@@ -2,6 +2,7 @@
 // window at the world view's bottom-left corner. One source of truth: the algorithm's own
 // entries come from its BroadPhaseView::legend(), the app's from palette.hpp, the density
 // tint from collide::tint_color, so the swatches are the colours drawn.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,9 +54,8 @@ void row(const LegendEntry& e, const char* prefix = "") {
     ImGui::Text("%s%s", prefix, e.label.c_str());
 }
 
-}  // namespace
-
-ScreenRect legend_window(const Demo& demo, const OverlayReport& report, const ScreenRect& area) {
+// Every colour the view now shows, with what it means.
+std::vector<LegendEntry> legend_entries(const Demo& demo) {
     const ViewOptions& view = demo.view();
     const collide::OverlayFlags& flags = view.overlays;
     const bool selecting = demo.selected() != collide::kNoBody;
@@ -80,15 +80,14 @@ ScreenRect legend_window(const Demo& demo, const OverlayReport& report, const Sc
                            LegendEntry::When::kQuery});
         entries.push_back({kQueryHitColor, "bodies the query found"});
     }
-    if (!view.legend || (entries.empty() && report.tint_max <= 0.0f)) return {};
+    return entries;
+}
 
-    ImGui::SetNextWindowPos({area.min.x + kPanelMargin, area.max.y - kPanelMargin},
-                            ImGuiCond_Always, {0.0f, 1.0f});
-    ImGui::SetNextWindowBgAlpha(0.75f);
-    ImGui::Begin("##legend", nullptr,
-                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
-                     ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoFocusOnAppearing |
-                     ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoSavedSettings);
+// The legend's rows, the density tint's scale and the level-of-detail notes.
+void legend_body(const Demo& demo, const OverlayReport& report,
+                 const std::vector<LegendEntry>& entries) {
+    const ViewOptions& view = demo.view();
+    const bool selecting = demo.selected() != collide::kNoBody;
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + kWrapWidth);
     for (const LegendEntry& e : entries) {
         row(e,
@@ -123,9 +122,97 @@ ScreenRect legend_window(const Demo& demo, const OverlayReport& report, const Sc
         ImGui::PopStyleColor();
     }
     ImGui::PopTextWrapPos();
+}
+
+// A window position and the corner of the window it pins.
+struct Spot {
+    ImVec2 pos;
+    ImVec2 pivot;
+};
+
+// A corner of `area` whose strip beside `bodies` holds a window of `size`: the bottom-left
+// (left of the bodies, or under them), the bottom-right, then the top-left. None when the
+// bodies leave no such strip.
+std::optional<Spot> free_spot(const ScreenRect& area, const ScreenRect& bodies, glm::vec2 size) {
+    const float m = kPanelMargin;
+    const ScreenRect inner{area.min + m, area.max - m};
+    const bool apart = bodies.max.x <= inner.min.x || bodies.min.x >= inner.max.x ||
+                       bodies.max.y <= inner.min.y || bodies.min.y >= inner.max.y;
+    const bool tall_enough = size.y <= inner.size().y, wide_enough = size.x <= inner.size().x;
+    const Spot bottom_left{{inner.min.x, inner.max.y}, {0.0f, 1.0f}};
+    if (!tall_enough || !wide_enough) return std::nullopt;
+    if (apart || size.x <= bodies.min.x - m - inner.min.x) return bottom_left;
+    if (size.y <= inner.max.y - (bodies.max.y + m)) return bottom_left;
+    if (size.x <= inner.max.x - (bodies.max.x + m)) return Spot{{inner.max.x, inner.max.y}, {1, 1}};
+    if (size.y <= (bodies.min.y - m) - inner.min.y) return Spot{{inner.min.x, inner.min.y}, {0, 0}};
+    return std::nullopt;
+}
+
+constexpr ImGuiWindowFlags kOverlayWindow =
+    ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+    ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoSavedSettings;
+
+ScreenRect window_rect() {
     const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
-    ImGui::End();
     return {{pos.x, pos.y}, {pos.x + size.x, pos.y + size.y}};
+}
+
+}  // namespace
+
+ScreenRect legend_window(const Demo& demo, const OverlayReport& report, const ScreenRect& area,
+                         const ScreenRect& bodies, LegendState& state, ScreenRect& toggle) {
+    toggle = {};
+    const std::vector<LegendEntry> entries = legend_entries(demo);
+    if (!demo.view().legend || (entries.empty() && report.tint_max <= 0.0f)) return {};
+
+    // Whole, where it covers no body; else the one-line button, in a free corner if there
+    // is one; opened, the whole legend over the bodies with the button above it.
+    const std::optional<Spot> whole_spot = free_spot(area, bodies, state.full_size);
+    const bool whole_outside = whole_spot.has_value();
+    const Spot corner{{area.min.x + kPanelMargin, area.max.y - kPanelMargin}, {0.0f, 1.0f}};
+    ScreenRect shown;
+    if (!whole_outside) {
+        const std::size_t colours = entries.size() + (report.tint_max > 0.0f ? 1 : 0);
+        const std::string label =
+            (state.opened ? std::string("Legend: close")
+                          : "Legend (" + std::to_string(colours) + " colours): open") +
+            "###legend_toggle";
+        const glm::vec2 button_size{ImGui::CalcTextSize(label.c_str(), nullptr, true).x +
+                                        4 * ImGui::GetStyle().FramePadding.x,
+                                    ImGui::GetFrameHeightWithSpacing()};
+        const Spot spot =
+            state.opened ? corner : free_spot(area, bodies, button_size).value_or(corner);
+        ImGui::SetNextWindowPos(spot.pos, ImGuiCond_Always, spot.pivot);
+        ImGui::SetNextWindowBgAlpha(0.75f);
+        ImGui::Begin("##legend_header", nullptr, kOverlayWindow);
+        if (ImGui::SmallButton(label.c_str())) state.opened = !state.opened;
+        if (!state.opened && ImGui::IsItemHovered()) {  // a look without opening it
+            ImGui::BeginTooltip();
+            legend_body(demo, report, entries);
+            ImGui::EndTooltip();
+        }
+        toggle = {{ImGui::GetItemRectMin().x, ImGui::GetItemRectMin().y},
+                  {ImGui::GetItemRectMax().x, ImGui::GetItemRectMax().y}};
+        shown = window_rect();
+        ImGui::End();
+    }
+    // The whole legend is drawn every frame, off screen when closed, so its size is known
+    // for the next frame's choice.
+    const bool visible = whole_outside || state.opened;
+    Spot spot = whole_spot.value_or(corner);
+    if (!whole_outside) spot.pos.y = shown.min.y - (visible ? 2.0f : 0.0f);  // above the button
+    ImGui::SetNextWindowPos(visible ? spot.pos : ImVec2(-10000.0f, -10000.0f), ImGuiCond_Always,
+                            spot.pivot);
+    ImGui::SetNextWindowBgAlpha(0.75f);
+    ImGui::Begin("##legend", nullptr, kOverlayWindow | ImGuiWindowFlags_NoInputs);
+    legend_body(demo, report, entries);
+    const ScreenRect whole = window_rect();
+    ImGui::End();
+    state.full_size = whole.size();
+    if (!visible) return shown;
+    return shown.size().x > 0
+               ? ScreenRect{glm::min(whole.min, shown.min), glm::max(whole.max, shown.max)}
+               : whole;
 }
 
 void lod_controls(Demo& demo) {
