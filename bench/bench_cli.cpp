@@ -174,7 +174,7 @@ void check_params_in(const Options& o) {
                 if (!o.algorithms.empty() && std::find(o.algorithms.begin(), o.algorithms.end(),
                                                        e.name) == o.algorithms.end())
                     continue;
-                if (!gpu_unavailable_reason(e.name).empty()) continue;  // said when it runs
+                if (gpu_unavailable_reason(e.name)) continue;  // said when it runs
                 auto bp = make_subject<D>(e.name);
                 if (!bp) continue;
                 for (const Param& p : bp->params()) {
@@ -206,9 +206,9 @@ void check_params(const Options& o) {
 void list_entry(const BroadPhaseEntry& e) {
     std::cout << "  " << std::left << std::setw(24) << e.name << (e.in_2d ? "2D " : "   ")
               << (e.in_3d ? "3D " : "   ") << e.description << "\n";
-    if (const std::string why = gpu_unavailable_reason(e.name); !why.empty()) {
+    if (const auto why = gpu_unavailable_reason(e.name)) {
         std::cout << "  " << std::setw(24) << ""
-                  << "(cannot run here: " << why << ")\n";
+                  << "(cannot run here: " << *why << ")\n";
         return;
     }
     const auto print_params = [](auto bp) {

@@ -53,7 +53,7 @@ std::optional<CheckFailure> check_frame(const PairList& pairs, BroadPhase<D>* re
                                         std::span<const Aabb<D>> boxes,
                                         std::span<const std::uint8_t> is_static, PairList& expected,
                                         const std::string& algorithm, int frame) {
-    std::string problem;
+    std::optional<std::string> problem;
     if (ref) {
         ref->update(boxes, is_static, expected);
         std::sort(expected.begin(), expected.end());
@@ -61,10 +61,10 @@ std::optional<CheckFailure> check_frame(const PairList& pairs, BroadPhase<D>* re
     } else {
         problem = pair_contract_violation<D>(pairs, boxes, is_static);
     }
-    if (problem.empty()) return std::nullopt;
+    if (!problem) return std::nullopt;
     return CheckFailure{"check failed: " + algorithm + " at n=" + std::to_string(boxes.size()) +
                         ", frame " + std::to_string(frame) +
-                        (ref ? " differs from the reference: " : ": ") + problem};
+                        (ref ? " differs from the reference: " : ": ") + *problem};
 }
 
 // The bookkeeping both modes share: per timed frame its time, candidate tests, peak

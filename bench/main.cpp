@@ -228,9 +228,9 @@ int run(int argc, char** argv) {
                         continue;
                     }
                     // Every row runs, the GPU's too where a GL 4.3 context can be had.
-                    if (const std::string why = gpu_unavailable_reason(e.name); !why.empty()) {
+                    if (const auto why = gpu_unavailable_reason(e.name)) {
                         if (n == o.counts.front())
-                            std::cerr << "bench: " << e.name << " left out: " << why << "\n";
+                            std::cerr << "bench: " << e.name << " left out: " << *why << "\n";
                         continue;
                     }
                     algorithms.emplace_back(e.name);

@@ -46,8 +46,8 @@ void folded_grid_is_exact() {
     bool folded = false;
     for (int frame = 0; frame < 5; ++frame) {
         grid->update(motion.boxes(), motion.is_static(), got);
-        ASSERT_TRUE(pair_set_difference(got, reference_pairs<D>(motion.boxes(), motion.is_static()))
-                        .empty())
+        ASSERT_EQ(pair_set_difference(got, reference_pairs<D>(motion.boxes(), motion.is_static())),
+                  std::nullopt)
             << "frame " << frame;
         folded = folded || any_folded(*grid);
         Aabb<D> all = Aabb<D>::empty();
@@ -75,8 +75,8 @@ void folded_grid_is_exact() {
     BallisticMotion<D> spread(make_scene<D>("uniform", 2000, 3), 0.5f, 3);
     for (int frame = 0; frame < 3; ++frame) {
         grid->update(spread.boxes(), spread.is_static(), got);
-        ASSERT_TRUE(pair_set_difference(got, reference_pairs<D>(spread.boxes(), spread.is_static()))
-                        .empty())
+        ASSERT_EQ(pair_set_difference(got, reference_pairs<D>(spread.boxes(), spread.is_static())),
+                  std::nullopt)
             << "uniform frame " << frame;
         spread.advance();
     }
@@ -141,9 +141,9 @@ void jitter_is_exact(float jitter, float refit) {
         PairList got;
         for (int frame = 0; frame < 10; ++frame) {
             tree->update(motion.boxes(), motion.is_static(), got);
-            ASSERT_TRUE(
-                pair_set_difference(got, reference_pairs<D>(motion.boxes(), motion.is_static()))
-                    .empty())
+            ASSERT_EQ(
+                pair_set_difference(got, reference_pairs<D>(motion.boxes(), motion.is_static())),
+                std::nullopt)
                 << scene << " frame " << frame;
             motion.advance();
         }

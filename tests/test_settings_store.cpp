@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "main/settings_store.hpp"
+#include "tooling/input_error.hpp"
 
 namespace collidoscope {
 namespace {
@@ -33,10 +34,12 @@ void expect_defaults(const Settings& s) {
 
 // One line, naming the file (and line), ending in "using the defaults".
 void expect_warning(const SettingsLoad& got, const std::string& where, const std::string& why) {
-    EXPECT_EQ(got.warning.find('\n'), std::string::npos) << got.warning;
-    EXPECT_NE(got.warning.find(where), std::string::npos) << got.warning;
-    EXPECT_NE(got.warning.find(why), std::string::npos) << got.warning;
-    EXPECT_TRUE(got.warning.ends_with("; using the defaults")) << got.warning;
+    ASSERT_TRUE(got.warning.has_value());
+    const std::string& warning = *got.warning;
+    EXPECT_EQ(warning.find('\n'), std::string::npos) << warning;
+    EXPECT_NE(warning.find(where), std::string::npos) << warning;
+    EXPECT_NE(warning.find(why), std::string::npos) << warning;
+    EXPECT_TRUE(warning.ends_with("; using the defaults")) << warning;
     expect_defaults(got.settings);
 }
 
@@ -56,9 +59,9 @@ TEST(SettingsStore, RoundTrips) {
     s.scene = "blobs";
     s.broadphase = "dynamic-aabb-tree";
     const std::string path = (temp_dir("settings_rt") / "sub" / "settings.ini").string();
-    ASSERT_EQ(save_settings(path, s), "");  // creates the folder
+    save_settings(path, s);  // creates the folder
     const SettingsLoad back = load_settings(path);
-    EXPECT_EQ(back.warning, "");
+    EXPECT_EQ(back.warning, std::nullopt);
     EXPECT_EQ(settings_text(back.settings), settings_text(s));
     EXPECT_EQ(back.settings.width, 1600);
     EXPECT_EQ(back.settings.color_mode, ColorMode::kId);
@@ -67,14 +70,14 @@ TEST(SettingsStore, RoundTrips) {
 
 TEST(SettingsStore, MissingFileIsAFirstRun) {
     const SettingsLoad got = load_settings((temp_dir("settings_none") / "settings.ini").string());
-    EXPECT_EQ(got.warning, "");
+    EXPECT_EQ(got.warning, std::nullopt);
     expect_defaults(got.settings);
 }
 
 TEST(SettingsStore, CommentsBlanksAndUnknownKeysAreFine) {
     const SettingsLoad got =
         parse_settings("# mine\n\n  window_width = 800 \r\nfuture_key=whatever\n", "f.ini");
-    EXPECT_EQ(got.warning, "");
+    EXPECT_EQ(got.warning, std::nullopt);
     EXPECT_EQ(got.settings.width, 800);
 }
 
@@ -87,10 +90,12 @@ TEST(SettingsStore, BinaryFilesGiveOneWarningAndTheDefaults) {
 void expect_line_dropped(const std::string& text, const std::string& where,
                          const std::string& why) {
     const SettingsLoad got = parse_settings(text + "\ndim=3\nwindow_height=500\n", "f.ini");
-    EXPECT_EQ(got.warning.find('\n'), std::string::npos) << got.warning;
-    EXPECT_NE(got.warning.find(where), std::string::npos) << got.warning;
-    EXPECT_NE(got.warning.find(why), std::string::npos) << got.warning;
-    EXPECT_TRUE(got.warning.ends_with("; that line is ignored")) << got.warning;
+    ASSERT_TRUE(got.warning.has_value()) << text;
+    const std::string& warning = *got.warning;
+    EXPECT_EQ(warning.find('\n'), std::string::npos) << warning;
+    EXPECT_NE(warning.find(where), std::string::npos) << warning;
+    EXPECT_NE(warning.find(why), std::string::npos) << warning;
+    EXPECT_TRUE(warning.ends_with("; that line is ignored")) << warning;
     EXPECT_EQ(got.settings.dim, 3) << text;  // the good lines around it still count
     EXPECT_EQ(got.settings.height, 500) << text;
 }
@@ -112,8 +117,9 @@ TEST(SettingsStore, BadLinesAreDroppedOneByOne) {
     // The good value before a bad one survives; a second bad line is counted.
     const SettingsLoad two = parse_settings("window_width=800\ndim=9\nui_scale=0\n", "f.ini");
     EXPECT_EQ(two.settings.width, 800);
-    EXPECT_NE(two.warning.find("f.ini:2: dim must be 2 or 3"), std::string::npos) << two.warning;
-    EXPECT_NE(two.warning.find("(and 1 more bad line)"), std::string::npos) << two.warning;
+    const std::string warning = two.warning.value_or("");
+    EXPECT_NE(warning.find("f.ini:2: dim must be 2 or 3"), std::string::npos) << warning;
+    EXPECT_NE(warning.find("(and 1 more bad line)"), std::string::npos) << warning;
 }
 
 // Bug: a 1x1 window stored window_width=1, which the next start refused, dropping the file.
@@ -123,7 +129,7 @@ TEST(SettingsStore, NeverWritesAValueItRefuses) {
     s.height = 100000;
     s.ui_scale = 7.0f;
     const SettingsLoad back = parse_settings(settings_text(s), "f.ini");
-    EXPECT_EQ(back.warning, "");
+    EXPECT_EQ(back.warning, std::nullopt);
     EXPECT_EQ(back.settings.width, 64);
     EXPECT_EQ(back.settings.height, 16384);
     EXPECT_EQ(back.settings.ui_scale, 2.0f);
@@ -167,7 +173,7 @@ TEST(SettingsStore, CommandLineWinsAndBadSceneIsDropped) {
     Options given;
     given.given.size = true;
     given.width = 1000;
-    EXPECT_NE(apply_settings(s, given).find("no-such-algorithm"), std::string::npos);
+    EXPECT_NE(apply_settings(s, given).value_or("").find("no-such-algorithm"), std::string::npos);
     EXPECT_EQ(given.width, 1000);  // --size wins
     EXPECT_TRUE(given.overlays.pairs);
     EXPECT_EQ(given.dim, 3);
@@ -176,15 +182,29 @@ TEST(SettingsStore, CommandLineWinsAndBadSceneIsDropped) {
 
     s.scene = "csv:/nonexistent.csv";
     Options fresh;
-    EXPECT_NE(apply_settings(s, fresh).find("stored scene"), std::string::npos);
+    EXPECT_NE(apply_settings(s, fresh).value_or("").find("stored scene"), std::string::npos);
     EXPECT_EQ(fresh.scene, "uniform");
 
     Options scene_given;
     scene_given.given.scene = true;
     scene_given.dim = 2;
-    EXPECT_EQ(apply_settings(s, scene_given), "");
+    EXPECT_EQ(apply_settings(s, scene_given), std::nullopt);
     EXPECT_EQ(scene_given.dim, 2);  // --dim and the like win over the stored scene
     EXPECT_EQ(scene_given.width, 800);
+}
+
+// One error style in the app: a save that fails throws, naming the file (it returned the
+// message as a string, empty on success, which a caller could ignore).
+TEST(SettingsStore, SaveThatFailsThrowsNamingTheFile) {
+    const std::filesystem::path blocker = temp_dir("settings_blocked") / "a-file";
+    std::ofstream(blocker) << "not a folder";
+    const std::string path = (blocker / "settings.ini").string();
+    try {
+        save_settings(path, Settings{});
+        FAIL() << "saving under a file did not throw";
+    } catch (const collide::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace

@@ -14,9 +14,9 @@
 // At the top of a test of the broad phase `name`: a GPU row with no GL 4.3 context skips,
 // saying why, except in CI (CI set), where it fails: CI must run the GPU suites.
 #define SKIP_WITHOUT_GPU(name)                                                               \
-    if (const std::string why = ::collide::gpu_unavailable_reason(name); !why.empty()) {     \
-        if (std::getenv("CI") != nullptr) FAIL() << "CI must run " << (name) << ": " << why; \
-        GTEST_SKIP() << (name) << " skipped: " << why;                                       \
+    if (const auto why = ::collide::gpu_unavailable_reason(name)) {                          \
+        if (std::getenv("CI") != nullptr) FAIL() << "CI must run " << (name) << ": " << *why; \
+        GTEST_SKIP() << (name) << " skipped: " << *why;                                      \
     }
 
 namespace collide::testing {

@@ -208,9 +208,10 @@ int App::run() {
         const bool shots_done =
             !options_.preset_shots.empty() && take_preset_shot(framebuffer, exit_code);
         if (last_frame && !options_.screenshot.empty()) {
-            std::string error = save_screenshot(options_.screenshot, framebuffer);
-            if (!error.empty()) {
-                std::fprintf(stderr, "collidoscope: screenshot: %s\n", error.c_str());
+            try {
+                save_screenshot(options_.screenshot, framebuffer);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "collidoscope: screenshot: %s\n", e.what());
                 exit_code = 1;
             }
         }
@@ -229,9 +230,12 @@ int App::run() {
         }
     }
     if (!options_.save_scene.empty()) {
-        const SceneSaveResult saved = save_scene(demo_.world(), options_.save_scene);
-        std::fprintf(saved.ok ? stdout : stderr, "collidoscope: %s\n", saved.message.c_str());
-        if (!saved.ok) exit_code = 1;
+        try {
+            std::printf("collidoscope: %s\n", save_scene(demo_.world(), options_.save_scene).c_str());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "collidoscope: scene not saved: %s\n", e.what());
+            exit_code = 1;
+        }
     }
     // A replay that met an action the command line would refuse is bad input: exit 2.
     if (demo_.replay() && !demo_.replay()->refused.empty()) {
@@ -278,9 +282,11 @@ void App::store_settings() const {
     s.scene = demo_.scene();
     s.broadphase = demo_.broad_phase();
     if (preset_still_shown()) s.preset = preset_;
-    const std::string error = save_settings(options_.settings_file, s);
-    if (!error.empty())
-        std::fprintf(stderr, "collidoscope: settings not saved: %s\n", error.c_str());
+    try {
+        save_settings(options_.settings_file, s);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "collidoscope: settings not saved: %s\n", e.what());
+    }
 }
 
 void App::apply_view(const Options& options) {
@@ -325,9 +331,10 @@ bool App::take_preset_shot(glm::ivec2 framebuffer, int& exit_code) {
     const bool plain = shot_frame_ > kShotFrames;
     const std::string name(presets()[shot_preset_].name);
     const std::string path = options_.preset_shots + "/" + name + (plain ? "-plain" : "") + ".png";
-    const std::string error = save_screenshot(path, framebuffer);
-    if (!error.empty()) {
-        std::fprintf(stderr, "collidoscope: screenshot: %s\n", error.c_str());
+    try {
+        save_screenshot(path, framebuffer);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "collidoscope: screenshot: %s\n", e.what());
         exit_code = 1;
     }
     if (!plain) {
@@ -355,13 +362,13 @@ void App::save_timestamped_screenshot(glm::ivec2 framebuffer) {
     for (int n = 2; fs::exists(path, ec); ++n) {
         path = dir / (std::string("collidoscope-") + stamp + "-" + std::to_string(n) + ".png");
     }
-    const std::string error = save_screenshot(path.string(), framebuffer);
-    if (error.empty()) {
+    try {
+        save_screenshot(path.string(), framebuffer);
         last_screenshot_ = path.string();
         ui_.toast("Screenshot saved in " + dir.string() + "/\n" + path.filename().string());
-    } else {
-        ui_.toast("Screenshot failed: " + error);
-        std::fprintf(stderr, "collidoscope: screenshot: %s\n", error.c_str());
+    } catch (const std::exception& e) {
+        ui_.toast(std::string("Screenshot failed: ") + e.what());
+        std::fprintf(stderr, "collidoscope: screenshot: %s\n", e.what());
     }
 }
 

@@ -35,8 +35,7 @@ int main(int argc, char** argv) {
         std::error_code ec;
         first_start = path.empty() || !std::filesystem::exists(path, ec);
         stored = load_settings(path);
-        if (!stored.warning.empty())
-            std::fprintf(stderr, "collidoscope: %s\n", stored.warning.c_str());
+        if (stored.warning) std::fprintf(stderr, "collidoscope: %s\n", stored.warning->c_str());
     }
     // Nothing on the command line chooses what to show: the first start opens on the tour's
     // first preset, a later one on the preset shown when the app last quit, if any (else
@@ -49,8 +48,8 @@ int main(int argc, char** argv) {
     }
     if (!cli.options.given.no_settings) {
         cli.options.settings_file = settings_path();
-        const std::string dropped = apply_settings(stored.settings, cli.options);
-        if (!dropped.empty()) std::fprintf(stderr, "collidoscope: %s\n", dropped.c_str());
+        if (const auto dropped = apply_settings(stored.settings, cli.options))
+            std::fprintf(stderr, "collidoscope: %s\n", dropped->c_str());
     }
     return run_app(cli.options);
 }

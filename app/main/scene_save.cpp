@@ -1,7 +1,6 @@
 #include "main/scene_save.hpp"
 
 #include <ctime>
-#include <exception>
 #include <filesystem>
 
 namespace collidoscope {
@@ -21,13 +20,9 @@ std::string timestamped_scene_name() {
     return name;
 }
 
-SceneSaveResult save_scene(const SimWorld& world, const std::string& path) {
-    try {
-        world.save_scene(path);
-    } catch (const std::exception& e) {
-        return {false, std::string("scene not saved: ") + e.what()};
-    }
-    return {true, "saved " + std::to_string(world.body_count()) + " bodies to " + path};
+std::string save_scene(const SimWorld& world, const std::string& path) {
+    world.save_scene(path);
+    return "saved " + std::to_string(world.body_count()) + " bodies to " + path;
 }
 
 }  // namespace collidoscope

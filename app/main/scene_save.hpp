@@ -12,12 +12,8 @@ namespace collidoscope {
 // "scene-20250131-142501.csv" in the current folder, with "-2", "-3", ... if that is taken.
 std::string timestamped_scene_name();
 
-struct SceneSaveResult {
-    bool ok = false;
-    std::string message;  // "saved 5,000 bodies to FILE" or why not
-};
-
-// Writes `world` to `path`; never throws.
-SceneSaveResult save_scene(const SimWorld& world, const std::string& path);
+// Writes `world` to `path` and returns the line to show ("saved 5000 bodies to FILE"); throws
+// (collide::InputError) saying why it could not.
+std::string save_scene(const SimWorld& world, const std::string& path);
 
 }  // namespace collidoscope

@@ -4,11 +4,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <utility>
 #include <vector>
 
 #include "collide/gpu/catalog.hpp"
+#include "tooling/input_error.hpp"
 #include "tooling/parse.hpp"
 #include "tooling/scene_names.hpp"
 
@@ -51,8 +53,8 @@ std::string quoted(std::string_view s) {
     return out;
 }
 
-// Sets the key from its value; returns why not, empty on success.
-std::string set_value(Settings& s, std::string_view key, std::string_view value) {
+// Sets the key from its value; returns why not, if it cannot.
+std::optional<std::string> set_value(Settings& s, std::string_view key, std::string_view value) {
     for (auto& [name, field] : flags_of(s)) {
         if (name != key) continue;
         if (value == "1" || value == "true") {
@@ -62,7 +64,7 @@ std::string set_value(Settings& s, std::string_view key, std::string_view value)
         } else {
             return std::string(key) + " must be 0 or 1, not " + quoted(value);
         }
-        return {};
+        return std::nullopt;
     }
     if (key == "window_width" || key == "window_height") {
         const auto n = collide::parse_number<int>(value);
@@ -92,7 +94,7 @@ std::string set_value(Settings& s, std::string_view key, std::string_view value)
         s.preset = std::string(value);  // main checks it against the presets
     }
     // Other keys are a newer app's: skipped.
-    return {};
+    return std::nullopt;
 }
 
 }  // namespace
@@ -142,13 +144,13 @@ SettingsLoad parse_settings(std::string_view text, const std::string& name) {
             drop(number, quoted(line) + " is not key=value");
             continue;
         }
-        const std::string why =
-            set_value(out.settings, trim(line.substr(0, eq)), trim(line.substr(eq + 1)));
-        if (!why.empty()) drop(number, why);
+        if (const auto why =
+                set_value(out.settings, trim(line.substr(0, eq)), trim(line.substr(eq + 1))))
+            drop(number, *why);
     }
     if (bad_lines > 1) {
-        out.warning += " (and " + std::to_string(bad_lines - 1) + " more bad line" +
-                       (bad_lines > 2 ? "s" : "") + ")";
+        *out.warning += " (and " + std::to_string(bad_lines - 1) + " more bad line" +
+                        (bad_lines > 2 ? "s" : "") + ")";
     }
     return out;
 }
@@ -190,19 +192,18 @@ SettingsLoad load_settings(const std::string& path) {
     return parse_settings(text, path);
 }
 
-std::string save_settings(const std::string& path, const Settings& settings) {
+void save_settings(const std::string& path, const Settings& settings) {
     std::error_code ec;
     const std::filesystem::path folder = std::filesystem::path(path).parent_path();
     if (!folder.empty()) std::filesystem::create_directories(folder, ec);
-    if (ec) return path + ": cannot create the folder (" + ec.message() + ")";
+    if (ec) throw collide::InputError(path + ": cannot create the folder (" + ec.message() + ")");
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << settings_text(settings);
     out.close();
-    if (!out) return path + ": cannot write the file";
-    return {};
+    if (!out) throw collide::InputError(path + ": cannot write the file");
 }
 
-std::string apply_settings(const Settings& s, Options& options) {
+std::optional<std::string> apply_settings(const Settings& s, Options& options) {
     if (!options.given.size) {
         options.width = s.width;
         options.height = s.height;
@@ -213,7 +214,7 @@ std::string apply_settings(const Settings& s, Options& options) {
     if (!options.given.color) options.color_mode = s.color_mode;
     options.overlays_on_top = s.overlays_on_top;
     if (!options.given.ui_scale) options.ui_scale = s.ui_scale;
-    if (options.given.scene) return {};
+    if (options.given.scene) return std::nullopt;
 
     // The last scene: its name checked as the command line checks it, each part dropped
     // alone when this build or dimension does not have it.
@@ -248,7 +249,8 @@ std::string apply_settings(const Settings& s, Options& options) {
                       std::to_string(s.dim) + "D";
         }
     }
-    return warning.empty() ? warning : "settings: " + warning + "; using the default";
+    if (warning.empty()) return std::nullopt;
+    return "settings: " + warning + "; using the default";
 }
 
 }  // namespace collidoscope

@@ -6,6 +6,7 @@
 // warning naming the file and line, and the defaults, never an exception.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -32,7 +33,7 @@ struct Settings {
 // if so, one line saying what and where.
 struct SettingsLoad {
     Settings settings;
-    std::string warning;
+    std::optional<std::string> warning;  // what was wrong with the file, if anything
 };
 
 // The settings file's path; empty when neither XDG_CONFIG_HOME nor HOME is set.
@@ -47,12 +48,12 @@ std::string settings_text(const Settings& settings);
 
 // Reads `path`; a missing file is no warning (the defaults, as on a first run).
 SettingsLoad load_settings(const std::string& path);
-// Writes `path`, creating its folder; returns an error message, empty on success.
-std::string save_settings(const std::string& path, const Settings& settings);
+// Writes `path`, creating its folder; throws collide::InputError naming the path and why not.
+void save_settings(const std::string& path, const Settings& settings);
 
 // The stored settings as the app's start options, where the command line did not say
 // otherwise (Options::given). A stored scene or algorithm this build or dimension does not
-// have is dropped with a warning (returned, empty if none).
-std::string apply_settings(const Settings& settings, Options& options);
+// have is dropped with a warning (returned).
+std::optional<std::string> apply_settings(const Settings& settings, Options& options);
 
 }  // namespace collidoscope

@@ -3,6 +3,7 @@
 #include <glad/gl.h>
 
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
@@ -10,10 +11,10 @@
 
 namespace collidoscope {
 
-std::string save_screenshot(const std::string& path, glm::ivec2 framebuffer) {
+void save_screenshot(const std::string& path, glm::ivec2 framebuffer) {
     const int w = framebuffer.x;
     const int h = framebuffer.y;
-    if (w <= 0 || h <= 0) return "the window has no pixels";
+    if (w <= 0 || h <= 0) throw std::runtime_error(path + ": the window has no pixels");
     // RGB only: the default framebuffer's alpha is whatever blending left there.
     constexpr int kChannels = 3;
     const std::size_t row = static_cast<std::size_t>(w) * kChannels;
@@ -25,7 +26,7 @@ std::string save_screenshot(const std::string& path, glm::ivec2 framebuffer) {
     glReadBuffer(GL_BACK);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, pixels.data());
-    if (glGetError() != GL_NO_ERROR) return "glReadPixels failed";
+    if (glGetError() != GL_NO_ERROR) throw std::runtime_error(path + ": glReadPixels failed");
 
     // GL's rows run bottom to top; PNG's top to bottom.
     std::vector<unsigned char> line(row);
@@ -37,9 +38,8 @@ std::string save_screenshot(const std::string& path, glm::ivec2 framebuffer) {
         std::memcpy(bottom, line.data(), row);
     }
     if (stbi_write_png(path.c_str(), w, h, kChannels, pixels.data(), static_cast<int>(row)) == 0) {
-        return "cannot write " + path;
+        throw std::runtime_error("cannot write " + path);
     }
-    return {};
 }
 
 }  // namespace collidoscope

@@ -8,8 +8,8 @@
 
 namespace collidoscope {
 
-// Writes the current back buffer of `framebuffer` pixels to `path`. Returns an empty string
-// on success, otherwise what went wrong.
-std::string save_screenshot(const std::string& path, glm::ivec2 framebuffer);
+// Writes the current back buffer of `framebuffer` pixels to `path`; throws
+// std::runtime_error saying what went wrong.
+void save_screenshot(const std::string& path, glm::ivec2 framebuffer);
 
 }  // namespace collidoscope

@@ -46,7 +46,7 @@ Demo::Demo(const Options& options) : race_live_(options.race) {
         throw collide::InputError(options.replay + ": " + e.what());
     }
     if (scene_is_csv()) count_ = start_.count = world_->body_count();  // the file decides
-    notice_ = too_slow_for_the_world(broad_phase_, count_);
+    notice_ = too_slow_for_the_world(broad_phase_, count_).value_or("");
     if (!notice_.empty()) {
         broad_phase_ = std::string(collide::kDefaultBroadPhase);
         world_->set_broad_phase(broad_phase_);
@@ -130,9 +130,10 @@ void Demo::act(const action::SetWorld& a) {
         view_.overlays.hidden_layers = 0;  // layer numbers mean something else in another one
 }
 
-std::string Demo::too_slow_for_the_world(std::string_view algorithm, std::size_t count) {
+std::optional<std::string> Demo::too_slow_for_the_world(std::string_view algorithm,
+                                                        std::size_t count) {
     const double tests = collide::brute_force_tests_past_limit(algorithm, count);
-    if (tests == 0.0) return {};
+    if (tests == 0.0) return std::nullopt;
     char text[200];
     std::snprintf(text, sizeof text,
                   "brute force at %zu bodies is %.1e tests a step (minutes a frame): it runs the "
@@ -148,7 +149,7 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
     const collide::BroadPhaseEntry* entry = collide::find_any_broadphase(algorithm);
     if (!entry || !entry->supports(dim)) algorithm = std::string(collide::kDefaultBroadPhase);
     // A world that would freeze the app gets the default algorithm, and the panel says why.
-    notice_ = too_slow_for_the_world(algorithm, count);
+    notice_ = too_slow_for_the_world(algorithm, count).value_or("");
     if (!notice_.empty()) algorithm = std::string(collide::kDefaultBroadPhase);
     const Physics physics = world_ ? world_->physics() : Physics{};
     std::unique_ptr<SimWorld> world;
@@ -192,7 +193,7 @@ void Demo::update_race(bool stepped) {
 }
 
 void Demo::act(const action::SetBroadPhase& a) {
-    notice_ = too_slow_for_the_world(a.name, world_->body_count());
+    notice_ = too_slow_for_the_world(a.name, world_->body_count()).value_or("");
     if (!notice_.empty()) return;  // the world keeps its algorithm
     try {
         if (!world_->set_broad_phase(a.name)) return;
@@ -279,8 +280,8 @@ void Demo::apply_replay() {
     while (replay_next_ < replay_->entries.size() &&
            replay_->entries[replay_next_].tick <= ticks_) {
         const SessionEntry& e = replay_->entries[replay_next_++];
-        if (const std::string why = refusal(e.action); !why.empty()) {
-            r.refused = r.path + ":" + std::to_string(e.line) + ": " + why;
+        if (const auto why = refusal(e.action)) {
+            r.refused = r.path + ":" + std::to_string(e.line) + ": " + *why;
             last_error_ = r.refused;
             replay_next_ = replay_->entries.size();  // nothing after a refused action
             set_paused(true);
@@ -296,7 +297,7 @@ void Demo::apply_replay() {
     }
 }
 
-std::string Demo::refusal(const UserAction& a) const {
+std::optional<std::string> Demo::refusal(const UserAction& a) const {
     const std::size_t n = world_->body_count();
     const auto missing = [&](collide::BodyId id) {
         return "body " + std::to_string(id) + " does not exist (the world has " +
@@ -312,7 +313,7 @@ std::string Demo::refusal(const UserAction& a) const {
         std::string names;
         for (const collide::Param& q : world_->broad_phase_params()) {
             if (q.name == p->name) {
-                if (p->value >= q.min && p->value <= q.max) return {};
+                if (p->value >= q.min && p->value <= q.max) return std::nullopt;
                 char range[96];
                 std::snprintf(range, sizeof range, "%g is outside %s's range %g to %g", p->value,
                               broad_phase_.c_str(), q.min, q.max);
@@ -323,7 +324,7 @@ std::string Demo::refusal(const UserAction& a) const {
         return "param: " + broad_phase_ + " has no parameter '" + collide::excerpt(p->name, 80) +
                "' (it has: " + (names.empty() ? "none" : names) + ")";
     }
-    return {};
+    return std::nullopt;
 }
 
 bool Demo::update() {

@@ -108,11 +108,12 @@ public:
     // Why the world did not take the algorithm it was asked for (brute force over the
     // reference limit would freeze the app for minutes a frame), or empty.
     const std::string& notice() const { return notice_; }
-    // Why `algorithm` must not run a world of `count` bodies, or empty.
-    static std::string too_slow_for_the_world(std::string_view algorithm, std::size_t count);
+    // Why `algorithm` must not run a world of `count` bodies, if it must not.
+    static std::optional<std::string> too_slow_for_the_world(std::string_view algorithm,
+                                                             std::size_t count);
     // What the command line would refuse of `a` in the world as it is now (a body that does
-    // not exist, a parameter the algorithm lacks or a value out of its range), or empty.
-    std::string refusal(const UserAction& a) const;
+    // not exist, a parameter the algorithm lacks or a value out of its range), if anything.
+    std::optional<std::string> refusal(const UserAction& a) const;
 
     // --- The broad phase, swapped without touching the bodies.
     const std::string& broad_phase() const { return broad_phase_; }

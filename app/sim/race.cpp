@@ -36,7 +36,7 @@ void Race<D>::time_update(Runner& r, std::span<const collide::Aabb<D>> boxes,
 }
 
 template <int D>
-std::string Race<D>::over_budget(const Runner& r, std::size_t n) {
+std::optional<std::string> Race<D>::over_budget(const Runner& r, std::size_t n) {
     char text[160];
     if (const double tests = collide::brute_force_tests_past_limit(r.name, n); tests > 0) {
         std::snprintf(text, sizeof text, "%s: %.1e tests at this n, paused", r.name.c_str(), tests);
@@ -47,7 +47,7 @@ std::string Race<D>::over_budget(const Runner& r, std::size_t n) {
                       r.name.c_str(), r.last_ms, kRaceLiveCutoffMs);
         return text;
     }
-    return {};
+    return std::nullopt;
 }
 
 template <int D>
@@ -59,7 +59,7 @@ std::optional<RaceEntry> Race<D>::run_one(std::string_view name,
         if (r.name != name) continue;
         RaceEntry e;
         e.name = r.name;
-        if (!once) e.note = over_budget(r, boxes.size());
+        if (!once) e.note = over_budget(r, boxes.size()).value_or("");
         if (e.note.empty()) time_update(r, boxes, is_static, pairs_, e);
         return e;
     }
@@ -101,7 +101,7 @@ void Race<D>::run(std::span<const collide::Aabb<D>> boxes, std::span<const std::
         e.name = r.name;
         const bool is_reference = r.name == out.reference;
         if (r.name == collide::kReferenceBroadPhase && n > collide::kMaxReferenceBodies) {
-            e.note = over_budget(r, n);
+            e.note = over_budget(r, n).value_or("");
             continue;
         }
         if (live && !is_reference && r.last_ms > kRaceLiveCutoffMs) {
@@ -114,8 +114,9 @@ void Race<D>::run(std::span<const collide::Aabb<D>> boxes, std::span<const std::
             std::sort(reference_.begin(), reference_.end());
             e.note = "the reference";
         } else {
-            e.note = collide::pair_set_difference(pairs_, reference_);
-            e.differs = !e.note.empty();
+            const auto difference = collide::pair_set_difference(pairs_, reference_);
+            e.note = difference.value_or("");
+            e.differs = difference.has_value();
         }
     }
 }

@@ -62,8 +62,8 @@ private:
         std::unique_ptr<collide::BroadPhase<D>> algorithm;
         double last_ms = 0;
     };
-    // Why `r` would blow the time budget on n bodies, or empty.
-    static std::string over_budget(const Runner& r, std::size_t n);
+    // Why `r` would blow the time budget on n bodies, if it would.
+    static std::optional<std::string> over_budget(const Runner& r, std::size_t n);
     void make_runners();
     // Updates r's algorithm on the boxes into `pairs`, timing it into `e`.
     void time_update(Runner& r, std::span<const collide::Aabb<D>> boxes,

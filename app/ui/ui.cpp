@@ -265,10 +265,10 @@ void Ui::scene_section(Demo& demo, UiActions& actions) {
     hint(
         "Writes the world (bodies, implicit shapes, physics) as a CSV file in the current "
         "folder; --scene csv:FILE loads it");
-    if (!last_save_.message.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, last_save_.ok ? ImVec4(0.5f, 0.9f, 0.5f, 1.0f)
+    if (!last_save_.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, !last_save_failed_ ? ImVec4(0.5f, 0.9f, 0.5f, 1.0f)
                                                            : ImVec4(1.0f, 0.4f, 0.4f, 1.0f));
-        ImGui::TextWrapped("%s", last_save_.message.c_str());
+        ImGui::TextWrapped("%s", last_save_.c_str());
         ImGui::PopStyleColor();
     }
     if (!demo.last_error().empty()) {
@@ -489,8 +489,14 @@ void Ui::overlays_section(Demo& demo, const OverlayReport& report) {
 }
 
 void Ui::save_scene(const Demo& demo) {
-    last_save_ = collidoscope::save_scene(demo.world(), timestamped_scene_name());
-    std::printf("collidoscope: %s\n", last_save_.message.c_str());
+    try {
+        last_save_ = collidoscope::save_scene(demo.world(), timestamped_scene_name());
+        last_save_failed_ = false;
+    } catch (const std::exception& e) {
+        last_save_ = std::string("scene not saved: ") + e.what();
+        last_save_failed_ = true;
+    }
+    std::printf("collidoscope: %s\n", last_save_.c_str());
 }
 
 namespace {

@@ -119,7 +119,8 @@ private:
     bool preset_shown_ = true;
     bool tour_preview_fits_ = true;
     bool tour_open_ = true;
-    SceneSaveResult last_save_;  // message empty until the first save
+    std::string last_save_;  // the last save's line; empty until the first save
+    bool last_save_failed_ = false;
     ScreenRect legend_rect_;
     LegendState legend_;
 };

@@ -52,8 +52,8 @@ bool runs_on_gpu(std::string_view name) {
     return find_entry(gpu_broadphases(), name) != nullptr;
 }
 
-std::string gpu_unavailable_reason(std::string_view name) {
-    if (!runs_on_gpu(name)) return {};
+std::optional<std::string> gpu_unavailable_reason(std::string_view name) {
+    if (!runs_on_gpu(name)) return std::nullopt;
 #if COLLIDOSCOPE_HAS_GPU
     try {
         gpu::shared_context();
@@ -61,7 +61,7 @@ std::string gpu_unavailable_reason(std::string_view name) {
         return e.what();
     }
 #endif
-    return {};
+    return std::nullopt;
 }
 
 const BroadPhaseEntry* find_any_broadphase(std::string_view name) {

@@ -18,12 +18,12 @@ std::string show(const Pair& p) {
 
 }  // namespace
 
-std::string pair_set_difference(PairList got, const PairList& want) {
+std::optional<std::string> pair_set_difference(PairList got, const PairList& want) {
     for (const Pair& p : got) {
         if (p.a >= p.b) return "pair " + show(p) + " has a >= b";
     }
     std::sort(got.begin(), got.end());
-    if (got == want) return {};
+    if (got == want) return std::nullopt;
     const auto [g, w] = std::mismatch(got.begin(), got.end(), want.begin(), want.end());
     const std::string counts = std::to_string(got.size()) + " pairs reported, " +
                                std::to_string(want.size()) + " expected; ";
@@ -32,8 +32,8 @@ std::string pair_set_difference(PairList got, const PairList& want) {
 }
 
 template <int D>
-std::string pair_contract_violation(PairList pairs, std::span<const Aabb<D>> boxes,
-                                    std::span<const std::uint8_t> is_static) {
+std::optional<std::string> pair_contract_violation(PairList pairs, std::span<const Aabb<D>> boxes,
+                                                   std::span<const std::uint8_t> is_static) {
     std::sort(pairs.begin(), pairs.end());
     for (std::size_t i = 0; i < pairs.size(); ++i) {
         const Pair& p = pairs[i];
@@ -44,12 +44,12 @@ std::string pair_contract_violation(PairList pairs, std::span<const Aabb<D>> box
             return "pair " + show(p) + " whose boxes do not overlap";
         if (is_static[p.a] && is_static[p.b]) return "pair " + show(p) + " of two static bodies";
     }
-    return {};
+    return std::nullopt;
 }
 
-template std::string pair_contract_violation<2>(PairList, std::span<const Aabb<2>>,
+template std::optional<std::string> pair_contract_violation<2>(PairList, std::span<const Aabb<2>>,
                                                 std::span<const std::uint8_t>);
-template std::string pair_contract_violation<3>(PairList, std::span<const Aabb<3>>,
+template std::optional<std::string> pair_contract_violation<3>(PairList, std::span<const Aabb<3>>,
                                                 std::span<const std::uint8_t>);
 
 }  // namespace collide

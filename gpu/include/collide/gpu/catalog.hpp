@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <span>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,8 +23,8 @@ std::span<const BroadPhaseEntry> all_broadphases();
 bool runs_on_gpu(std::string_view name);
 
 // Why `name` cannot run in this process (a GPU row with no GL 4.3 context to be had: what
-// was tried), or empty when it can.
-std::string gpu_unavailable_reason(std::string_view name);
+// was tried), or nothing when it can.
+std::optional<std::string> gpu_unavailable_reason(std::string_view name);
 
 // The row called `name` in all_broadphases(), or nullptr.
 const BroadPhaseEntry* find_any_broadphase(std::string_view name);
