@@ -163,7 +163,7 @@ std::string settings_text(const Settings& settings) {
     s.height = std::clamp(s.height, kMinWindow, kMaxWindow);
     if (s.ui_scale > 0.0f) s.ui_scale = std::clamp(s.ui_scale, kMinUiScale, kMaxUiScale);
     std::ostringstream out;
-    out << "# collidoscope settings: key=value, one per line (see the README)\n";
+    out << "# collidoscope settings: key=value, one per line (see docs/app.md, Settings)\n";
     out << "window_width=" << s.width << "\nwindow_height=" << s.height << "\n";
     for (const auto& [name, field] : flags_of(s)) out << name << "=" << (*field ? 1 : 0) << "\n";
     out << "color_mode=" << (s.color_mode == ColorMode::kId ? "id" : "speed") << "\n";

@@ -1,7 +1,7 @@
 // What a user can do to the simulation, as values: every change the Demo makes to its world
 // or its choices goes through one UserAction (Demo::apply), so a session can be recorded as
 // a list of them and replayed. Each has a one-line text form ("move 17 1.5 2 0 0 0 0"), the
-// lines of a session file (session_file.hpp); README.md lists them.
+// lines of a session file (session_file.hpp); docs/app.md lists them.
 #pragma once
 
 #include <cstddef>

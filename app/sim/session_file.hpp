@@ -1,6 +1,6 @@
 // A session file: how the world was first built, then every user action with the step at
-// which it happened, as readable lines (README.md, "Record and replay"). --record writes one
-// as the session goes (flushed line by line, so a crash leaves the actions up to it);
+// which it happened, as readable lines (docs/app.md, "Rewind, record and replay"). --record
+// writes one as the session goes (flushed line by line, so a crash leaves the actions up to it);
 // --replay reads one back. The step in front of an action counts every step the session
 // took, so rewinds never lower it; a replay applies an action before the step numbered
 // after it, which is where the recording applied it.

@@ -1,4 +1,4 @@
-// Writing a world as a CSV scene (the format csv_scene.cpp reads, see the README): the
+// Writing a world as a CSV scene (the format csv_scene.cpp reads, see docs/scenes.md): the
 // settings lines, the header, then one row per body in id order. Floats are written in the
 // shortest form that std::from_chars turns back into the same float, so a saved world
 // reloads bit for bit.

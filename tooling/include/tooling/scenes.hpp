@@ -1,6 +1,6 @@
 // Scenes shared by the app, the bench and the tests. Each generator takes a body count,
 // the dimension (as the template argument) and a seed, and is deterministic. "csv:PATH"
-// loads bodies from a file instead (see README for the format). The names alone are in
+// loads bodies from a file instead (docs/scenes.md gives the format). The names alone are in
 // tooling/scene_names.hpp.
 #pragma once
 
