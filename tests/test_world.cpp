@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 
 #include "collide/registry.hpp"
 #include "collide/world.hpp"
@@ -83,6 +84,32 @@ TEST(World, BitIdenticalForSameSeed2D) {
 }
 TEST(World, BitIdenticalForSameSeed3D) {
     deterministic<3>();
+}
+
+// The step's parallel parts (integrate, boxes, narrow phase, the broad phase's own) give the
+// same world on 1 and on 2 threads, bit for bit, at a size where each of them is split.
+template <int D>
+void same_on_one_and_two_threads() {
+    for (const char* scene : {"uniform", "clusters"}) {
+        const auto run = [&](int threads) {
+            tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+            World<D> w = make_world<D>(scene, 40000, 3, "sorted-grid");
+            for (int i = 0; i < 20; ++i) w.step();
+            return w;
+        };
+        const World<D> one = run(1);
+        const World<D> two = run(2);
+        SCOPED_TRACE(scene);
+        EXPECT_GT(one.pairs().size(), 2 * kContactPairsPerTask) << "the narrow phase is split";
+        same_state(one, two);
+    }
+}
+
+TEST(World, SameOnOneAndTwoThreads2D) {
+    same_on_one_and_two_threads<2>();
+}
+TEST(World, SameOnOneAndTwoThreads3D) {
+    same_on_one_and_two_threads<3>();
 }
 
 // Contacts are resolved in (a, b) order, so every correct broad phase gives the same world.

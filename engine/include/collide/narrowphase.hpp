@@ -36,8 +36,12 @@ std::optional<float> time_of_impact(const Vec<D>& a0, const Vec<D>& a1, float ra
 template <int D>
 float closest_approach(const Vec<D>& a0, const Vec<D>& a1, const Vec<D>& b0, const Vec<D>& b1);
 
+// Pairs per task of find_contacts' parallel loop.
+inline constexpr std::size_t kContactPairsPerTask = 4096;
+
 // Contacts of every pair in `pairs` whose spheres really overlap, sorted by (a, b) so the
-// solver's result does not depend on the order the broad phase reported them in.
+// solver's result does not depend on the order the broad phase reported them in (nor on
+// the thread count: the pairs are tested in parallel tasks).
 template <int D>
 void find_contacts(std::span<const Vec<D>> pos, std::span<const float> radius,
                    std::span<const Pair> pairs, std::vector<Contact<D>>& out);

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
+
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
 
 namespace collide {
 
@@ -61,16 +65,30 @@ float closest_approach(const Vec<D>& a0, const Vec<D>& a1, const Vec<D>& b0, con
 template <int D>
 void find_contacts(std::span<const Vec<D>> pos, std::span<const float> radius,
                    std::span<const Pair> pairs, std::vector<Contact<D>>& out) {
-    out.clear();
-    Contact<D> c;
-    for (const Pair& p : pairs) {
-        if (sphere_contact<D>(pos[p.a], radius[p.a], pos[p.b], radius[p.b], c)) {
-            c.a = p.a;
-            c.b = p.b;
-            out.push_back(c);
+    // Fixed chunks of pairs tested in parallel, each into its own list, joined in chunk
+    // order; the sort by (a, b), whose keys are unique, then gives one order whatever the
+    // thread count.
+    constexpr std::size_t kPairsPerChunk = kContactPairsPerTask;
+    const std::size_t chunks = (pairs.size() + kPairsPerChunk - 1) / kPairsPerChunk;
+    std::vector<std::vector<Contact<D>>> found(chunks);
+    tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t k) {
+        const std::size_t end = std::min(pairs.size(), (k + 1) * kPairsPerChunk);
+        Contact<D> c;
+        for (std::size_t i = k * kPairsPerChunk; i < end; ++i) {
+            const Pair& p = pairs[i];
+            if (sphere_contact<D>(pos[p.a], radius[p.a], pos[p.b], radius[p.b], c)) {
+                c.a = p.a;
+                c.b = p.b;
+                found[k].push_back(c);
+            }
         }
-    }
-    std::sort(out.begin(), out.end(), [](const Contact<D>& x, const Contact<D>& y) {
+    });
+    out.clear();
+    std::size_t total = 0;
+    for (const auto& f : found) total += f.size();
+    out.reserve(total);
+    for (const auto& f : found) out.insert(out.end(), f.begin(), f.end());
+    tbb::parallel_sort(out.begin(), out.end(), [](const Contact<D>& x, const Contact<D>& y) {
         return x.a != y.a ? x.a < y.a : x.b < y.b;
     });
 }

@@ -5,11 +5,26 @@
 #include <chrono>
 #include <cmath>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 namespace collide {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Bodies per task of the per-body loops: each body's update is its own, so the result does
+// not depend on how the range is cut, only the speed does.
+constexpr std::size_t kBodiesPerTask = 8192;
+
+template <typename Fn>
+void for_each_body(std::size_t n, const Fn& fn) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kBodiesPerTask),
+                      [&](const tbb::blocked_range<std::size_t>& r) {
+                          for (std::size_t i = r.begin(); i != r.end(); ++i) fn(i);
+                      });
+}
 
 double ms_since(Clock::time_point& t) {
     const auto now = Clock::now();
@@ -157,13 +172,12 @@ void World<D>::integrate(float dt) {
     const Vec<D> dv = settings_.gravity * dt;
     auto& pos = bodies_.pos;
     auto& vel = bodies_.vel;
-    const std::size_t n = bodies_.size();
-    for (std::size_t i = 0; i < n; ++i) {
-        if (bodies_.is_static[i]) continue;
+    for_each_body(bodies_.size(), [&](std::size_t i) {
+        if (bodies_.is_static[i]) return;
         vel[i] += dv;
         pos[i] += vel[i] * dt;
         keep_inside<D>(settings_.bounds, bodies_.radius[i], pos[i]);
-    }
+    });
     implicit_.rotate(bodies_, dt);
 }
 
@@ -171,9 +185,9 @@ void World<D>::integrate(float dt) {
 template <int D>
 void World<D>::compute_boxes() {
     const std::size_t n = bodies_.size();
-    for (std::size_t i = 0; i < n; ++i) {
+    for_each_body(n, [&](std::size_t i) {
         boxes_[i] = Aabb<D>::around(bodies_.pos[i], bodies_.radius[i]);
-    }
+    });
     std::span<const Vec<D>> path_start;  // where the paths began, in a swept step
     if (settings_.swept && start_pos_.size() == n) {
         path_start = start_pos_;
