@@ -71,20 +71,31 @@ public:
     }
 
 private:
-
     void find_wall_contacts(const Input& in, const Bodies<D>& bodies, float threshold);
     void solve_walls(float restitution, bool warm_start, bool as_system, Bodies<D>& bodies);
     void order_contacts(const Input& in, const Bodies<D>& bodies);
+    void level_contacts(const Input& in, std::size_t bodies);
+    // Runs fn(contact) over every contact in solve order, level by level; a level's
+    // contacts share no moving body, so a large level runs in parallel with the result of
+    // the sequential order, bit for bit, on any number of threads.
+    template <typename Fn>
+    void for_each_contact(const Fn& fn) const;
     void solve_velocities(const Input& in, float threshold, Bodies<D>& bodies);
     void correct_positions(const Input& in, Bodies<D>& bodies) const;
 
     std::vector<WallContact> wall_contacts_;
     std::vector<WallContact> prev_wall_contacts_;
-    std::vector<float> impulse_;            // accumulated normal impulse per contact
-    std::vector<std::uint32_t> order_;      // solve order of the contacts
-    std::vector<float> height_;             // per contact, for the ground-up order
-    std::vector<float> target_;             // target normal velocity per contact
-    std::vector<std::uint64_t> prev_keys_;  // last step's contacts, for warm starting
+    std::vector<float> impulse_;        // accumulated normal impulse per contact
+    std::vector<std::uint32_t> order_;  // solve order of the contacts
+    // The contacts of order_ grouped by level: a contact's level is one more than that of
+    // the last contact before it in order_ that moves one of its bodies.
+    std::vector<std::uint32_t> by_level_;
+    std::vector<std::uint32_t> level_start_;  // by_level_ offsets, one past the end last
+    std::vector<std::uint32_t> level_;        // scratch: per contact, its level
+    std::vector<std::uint32_t> body_level_;   // scratch: per body, one past its last level
+    std::vector<float> height_;               // per contact, for the ground-up order
+    std::vector<float> target_;               // target normal velocity per contact
+    std::vector<std::uint64_t> prev_keys_;    // last step's contacts, for warm starting
     std::vector<float> prev_impulse_;
 };
 

@@ -1,6 +1,10 @@
 #include "collide/contact_solver.hpp"
 
+#include <algorithm>
 #include <tuple>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 
 namespace collide {
 
@@ -43,6 +47,7 @@ void ContactSolver<D>::solve(const Input& in, Bodies<D>& bodies) {
     const float threshold = restitution_threshold(in.settings, in.dt);
     find_wall_contacts(in, bodies, threshold);
     order_contacts(in, bodies);
+    level_contacts(in, bodies.size());
     solve_velocities(in, threshold, bodies);
     correct_positions(in, bodies);
 }
@@ -119,6 +124,55 @@ void ContactSolver<D>::order_contacts(const Input& in, const Bodies<D>& bodies) 
                      [this](std::uint32_t x, std::uint32_t y) { return height_[x] < height_[y]; });
 }
 
+// Sequential impulses need each body to meet its contacts in solve order, nothing more: so
+// the contacts are cut into levels, each one more than the last level that touched one of
+// its moving bodies (a static body's velocity and position are never written).
+template <int D>
+void ContactSolver<D>::level_contacts(const Input& in, std::size_t bodies) {
+    const std::size_t m = order_.size();
+    body_level_.resize(bodies, 0);  // all zero between solves
+    std::vector<std::uint32_t>& level = level_;
+    level.resize(m);
+    std::uint32_t levels = 0;
+    for (const std::uint32_t c : order_) {
+        const Contact<D>& k = in.contacts[c];
+        const bool moves_a = in.inv_mass[k.a] > 0.0f, moves_b = in.inv_mass[k.b] > 0.0f;
+        const std::uint32_t l =
+            std::max(moves_a ? body_level_[k.a] : 0u, moves_b ? body_level_[k.b] : 0u);
+        level[c] = l;
+        if (moves_a) body_level_[k.a] = l + 1;
+        if (moves_b) body_level_[k.b] = l + 1;
+        levels = std::max(levels, l + 1);
+    }
+    for (const Contact<D>& k : in.contacts) body_level_[k.a] = body_level_[k.b] = 0;
+    // A stable counting sort by level keeps order_ within each level.
+    level_start_.assign(levels + 1, 0);
+    for (std::size_t c = 0; c < m; ++c) ++level_start_[level[c] + 1];
+    for (std::uint32_t l = 0; l < levels; ++l) level_start_[l + 1] += level_start_[l];
+    by_level_.resize(m);
+    std::vector<std::uint32_t> next(level_start_.begin(), level_start_.end() - 1);
+    for (const std::uint32_t c : order_) by_level_[next[level[c]]++] = c;
+}
+
+template <int D>
+template <typename Fn>
+void ContactSolver<D>::for_each_contact(const Fn& fn) const {
+    // Below this many a level is cheaper on the calling thread than as tasks.
+    constexpr std::uint32_t kParallelLevel = 4096;
+    constexpr std::size_t kContactsPerTask = 1024;
+    for (std::size_t l = 0; l + 1 < level_start_.size(); ++l) {
+        const std::uint32_t begin = level_start_[l], end = level_start_[l + 1];
+        if (end - begin < kParallelLevel) {
+            for (std::uint32_t i = begin; i < end; ++i) fn(by_level_[i]);
+            continue;
+        }
+        tbb::parallel_for(tbb::blocked_range<std::uint32_t>(begin, end, kContactsPerTask),
+                          [&](const tbb::blocked_range<std::uint32_t>& r) {
+                              for (std::uint32_t i = r.begin(); i != r.end(); ++i) fn(by_level_[i]);
+                          });
+    }
+}
+
 // Sequential impulses (see contact_impulse for the two ways a contact is solved).
 template <int D>
 void ContactSolver<D>::solve_velocities(const Input& in, float threshold, Bodies<D>& bodies) {
@@ -153,20 +207,21 @@ void ContactSolver<D>::solve_velocities(const Input& in, float threshold, Bodies
     if (as_system) solve_walls(e, true, as_system, bodies);
     for (int it = 0; it < in.settings.solver_iterations; ++it) {
         solve_walls(e, false, as_system, bodies);  // the ground first: piles rest on it
-        for (const std::uint32_t c : order_) {
+        for_each_contact([&](std::uint32_t c) {
             const Contact<D>& k = contacts[c];
             const float ia = inv_mass[k.a];
             const float ib = inv_mass[k.b];
-            if (ia + ib == 0.0f) continue;
+            if (ia + ib == 0.0f) return;
             // Solved in relative-velocity units, then shared out by inverse mass.
             const float vn = glm::dot(vel[k.b] - vel[k.a], k.normal);
             float accumulated = impulse_[c] * (ia + ib);
             const float dv = contact_impulse(as_system, vn, target_[c], accumulated, e);
             impulse_[c] = accumulated / (ia + ib);
             const float j = dv / (ia + ib);
-            vel[k.a] -= (j * ia) * k.normal;
-            vel[k.b] += (j * ib) * k.normal;
-        }
+            // Static bodies are not written: a level may share one between tasks.
+            if (ia > 0.0f) vel[k.a] -= (j * ia) * k.normal;
+            if (ib > 0.0f) vel[k.b] += (j * ib) * k.normal;
+        });
     }
 
     prev_keys_.resize(m);
@@ -182,12 +237,17 @@ void ContactSolver<D>::correct_positions(const Input& in, Bodies<D>& bodies) con
     auto& pos = bodies.pos;
     const float beta = in.settings.position_correction;
     const Aabb<D>& bounds = in.settings.bounds;
+    // A push moves a body by ia * push, nothing when ia is 0: static bodies are not written.
+    const auto push_apart = [&](BodyId a, BodyId b, float ia, float ib, const Vec<D>& push) {
+        if (ia > 0.0f) pos[a] -= ia * push;
+        if (ib > 0.0f) pos[b] += ib * push;
+    };
     for (int pass = 0; pass < in.settings.position_iterations; ++pass) {
-        for (const std::uint32_t index : order_) {
+        for_each_contact([&](std::uint32_t index) {
             const Contact<D>& c = in.contacts[index];
             const float ia = in.inv_mass[c.a];
             const float ib = in.inv_mass[c.b];
-            if (ia + ib == 0.0f) continue;
+            if (ia + ib == 0.0f) return;
             const float ra = bodies.radius[c.a];
             const float rb = bodies.radius[c.b];
             if (!in.offsets.empty() && in.offsets[index].second) {
@@ -196,22 +256,18 @@ void ContactSolver<D>::correct_positions(const Input& in, Bodies<D>& bodies) con
                 const Vec<D> moved = pos[c.b] - pos[c.a] - in.offsets[index].first;
                 const float depth = c.depth - glm::dot(moved, c.normal);
                 const float slop = 0.005f * std::min(ra, rb);
-                if (depth <= slop) continue;
-                const Vec<D> push = (beta * (depth - slop) / (ia + ib)) * c.normal;
-                pos[c.a] -= ia * push;
-                pos[c.b] += ib * push;
-                continue;
+                if (depth <= slop) return;
+                push_apart(c.a, c.b, ia, ib, (beta * (depth - slop) / (ia + ib)) * c.normal);
+                return;
             }
             const Vec<D> d = pos[c.b] - pos[c.a];
             const float dist = glm::length(d);
             const float slop = 0.005f * std::min(ra, rb);
             const float depth = ra + rb - dist;
-            if (depth <= slop) continue;
+            if (depth <= slop) return;
             const Vec<D> n = dist > 1e-12f ? d / dist : c.normal;
-            const Vec<D> push = (beta * (depth - slop) / (ia + ib)) * n;
-            pos[c.a] -= ia * push;
-            pos[c.b] += ib * push;
-        }
+            push_apart(c.a, c.b, ia, ib, (beta * (depth - slop) / (ia + ib)) * n);
+        });
         for (const WallContact& w : wall_contacts_) {
             const float r = bodies.radius[w.body];
             float& p = pos[w.body][w.axis];
