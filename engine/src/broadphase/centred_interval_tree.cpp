@@ -4,7 +4,9 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <string>
 
+#include "broadphase/common/aabb_tree.hpp"
 #include "broadphase/common/pair_test.hpp"
 
 namespace collide {
@@ -202,6 +204,158 @@ void CentredIntervalTree<D>::update(std::span<const Aabb<D>> boxes,
                 find_pairs(static_cast<std::uint32_t>(r), pairs, tests, stack);
         },
         out);
+    this->validate_in_debug();
+}
+
+// Nodes in pre-order (left child next, right child after the left subtree), linking back
+// one level deeper, with cells cut at their parent's centre, the root's around every box;
+// held ranges in node order covering every body once, none empty, each node_of_ entry the
+// node that holds the body, the held copies equal to the bodies' boxes and flags. Per
+// node: its centre in its cell; held intervals containing the centre on the node axis, the
+// left subtree's wholly below it and the right's wholly above (what exactness rests on);
+// each child subtree at most half its parent's (the depth bound); the three orders of the
+// held bodies (low end ascending, high end descending, sweep-axis low end ascending); the
+// reach; fitted bounds and the static flag, exactly; the deepest depth.
+template <int D>
+void CentredIntervalTree<D>::validate() const {
+    const auto fail = [](const std::string& what) {
+        invariant_broken("centred-interval-tree", what);
+    };
+    const auto str = [](auto v) { return std::to_string(v); };
+    const std::size_t n = node_of_.size();
+    for (const std::size_t size :
+         {entries_.size(), by_lo_.size(), by_hi_.size(), by_sweep_.size()}) {
+        if (size != n) fail("a per-body array holds " + str(size) + " entries for " + str(n));
+    }
+    if (nodes_.empty()) {
+        if (n > 0) fail(str(n) + " bodies and no nodes");
+        return;
+    }
+    const auto size = static_cast<std::uint32_t>(nodes_.size());
+    for (std::uint32_t i = 0; i < size; ++i) {
+        const Node& node = nodes_[i];
+        if (node.begin != (i == 0 ? 0 : nodes_[i - 1].end) || node.begin >= node.end ||
+            node.end > n)
+            fail("node " + str(i) + " holds [" + str(node.begin) + ", " + str(node.end) +
+                 "), not a range after the previous node's");
+    }
+    // Each node's subtree: its last node and its body count, bottom-up.
+    std::vector<std::uint32_t> last(size), count(size);
+    for (std::uint32_t i = size; i-- > 0;) {
+        const Node& node = nodes_[i];
+        last[i] = i;
+        count[i] = node.end - node.begin;
+        for (const std::uint32_t c : {node.left, node.right}) {
+            if (c == kNone) continue;
+            if (c <= i || c >= size)
+                fail("node " + str(i) + "'s child " + str(c) + " is not a later node");
+            last[i] = std::max(last[i], last[c]);
+            count[i] += count[c];
+        }
+    }
+    std::vector<std::uint32_t> where(n, kNone);   // body -> its held entry
+    std::vector<std::uint8_t> indexed(2 * n, 0);  // entries reached from by_hi_, by_sweep_
+    const Node& root = nodes_[0];
+    if (root.parent != kNone || root.depth != 0 || !same_box(root.cell, root.bounds))
+        fail("the root has a parent, a depth, or a cell other than the bounds of every box");
+    int deepest = 0;
+    for (std::uint32_t i = 0; i < size; ++i) {
+        const Node& node = nodes_[i];
+        const auto at = [&] { return "node " + str(i); };
+        const int a = node.axis, s = node.sweep_axis;
+        const float c = node.centre;
+        if (a >= D || s >= D || s == a)
+            fail(at() + " has axis " + str(a) + ", sweep axis " + str(s));
+        if (c < node.cell.lo[a] || c > node.cell.hi[a])
+            fail(at() + "'s centre is outside its cell");
+        deepest = std::max(deepest, node.depth);
+        // Children: pre-order, linked back, cells cut at the centre, subtrees on their side.
+        std::uint32_t expected = i + 1;
+        for (const bool right : {false, true}) {
+            const std::uint32_t ci = right ? node.right : node.left;
+            if (ci == kNone) continue;
+            const Node& child = nodes_[ci];
+            const auto which = [&] {
+                return std::string(right ? "right" : "left") + " child " + str(ci);
+            };
+            if (ci != expected) fail(at() + "'s " + which() + " is out of pre-order");
+            expected = last[ci] + 1;
+            if (child.parent != i || child.depth != node.depth + 1)
+                fail(at() + "'s " + which() + " has parent " + str(child.parent) + " and depth " +
+                     str(child.depth) + " (its parent's " + str(node.depth) + ")");
+            Aabb<D> cell = node.cell;
+            (right ? cell.lo : cell.hi)[a] = c;
+            if (!same_box(child.cell, cell))
+                fail(at() + "'s " + which() + "'s cell is not cut at its centre");
+            if (2 * count[ci] > count[i])
+                fail(at() + "'s " + which() + " holds " + str(count[ci]) + " of its " +
+                     str(count[i]) + " bodies, more than half");
+            for (std::uint32_t e = child.begin; e < nodes_[last[ci]].end; ++e) {
+                const Aabb<D>& box = by_lo_[e].box;
+                if (right ? box.lo[a] <= c : box.hi[a] >= c)
+                    fail("body " + str(by_lo_[e].id) + " under " + at() + "'s " + which() +
+                         " is not wholly on its side of the centre");
+            }
+            if (const auto out = sticks_out(node.bounds, child.bounds))
+                fail(at() + "'s bounds do not hold its " + which() + "'s (" + *out + ")");
+        }
+        if (i > 0) {
+            const Node& parent = nodes_[node.parent < i ? node.parent : 0];
+            if (node.parent >= i || (parent.left != i && parent.right != i))
+                fail(at() + " is not a child of its parent " + str(node.parent));
+        }
+        // Held bodies and their three orders.
+        Aabb<D> bounds = Aabb<D>::empty();
+        bool all_static = true;
+        for (std::uint32_t e = node.begin; e < node.end; ++e) {
+            const Entry& held = by_lo_[e];
+            const auto body = [&] { return "body " + str(held.id); };
+            if (held.id >= n || where[held.id] != kNone)
+                fail(body() + " is held twice or is past the " + str(n) + " bodies");
+            where[held.id] = e;
+            if (node_of_[held.id] != i)
+                fail(body() + " is held by " + at() + ", its node is " + str(node_of_[held.id]));
+            if (held.box.lo[a] > c || held.box.hi[a] < c)
+                fail(body() + " is held by " + at() + " but does not contain its centre");
+            if (e > node.begin && held.box.lo[a] < by_lo_[e - 1].box.lo[a])
+                fail(at() + "'s held bodies are out of low-end order at " + body());
+            if (node.reach < held.box.hi[s] - held.box.lo[s])
+                fail(at() + "'s reach does not cover " + body());
+            if (const auto out = sticks_out(node.bounds, held.box))
+                fail(at() + "'s bounds do not hold " + body() + " (" + *out + ")");
+            bounds.grow(held.box);
+            all_static = all_static && held.is_static != 0;
+            for (const bool sweep : {false, true}) {
+                const std::uint32_t x = (sweep ? by_sweep_ : by_hi_)[e];
+                const char* order = sweep ? "sweep order" : "high-end order";
+                if (x < node.begin || x >= node.end || indexed[2 * x + sweep]++)
+                    fail(at() + "'s " + order + " is not a permutation of its held bodies");
+                if (e == node.begin) continue;
+                const Aabb<D>& prev = by_lo_[(sweep ? by_sweep_ : by_hi_)[e - 1]].box;
+                const Aabb<D>& box = by_lo_[x].box;
+                if (sweep ? box.lo[s] < prev.lo[s] : box.hi[a] > prev.hi[a])
+                    fail(at() + "'s held bodies are out of " + order + " at body " +
+                         str(by_lo_[x].id));
+            }
+        }
+        for (const std::uint32_t ci : {node.left, node.right}) {
+            if (ci == kNone) continue;
+            bounds.grow(nodes_[ci].bounds);
+            all_static = all_static && nodes_[ci].all_static;
+        }
+        if (!same_box(bounds, node.bounds)) fail(at() + "'s bounds are not fitted");
+        if (node.all_static != all_static) fail(at() + "'s static flag is wrong");
+    }
+    if (nodes_.back().end != n || last[0] != size - 1)
+        fail("the nodes hold " + str(nodes_.back().end) + " of " + str(n) +
+             " bodies and the root's subtree ends at node " + str(last[0]) + " of " + str(size));
+    if (deepest != deepest_)
+        fail("the deepest node is at " + str(deepest) + ", recorded " + str(deepest_));
+    for (const Entry& e : entries_) {
+        const std::uint32_t h = e.id < n ? where[e.id] : kNone;
+        if (h == kNone || !same_box(by_lo_[h].box, e.box) || by_lo_[h].is_static != e.is_static)
+            fail("body " + str(e.id) + "'s held copy is not the body as given");
+    }
 }
 
 template <int D>

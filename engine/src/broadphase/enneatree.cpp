@@ -5,7 +5,9 @@
 #include <cassert>
 #include <cmath>
 #include <sstream>
+#include <string>
 
+#include "broadphase/common/aabb_tree.hpp"
 #include "broadphase/common/pair_test.hpp"
 
 namespace collide {
@@ -207,6 +209,130 @@ void Enneatree<D, kAlternating>::update(std::span<const Aabb<D>> boxes,
             for (std::size_t r = begin; r < end; ++r) find_pairs(occupied_[r], pairs, tests);
         },
         out);
+    this->validate_in_debug();
+}
+
+// Links: the root at the frame's corner; each child slot set exactly where its mask bit is,
+// to a later node that links back one level deeper, at the corner place() gives that slot,
+// and is no other slot's child. Bodies: each in one slot, the slots grouped by node in
+// node order; each body's depth the one its size gives now, its node no deeper and (below
+// the root) holding its box; the sorted copies of boxes and flags. Per node: own and
+// subtree bounds and counts, exactly; the static flag; the occupied list, the empty-node
+// count and the deepest occupied depth.
+template <int D, bool kAlternating>
+void Enneatree<D, kAlternating>::validate() const {
+    const auto fail = [](const std::string& what) {
+        invariant_broken(kAlternating ? "enneatree-alt" : "enneatree", what);
+    };
+    const auto str = [](auto v) { return std::to_string(v); };
+    const std::size_t n = boxes_.size();
+    for (const std::size_t size : {node_of_.size(), target_depth_.size(), order_.size(),
+                                   sorted_boxes_.size(), sorted_static_.size()}) {
+        if (size != n) fail("a per-body array holds " + str(size) + " entries for " + str(n));
+    }
+    if (nodes_.empty()) {
+        if (n > 0) fail(str(n) + " bodies and no nodes");
+        return;  // nothing built yet
+    }
+    const auto size = static_cast<std::uint32_t>(nodes_.size());
+    if (nodes_[0].parent != kNone || nodes_[0].depth != 0 ||
+        !same_point<D>(nodes_[0].lo, frame_.origin))
+        fail("the root has a parent, a depth or a corner other than the frame's");
+    std::vector<std::uint8_t> linked(size, 0);
+    std::vector<std::uint8_t> seen(n, 0);
+    std::size_t occupied = 0, empty = 0;
+    int deepest = 0;
+    std::uint32_t next = 0;  // the slot the next node's bodies begin at
+    for (std::uint32_t i = 0; i < size; ++i) {
+        const Node& node = nodes_[i];
+        const auto at = [&] { return "node " + str(i); };
+        if (node.depth > max_levels())
+            fail(at() + " is at depth " + str(node.depth) + ", past " + str(max_levels()));
+        if (node.begin != next || node.count > n - next)
+            fail(at() + "'s bodies are slots [" + str(node.begin) + ", +" + str(node.count) +
+                 "), the previous node's end at " + str(next));
+        next += node.count;
+        Aabb<D> own = Aabb<D>::empty();
+        bool all_static = true;
+        for (std::uint32_t s = node.begin; s < next; ++s) {
+            const BodyId b = order_[s];
+            if (b >= n) fail("slot " + str(s) + " holds body " + str(b) + " of " + str(n));
+            if (seen[b]++) fail("body " + str(b) + " is in slot " + str(s) + " and an earlier one");
+            if (node_of_[b] != i)
+                fail("body " + str(b) + " is in " + at() + "'s slots, its node is " +
+                     str(node_of_[b]));
+            if (!same_box(sorted_boxes_[s], boxes_[b]))
+                fail("slot " + str(s) + "'s box is not body " + str(b) + "'s");
+            if (const auto out = sticks_out(node.own, boxes_[b]))
+                fail(at() + "'s box does not hold body " + str(b) + " (" + *out + ")");
+            own.grow(boxes_[b]);
+            all_static = all_static && sorted_static_[s] != 0;
+        }
+        if (!same_box(own, node.own)) fail(at() + "'s box is not fitted to its bodies");
+        if (node.all_static != all_static) fail(at() + "'s static flag is wrong");
+        Aabb<D> subtree = own;
+        std::uint32_t count = node.count;
+        const Vec<D> quarter = sides_at(node.depth) * 0.25f;
+        for (int slot = 0; slot < 32; ++slot) {
+            const bool bit = (node.child_mask >> slot) & 1u;
+            const std::uint32_t c = slot < kChildren ? node.child[slot] : kNone;
+            if (bit != (c != kNone))
+                fail(at() + "'s child mask and child " + str(slot) + " disagree");
+            if (c == kNone) continue;
+            if (c <= i || c >= size || linked[c]++)
+                fail(at() + "'s child " + str(slot) + " is node " + str(c) +
+                     ", not a later node of no other parent");
+            const Node& child = nodes_[c];
+            if (child.parent != i || child.depth != node.depth + 1)
+                fail("node " + str(c) + ", child of " + str(i) + ", has parent " +
+                     str(child.parent) + " and depth " + str(child.depth) + " (its parent's " +
+                     str(node.depth) + ")");
+            // The corner place() gives the slot: one digit 0..2 per axis split.
+            Vec<D> lo = node.lo;
+            const int first = kAlternating ? split_axis(node.depth) : 0;
+            const int last = kAlternating ? first + 1 : D;
+            for (int k = first, rest = slot; k < last; ++k, rest /= 3)
+                lo[k] = node.lo[k] + static_cast<float>(rest % 3) * quarter[k];
+            if (!same_point<D>(child.lo, lo))
+                fail("node " + str(c) + " is not at the corner of child " + str(slot) + " of " +
+                     str(i));
+            if (const auto out = sticks_out(node.subtree, child.subtree))
+                fail(at() + "'s subtree box does not hold child " + str(c) + "'s (" + *out + ")");
+            subtree.grow(child.subtree);
+            count += child.subtree_count;
+        }
+        if (!same_box(subtree, node.subtree)) fail(at() + "'s subtree box is not fitted");
+        if (node.subtree_count != count)
+            fail(at() + " counts " + str(node.subtree_count) + " bodies below it, holds " +
+                 str(count));
+        if (node.count > 0) {
+            if (occupied >= occupied_.size() || occupied_[occupied] != i)
+                fail(at() + " holds bodies and is not next in the occupied list");
+            ++occupied;
+            deepest = std::max(deepest, node.depth);
+        }
+        if (node.subtree_count == 0) ++empty;
+    }
+    if (next != n) fail("the nodes hold " + str(next) + " of " + str(n) + " bodies");
+    if (occupied != occupied_.size())
+        fail(str(occupied_.size()) + " nodes listed occupied, " + str(occupied) + " are");
+    if (empty != empty_nodes_) fail(str(empty) + " empty nodes, counted " + str(empty_nodes_));
+    if (deepest != deepest_)
+        fail("the deepest occupied node is at " + str(deepest) + ", recorded " + str(deepest_));
+    for (std::uint32_t i = 1; i < size; ++i) {
+        if (!linked[i]) fail("node " + str(i) + " is no node's child");
+    }
+    for (std::size_t b = 0; b < n; ++b) {
+        const Node& node = nodes_[node_of_[b]];
+        if (target_depth_[b] != depth_for(boxes_[b]))
+            fail("body " + str(b) + " was placed for depth " + str(int(target_depth_[b])) +
+                 ", its size gives " + str(depth_for(boxes_[b])));
+        if (node.depth > target_depth_[b])
+            fail("body " + str(b) + " of depth " + str(int(target_depth_[b])) + " is at node " +
+                 str(node_of_[b]) + " of depth " + str(node.depth));
+        if (node_of_[b] != 0 && !fits(boxes_[b], node))
+            fail("node " + str(node_of_[b]) + " does not hold body " + str(b));
+    }
 }
 
 // The pairs of node `at`'s bodies with each other and with the bodies of every shallower

@@ -42,6 +42,7 @@ public:
     std::string describe(BodyId id) const override;
     std::vector<LegendEntry> legend() const override;
     BroadPhaseStats stats() const override;
+    void validate() const override;
     std::span<Param> params() override { return params_; }
 
     static constexpr int kChildren = kAlternating ? 3 : D == 2 ? 9 : 27;

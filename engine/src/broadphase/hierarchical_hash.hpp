@@ -44,6 +44,7 @@ public:
     std::vector<LegendEntry> legend() const override;
     std::vector<std::string> layers() const override;
     BroadPhaseStats stats() const override;
+    void validate() const override;
     std::span<Param> params() override { return params_; }
 
 private:

@@ -2,41 +2,49 @@
 
 #include <cassert>
 #include <cmath>
+#include <string>
 
 #include "collide/morton.hpp"
 
 namespace collide {
 
-// Each body's key from its size (the depth) and its centre (the cell on the finest grid over
-// the root, cut to that depth), then the keys sorted: the previous frame's order re-sorted
-// by insertion while bodies move little, else a full sort.
+template <int D>
+typename LooseTree<D>::KeyRule LooseTree<D>::key_rule() const {
+    const int cap = max_depth();
+    const double side = 2.0 * root_half_;
+    const double cells = std::ldexp(1.0, cap);
+    return {cap, side, cells / side, cells, root_center_, root_half_};  // scale: cells per unit
+}
+
+// A body's key from its size (the depth) and its centre (the cell on the finest grid over
+// the root, cut to that depth).
+template <int D>
+std::uint64_t LooseTree<D>::KeyRule::operator()(const Aabb<D>& b) const {
+    float extent = 0.0f;
+    for (int k = 0; k < D; ++k) extent = std::max(extent, b.hi[k] - b.lo[k]);
+    // The deepest depth whose node side (side / 2^depth) is at least the extent.
+    const double ratio = side / extent;  // +inf for a point; NaN for non-finite boxes
+    int level = 0;
+    if (ratio >= 1.0) level = ratio >= cells ? cap : std::ilogb(ratio);
+    morton::Coords<D> q;
+    for (int k = 0; k < D; ++k) {
+        const double g =
+            (0.5 * (double(b.lo[k]) + b.hi[k]) - (double(root_center[k]) - root_half)) * scale;
+        q[k] = !(g > 0.0)   ? 0
+               : g >= cells ? static_cast<std::uint32_t>(cells - 1)
+                            : static_cast<std::uint32_t>(g);
+    }
+    const std::uint64_t code = morton::encode<D>(q) & ~morton::level_mask<D>(cap - level);
+    return (code << kDepthBits) | static_cast<std::uint64_t>(level);
+}
+
+// Each body's key, then the keys sorted: the previous frame's order re-sorted by insertion
+// while bodies move little, else a full sort.
 template <int D>
 void LooseTree<D>::sort_keys(std::span<const Aabb<D>> boxes) {
     const auto n = static_cast<std::uint32_t>(boxes.size());
-    const int cap = max_depth();
-    const double side = 2.0 * root_half_;
-    const double scale = std::ldexp(1.0, cap) / side;  // grid cells per world unit
-    const double cells = std::ldexp(1.0, cap);
-    const auto key_of = [&](BodyId id) {
-        const Aabb<D>& b = boxes[id];
-        float extent = 0.0f;
-        for (int k = 0; k < D; ++k) extent = std::max(extent, b.hi[k] - b.lo[k]);
-        // The deepest depth whose node side (side / 2^depth) is at least the extent.
-        const double ratio = side / extent;  // +inf for a point; NaN for non-finite boxes
-        int level = 0;
-        if (ratio >= 1.0) level = ratio >= cells ? cap : std::ilogb(ratio);
-        morton::Coords<D> q;
-        for (int k = 0; k < D; ++k) {
-            const double g =
-                (0.5 * (double(b.lo[k]) + b.hi[k]) - (double(root_center_[k]) - root_half_)) *
-                scale;
-            q[k] = !(g > 0.0) ? 0 : g >= cells ? static_cast<std::uint32_t>(cells - 1)
-                                               : static_cast<std::uint32_t>(g);
-        }
-        const std::uint64_t code =
-            morton::encode<D>(q) & ~morton::level_mask<D>(cap - level);
-        return Keyed{(code << kDepthBits) | static_cast<std::uint64_t>(level), id};
-    };
+    const KeyRule rule = key_rule();
+    const auto key_of = [&](BodyId id) { return Keyed{rule(boxes[id]), id}; };
     const auto less = [](const Keyed& x, const Keyed& y) { return x.key < y.key; };
     if (persistent() && order_.size() == n) {
         for (Keyed& e : order_) e = key_of(e.id);
@@ -207,6 +215,96 @@ void LooseTree<D>::update(std::span<const Aabb<D>> boxes,
             out);
     } else {
         chunks_.run(parallel(), n, 2048, sweep, out);
+    }
+    this->validate_in_debug();
+}
+
+// The shared checks (validate_tree), then this tree's own: the keys sorted, each the one
+// its body's box gives now (so each body at the depth its size dictates, in the cell of
+// its centre), in step with the slots; a node's own bodies all of its depth, its subtree
+// all in its cell; children in distinct cells of their parent's, in key order, centred a
+// quarter of its side away; every node but the root holding bodies; each body inside its
+// node's loose box, up to rounding; the deepest depth.
+template <int D>
+void LooseTree<D>::validate() const {
+    const auto fail = [](const std::string& what) { invariant_broken("loose-tree", what); };
+    const auto str = [](auto v) { return std::to_string(v); };
+    validate_tree(nodes_, items_, fail);
+    const auto n = static_cast<std::uint32_t>(items_.size());
+    if (nodes_.empty()) return;
+    if (order_.size() != n) fail(str(order_.size()) + " keys for " + str(n) + " slots");
+    const KeyRule rule = key_rule();
+    int deepest = 0;
+    for (std::uint32_t s = 0; s < n; ++s) {
+        const std::uint64_t key = order_[s].key;
+        const int level = static_cast<int>(key & ((1u << kDepthBits) - 1));
+        const auto body = [&] { return "body " + str(items_[s].id); };
+        if (order_[s].id != items_[s].id)
+            fail("slot " + str(s) + " holds " + body() + ", its key body " + str(order_[s].id));
+        if (key != rule(items_[s].box))
+            fail(body() + "'s key " + str(key) + " is not its box's, " + str(rule(items_[s].box)));
+        if (s > 0 && key < order_[s - 1].key)
+            fail(body() + "'s key is out of order at slot " + str(s));
+        if (items_[s].level != level)
+            fail(body() + " has depth " + str(int(items_[s].level)) + ", its key " + str(level));
+        deepest = std::max(deepest, level);
+    }
+    if (deepest_ != deepest)
+        fail("the deepest body is at depth " + str(deepest) + ", recorded " + str(deepest_));
+    const int cap = rule.cap;
+    // The cell at `depth` of the body in slot s: its key's code cut to that depth.
+    const auto cell = [&](std::uint32_t s, int depth) {
+        return (order_[s].key >> kDepthBits) >> (D * (cap - depth));
+    };
+    float scale = root_half_;
+    for (int k = 0; k < D; ++k) scale = std::max(scale, std::abs(root_center_[k]));
+    const TreeNode<D>& root = nodes_[0];
+    if (!same_point<D>(root.center, root_center_) || root.half != root_half_)
+        fail("the root is not the root square");
+    for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
+        if (nodes_[i].depth > cap)
+            fail("node " + str(i) + " is at depth " + str(nodes_[i].depth) + ", past " + str(cap));
+    }
+    for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
+        const TreeNode<D>& node = nodes_[i];
+        const auto at = [&] { return "node " + str(i); };
+        if (node.end == node.begin) {
+            if (i > 0) fail(at() + " holds no bodies");
+            continue;
+        }
+        const std::uint64_t path = cell(node.begin, node.depth);
+        if (cell(node.end - 1, node.depth) != path)
+            fail(at() + "'s subtree spans two cells at its depth " + str(node.depth));
+        // Rounding of the node centres and of the body extents, which grows with the depth.
+        const float slack = static_cast<float>(node.depth + 2) * std::ldexp(scale, -20);
+        Aabb<D> loose = node.region(2.0f);
+        loose.lo -= Vec<D>(slack);
+        loose.hi += Vec<D>(slack);
+        for (std::uint32_t s = node.begin; s < node.own_end; ++s) {
+            if (items_[s].level != node.depth)
+                fail("body " + str(items_[s].id) + " of depth " + str(int(items_[s].level)) +
+                     " is held by " + at() + " of depth " + str(node.depth));
+            // A non-finite box has no centre or size to be placed by (cell 0, or the root).
+            const Aabb<D>& box = items_[s].box;
+            bool finite = true;
+            for (int k = 0; k < D; ++k)
+                finite = finite && std::isfinite(box.lo[k]) && std::isfinite(box.hi[k]);
+            if (const auto out = finite ? sticks_out(loose, box) : std::nullopt)
+                fail("body " + str(items_[s].id) + " sticks out of " + at() + "'s loose box (" +
+                     *out + ")");
+        }
+        const float h = 0.5f * node.half;
+        std::uint64_t last = 0;
+        for (std::uint32_t c = i + 1; c < node.skip; c = nodes_[c].skip) {
+            const std::uint64_t sub = cell(nodes_[c].begin, node.depth + 1);
+            if (sub >> D != path || (c > i + 1 && sub <= last))
+                fail("node " + str(c) + " is not a new cell within its parent " + str(i));
+            last = sub;
+            Vec<D> center = node.center;
+            for (int k = 0; k < D; ++k) center[k] += (sub >> k) & 1u ? h : -h;
+            if (!same_point<D>(nodes_[c].center, center))
+                fail("node " + str(c) + " is not centred on its cell within node " + str(i));
+        }
     }
 }
 

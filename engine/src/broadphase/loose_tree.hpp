@@ -32,6 +32,7 @@ public:
     std::string describe(BodyId id) const override;
     std::vector<LegendEntry> legend() const override;
     BroadPhaseStats stats() const override;
+    void validate() const override;
     std::span<Param> params() override { return params_; }
 
 private:
@@ -52,6 +53,16 @@ private:
     bool dual() const { return params_[2].value != 0.0f; }
     bool persistent() const { return params_[3].value != 0.0f; }
 
+    // A box's sort key under the current root and max depth; made once per update, so each
+    // key costs only its own arithmetic. validate() recomputes the keys with it.
+    struct KeyRule {
+        int cap;
+        double side, scale, cells;
+        Vec<D> root_center;
+        float root_half;
+        std::uint64_t operator()(const Aabb<D>& b) const;
+    };
+    KeyRule key_rule() const;
     void sort_keys(std::span<const Aabb<D>> boxes);
     void build(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
     // Calls test(slot) for every slot body `s` is to be tested against.

@@ -22,6 +22,12 @@ std::size_t first_from(const std::vector<Entry>& v, std::size_t lo, std::size_t 
         v.begin());
 }
 
+std::string hex(std::uint64_t v) {
+    char s[24];
+    std::snprintf(s, sizeof s, "0x%llx", static_cast<unsigned long long>(v));
+    return s;
+}
+
 enum class Overlap { kOutside, kPartial, kInside };
 
 // Where the cell of side 2^level at grid corner `c` lies against the grid region [qlo, qhi].
@@ -226,6 +232,7 @@ void MortonCells<D>::update(std::span<const Aabb<D>> boxes,
     if (linked_ && (full || refreshed_ > 0)) link(moving_, moving_links_);
     if (linked_ && statics_changed) link(static_cells_, static_links_);
     sweep(out);
+    this->validate_in_debug();
 }
 
 // The pair is reported from the one pair of cells that both contain the lower corner of
@@ -434,6 +441,141 @@ BroadPhaseStats MortonCells<D>::stats() const {
                                chunks_.bytes(),
             .nodes = moving_.size() + static_cells_.size(),
             .depth = boxes_.empty() ? 0 : morton::kBits<D> - min_level_};
+}
+
+// Per body: its signature is what its box gives now, and it has exactly the cells
+// append_cells() makes from it (one per corner, each once), in the array its static flag
+// and the "static array" setting it was built with pick. Both arrays sorted, their box
+// copies in step, and with internal references each link tree a partition of its array:
+// a node's own entries are its cell, followed by its children's ranges in order.
+template <int D>
+void MortonCells<D>::validate() const {
+    const auto fail = [](const std::string& what) { invariant_broken("morton-cells", what); };
+    const auto str = [](auto v) { return std::to_string(v); };
+    const std::size_t n = boxes_.size();
+    if (is_static_.size() != n || signatures_.size() != n)
+        fail(str(n) + " boxes but " + str(is_static_.size()) + " static flags and " +
+             str(signatures_.size()) + " signatures");
+    const bool split = built_with_[1] != 0.0f;  // as built, whatever the slider says now
+    int min_level = morton::kBits<D>;
+    // Per body, a bit for each of its corner cells not met yet.
+    std::vector<std::uint8_t> missing(n, 0);
+    for (BodyId i = 0; i < n; ++i) {
+        const Signature& s = signatures_[i];
+        const Signature now = signature(i);
+        if (s != now)
+            fail("body " + str(i) + " has cells " + hex(s.lo_cell) + ".." + hex(s.hi_cell) +
+                 " at level " + str(s.level) + " but its box gives " + hex(now.lo_cell) + ".." +
+                 hex(now.hi_cell) + " at level " + str(now.level));
+        min_level = std::min(min_level, s.level);
+        const morton::Coords<D> lo = frame_(boxes_[i].lo), hi = frame_(boxes_[i].hi);
+        std::array<std::uint64_t, D> count;  // cells per axis: 1 or 2 at the level's size
+        for (int k = 0; k < D; ++k) {
+            count[k] = (std::uint64_t{hi[k]} >> s.level) - (std::uint64_t{lo[k]} >> s.level) + 1;
+            if (count[k] > 2)
+                fail("body " + str(i) + " spans " + str(count[k]) + " level-" + str(s.level) +
+                     " cells on axis " + str(k));
+        }
+        for (unsigned corner = 0; corner < (1u << D); ++corner) {
+            bool exists = true;
+            for (int k = 0; k < D; ++k) exists = exists && ((corner >> k) & 1u) < count[k];
+            missing[i] |= std::uint8_t(exists) << corner;
+        }
+    }
+    if (n > 0 && min_level != min_level_)
+        fail("the finest level is " + str(min_level) + ", not " + str(min_level_));
+    const auto check = [&](const std::vector<Entry>& v, const std::vector<Aabb<D>>& boxes,
+                           bool statics, const char* name) {
+        if (boxes.size() != v.size())
+            fail(str(boxes.size()) + " boxes for the " + str(v.size()) + " " + name + " cells");
+        for (std::size_t j = 0; j < v.size(); ++j) {
+            const Entry& e = v[j];
+            const auto entry = [&] {
+                return std::string(name) + " cell " + str(j) + " (body " + str(e.id) + ", level " +
+                       str(int(e.level)) + ", code " + hex(e.start) + ")";
+            };
+            if (j > 0 && e < v[j - 1]) fail(entry() + " is before the one preceding it");
+            if (e.id >= n || e.corner >= (1u << D) || !((missing[e.id] >> e.corner) & 1u))
+                fail(entry() + " is of no body, or a corner " + str(int(e.corner)) +
+                     " its body has not or has twice");
+            missing[e.id] &= std::uint8_t(~(1u << e.corner));
+            if ((split && is_static_[e.id]) != statics)
+                fail(entry() + " is in the wrong array for a " +
+                     (is_static_[e.id] ? "static" : "moving") + " body");
+            const int level = signatures_[e.id].level;
+            const morton::Coords<D> lo = frame_(boxes_[e.id].lo);
+            morton::Coords<D> cell;
+            for (int k = 0; k < D; ++k) {
+                const std::uint64_t at = (std::uint64_t{lo[k]} >> level) + ((e.corner >> k) & 1u);
+                cell[k] = static_cast<std::uint32_t>(at << level);
+            }
+            if (e.level != level || e.start != morton::encode<D>(cell))
+                fail(entry() + ", but its box gives code " + hex(morton::encode<D>(cell)) +
+                     " at level " + str(level));
+            if (boxes[j].lo != boxes_[e.id].lo || boxes[j].hi != boxes_[e.id].hi)
+                fail(entry() + "'s box copy is not its body's box");
+        }
+    };
+    check(moving_, moving_boxes_, false, "moving");
+    check(static_cells_, static_boxes_, true, "static");
+    for (BodyId i = 0; i < n; ++i) {
+        if (missing[i] != 0)
+            fail("body " + str(i) + " lacks its cells at corners " + str(int(missing[i])) +
+                 " (a bit each)");
+    }
+    if (!linked_) return;
+    const auto check_links = [&](const std::vector<Entry>& v, const std::vector<Link>& links,
+                                 const char* name) {
+        const auto tree = [&] { return std::string("the ") + name + " links"; };
+        if (links.empty() || links[0].start != 0 || links[0].level != morton::kBits<D> ||
+            links[0].first != 0 || links[0].end != v.size() || links[0].parent != kNoLink)
+            fail(tree() + " do not start at a root node over all " + str(v.size()) + " cells");
+        std::vector<std::uint32_t> stack{0};
+        std::size_t visited = 0;
+        while (!stack.empty()) {
+            const std::uint32_t a = stack.back();
+            stack.pop_back();
+            ++visited;
+            const Link& node = links[a];
+            const auto at = [&] {
+                return tree() + "' node " + str(a) + " (code " + hex(node.start) + ", level " +
+                       str(int(node.level)) + ")";
+            };
+            if (std::uint64_t{node.first} + node.own > node.end || node.end > v.size())
+                fail(at() + " has entries " + str(node.first) + " + " + str(node.own) + " .. " +
+                     str(node.end) + " of " + str(v.size()));
+            for (std::uint32_t j = node.first; j < node.first + node.own; ++j) {
+                if (v[j].start != node.start || v[j].level != node.level)
+                    fail(at() + " owns cell " + str(j) + ", which is another cell");
+            }
+            std::uint32_t next = node.first + node.own;  // where the next child must begin
+            unsigned children = 0;
+            for (std::uint32_t c = node.child; c != kNoLink; c = links[c].sibling) {
+                if (c >= links.size() || ++children > (1u << D))
+                    fail(at() + " has a child link " + str(c) + " of " + str(links.size()) +
+                         " nodes, or more than 2^D children");
+                const Link& child = links[c];
+                if (child.parent != a || child.level >= node.level ||
+                    (child.start & ~morton::level_mask<D>(node.level)) != node.start ||
+                    child.first != next)
+                    fail(at() + "'s child " + str(c) + " (code " + hex(child.start) + ", level " +
+                         str(int(child.level)) + ", parent " + str(child.parent) +
+                         ") is not a smaller cell inside it starting at entry " + str(next));
+                next = child.end;
+                stack.push_back(c);
+            }
+            if (next != node.end)
+                fail(at() + "'s own cells and children end at " + str(next) + ", not " +
+                     str(node.end));
+            // A node without cells of its own is where two subtrees branch.
+            if (a != 0 && node.own == 0 && children < 2)
+                fail(at() + " has neither cells nor two children");
+        }
+        if (visited != links.size())
+            fail(tree() + " reach " + str(visited) + " of their " + str(links.size()) + " nodes");
+    };
+    check_links(moving_, moving_links_, "moving");
+    check_links(static_cells_, static_links_, "static");
 }
 
 template class MortonCells<2>;

@@ -1,8 +1,20 @@
 #include "broadphase/quadtree.hpp"
 
 #include <cassert>
+#include <string>
 
 namespace collide {
+
+template <int D>
+std::uint8_t RegionTree<D>::child_code(const Aabb<D>& b, const Vec<D>& center) {
+    std::uint8_t code = 0;
+    for (int k = 0; k < D; ++k) {
+        if (b.hi[k] < center[k]) continue;
+        if (!(b.lo[k] > center[k])) return kStraddles;
+        code |= static_cast<std::uint8_t>(1u << k);
+    }
+    return code;
+}
 
 // Splits [begin, end) of items_ among the node's 2^D children: bodies that fit strictly on
 // one side of every centre plane go to that child, the others stay here. Strictly, so two
@@ -17,17 +29,7 @@ void RegionTree<D>::build(std::uint32_t begin, std::uint32_t end, Vec<D> center,
     const bool split = end - begin > capacity() && depth < max_depth();
     if (split) {
         for (std::uint32_t s = begin; s < end; ++s) {
-            const Aabb<D>& b = items_[s].box;
-            std::uint8_t code = 0;
-            for (int k = 0; k < D; ++k) {
-                if (b.hi[k] < center[k]) continue;
-                if (b.lo[k] > center[k]) {
-                    code |= static_cast<std::uint8_t>(1u << k);
-                } else {
-                    code = kStraddles;
-                    break;
-                }
-            }
+            const std::uint8_t code = child_code(items_[s].box, center);
             codes_[s] = code;
             ++count[code];
         }
@@ -102,6 +104,57 @@ void RegionTree<D>::update(std::span<const Aabb<D>> boxes,
         sweep_rows(b, e, p, t);
     };
     chunks_.run(parallel(), n, 2048, sweep, out);
+    this->validate_in_debug();
+}
+
+// The shared checks (validate_tree), then this tree's own: a split node has all 2^D
+// children, centred a quarter of its side away on each axis; every body below a child lies
+// strictly on that child's side of the node's centre planes (what exactness rests on),
+// while a split node's own bodies straddle or touch one; a leaf holds more than `capacity`
+// only at `max depth` or when all its bodies straddle; each slot's row ends at its node's
+// subtree end; the deepest node holding bodies.
+template <int D>
+void RegionTree<D>::validate() const {
+    const char* name = D == 2 ? "quadtree" : "octree";
+    const auto fail = [&](const std::string& what) { invariant_broken(name, what); };
+    const auto str = [](auto v) { return std::to_string(v); };
+    validate_tree(nodes_, items_, fail);
+    if (row_end_.size() != items_.size())
+        fail(str(row_end_.size()) + " row ends for " + str(items_.size()) + " slots");
+    int deepest = 0;
+    for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
+        const TreeNode<D>& node = nodes_[i];
+        const float h = 0.5f * node.half;
+        std::uint8_t code = 0;
+        for (std::uint32_t c = i + 1; c < node.skip; c = nodes_[c].skip, ++code) {
+            Vec<D> center = node.center;
+            for (int k = 0; k < D; ++k) center[k] += (code >> k) & 1u ? h : -h;
+            if (code >= kStraddles || !same_point<D>(nodes_[c].center, center))
+                fail("node " + str(c) + " is not where child " + str(code) + " of node " + str(i) +
+                     " lies");
+            for (std::uint32_t s = nodes_[c].begin; s < nodes_[c].end; ++s) {
+                if (child_code(items_[s].box, node.center) != code)
+                    fail("body " + str(items_[s].id) + " under node " + str(c) +
+                         " is not strictly inside child " + str(code) + " of node " + str(i));
+            }
+        }
+        if (code != 0 && code != kStraddles)
+            fail("node " + str(i) + " has " + str(code) + " children");
+        const bool full = node.own() > capacity() && node.depth < max_depth();
+        for (std::uint32_t s = node.begin; s < node.own_end; ++s) {
+            if ((code != 0 || full) && child_code(items_[s].box, node.center) != kStraddles)
+                fail("body " + str(items_[s].id) + " stays at node " + str(i) + " (" +
+                     str(node.own()) + " bodies, " + str(code) +
+                     " children) though it fits one child");
+            if (row_end_[s] != node.end)
+                fail("slot " + str(s) + "'s row ends at " + str(row_end_[s]) + ", not at " +
+                     str(node.end));
+        }
+        if (node.own() > 0) deepest = std::max(deepest, node.depth);
+    }
+    if (deepest_ != deepest)
+        fail("the deepest node holding bodies is at " + str(deepest) + ", recorded " +
+             str(deepest_));
 }
 
 template <int D>

@@ -30,10 +30,14 @@ public:
     std::string describe(BodyId id) const override;
     std::vector<LegendEntry> legend() const override;
     BroadPhaseStats stats() const override;
+    void validate() const override;
     std::span<Param> params() override { return params_; }
 
 private:
     static constexpr std::uint8_t kStraddles = 1u << D;
+
+    // The child of a node centred at `center` that holds `b` strictly, or kStraddles.
+    static std::uint8_t child_code(const Aabb<D>& b, const Vec<D>& center);
 
     std::uint32_t capacity() const { return static_cast<std::uint32_t>(params_[0].value); }
     int max_depth() const { return static_cast<int>(params_[1].value); }

@@ -77,6 +77,7 @@ void SortAndSweep<D>::update(std::span<const Aabb<D>> boxes,
         case 4: sweep<2 % D, false>(out); break;
         default: sweep<2 % D, true>(out); break;
     }
+    this->validate_in_debug();
 }
 
 // The sweep, with the axis known at compile time: the overlap test then skips the sweep
@@ -123,6 +124,36 @@ void SortAndSweep<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
 template <int D>
 BroadPhaseStats SortAndSweep<D>::stats() const {
     return sorted_sweep_stats(entries_, sorted_, static_, chunks_);
+}
+
+// Every body once, each entry's key the lower bound of its box copy on the sweep axis,
+// the entries in order of it, and the bounds of the boxes current.
+template <int D>
+void SortAndSweep<D>::validate() const {
+    const auto fail = [](const std::string& what) { invariant_broken("sort-and-sweep", what); };
+    const auto str = [](auto v) { return std::to_string(v); };
+    const std::size_t n = entries_.size();
+    if (axis_ < 0 || axis_ >= D) fail("sweep axis " + str(axis_));
+    if (sorted_.size() != n || static_.size() != n)
+        fail(str(n) + " entries but " + str(sorted_.size()) + " boxes and " + str(static_.size()) +
+             " static flags");
+    std::vector<std::uint8_t> seen(n, 0);
+    Aabb<D> extent = Aabb<D>::empty();
+    for (std::size_t i = 0; i < n; ++i) {
+        const Entry& e = entries_[i];
+        const auto entry = [&] { return "entry " + str(i) + " (body " + str(e.id) + ")"; };
+        if (e.id >= n || seen[e.id]) fail(entry() + " is out of range or a second one");
+        seen[e.id] = 1;
+        if (e.lo != sorted_[i].lo[axis_])
+            fail(entry() + " has key " + str(e.lo) + " but its box starts at " +
+                 str(sorted_[i].lo[axis_]) + " on axis " + str(axis_));
+        if (i > 0 && e.lo < entries_[i - 1].lo)
+            fail(entry() + " has key " + str(e.lo) + ", below entry " + str(i - 1) + "'s " +
+                 str(entries_[i - 1].lo));
+        extent.grow(sorted_[i]);
+    }
+    if (extent.lo != extent_.lo || extent.hi != extent_.hi)
+        fail("the bounds of the boxes are stale");
 }
 
 template class SortAndSweep<2>;

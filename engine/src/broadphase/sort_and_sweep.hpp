@@ -19,6 +19,7 @@ public:
                QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     BroadPhaseStats stats() const override;
+    void validate() const override;
 
 private:
     struct Entry {

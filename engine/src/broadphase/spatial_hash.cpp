@@ -209,6 +209,7 @@ void SpatialHash<D>::update(std::span<const Aabb<D>> boxes,
     rebuilt_ = full;
     gather();
     find_pairs(out);
+    this->validate_in_debug();
 }
 
 // Entries [b, e) start cells; a cell whose run began before b belongs to an earlier chunk,
@@ -366,6 +367,109 @@ BroadPhaseStats SpatialHash<D>::stats() const {
             .nodes = occupied_,
             .depth = 0,
             .reinserted = reinserted_};
+}
+
+// Per body: its fat box holds its box, its cells are its fat box's, and it has exactly
+// those entries or is in the oversize list. The table: sorted, no entry twice, each in the
+// bucket of its cell with its body's lowest-cell and static flags; the hot copies match.
+template <int D>
+void SpatialHash<D>::validate() const {
+    const auto fail = [](const std::string& what) { invariant_broken("spatial-hash", what); };
+    const auto str = [](auto v) { return std::to_string(v); };
+    const auto cell_str = [&](const Cell& c) {
+        std::string s = "(";
+        for (int k = 0; k < D; ++k) s += (k ? ", " : "") + str(c[k]);
+        return s + ")";
+    };
+    const std::size_t n = boxes_.size();
+    if (is_static_.size() != n || fat_.size() != n || ranges_.size() != n || big_.size() != n)
+        fail(str(n) + " boxes but " + str(is_static_.size()) + " static flags, " +
+             str(fat_.size()) + " fat boxes, " + str(ranges_.size()) + " ranges, " +
+             str(big_.size()) + " oversize flags");
+    if (!(cell_ > 0.0f) || inv_cell_ != 1.0f / cell_)
+        fail("cell " + str(cell_) + " with inverse " + str(inv_cell_));
+    if (table_bits_ != static_cast<int>(std::bit_width(std::max<std::size_t>(n, 1))) + 1)
+        fail(str(1ull << table_bits_) + " buckets for " + str(n) + " bodies");
+    // Bodies: the entries each must have, counted down below.
+    std::vector<std::size_t> cells(n, 0);
+    std::size_t big = 0;
+    for (BodyId i = 0; i < n; ++i) {
+        const auto body = [&] { return "body " + str(i); };
+        if (!contains(fat_[i], boxes_[i])) fail(body() + "'s box has left its fat box");
+        if (ranges_[i] != range_of(fat_[i]))
+            fail(body() + " is bucketed over cells " + cell_str(ranges_[i].lo) + ".." +
+                 cell_str(ranges_[i].hi) + " but its fat box gives " +
+                 cell_str(range_of(fat_[i]).lo) + ".." + cell_str(range_of(fat_[i]).hi));
+        if (big_[i] != oversize(ranges_[i]))
+            fail(body() + " is " + (big_[i] ? "" : "not ") + "marked oversize over " +
+                 str(cells_of(ranges_[i])) + " cells");
+        if (big_[i]) {
+            if (big >= oversize_.size() || oversize_[big] != i)
+                fail(body() + " is oversize but not next in the oversize list");
+            ++big;
+        } else {
+            cells[i] = cells_of(ranges_[i]);
+        }
+    }
+    if (big != oversize_.size())
+        fail(str(oversize_.size()) + " bodies in the oversize list, " + str(big) + " marked");
+    if (hot_.size() != entries_.size())
+        fail(str(hot_.size()) + " hot entries for " + str(entries_.size()) + " entries");
+    std::size_t occupied = 0;
+    for (std::size_t e = 0; e < entries_.size(); ++e) {
+        const Entry& en = entries_[e];
+        const auto entry = [&] {
+            return "entry " + str(e) + " (body " + str(en.id) + ", cell " + cell_str(en.cell) + ")";
+        };
+        // Strictly: (bucket, cell, body) is unique, so no entry is there twice.
+        if (e > 0 && !(entries_[e - 1] < en)) fail(entry() + " is not after entry " + str(e - 1));
+        if (en.bucket != bucket_of(en.cell))
+            fail(entry() + " is in bucket " + str(en.bucket) + " but its cell hashes to " +
+                 str(bucket_of(en.cell)));
+        if (en.id >= n || big_[en.id] || cells[en.id] == 0)
+            fail(entry() + " is of no body, an oversize one or one past its cells");
+        --cells[en.id];
+        const Range& r = ranges_[en.id];
+        std::uint32_t flags = is_static_[en.id] ? 1u << D : 0u;
+        for (int k = 0; k < D; ++k) {
+            if (en.cell[k] < r.lo[k] || en.cell[k] > r.hi[k])
+                fail(entry() + " is outside its body's cells " + cell_str(r.lo) + ".." +
+                     cell_str(r.hi));
+            flags |= std::uint32_t(en.cell[k] == r.lo[k]) << k;
+        }
+        if (en.flags != flags)
+            fail(entry() + " has flags " + str(en.flags) + " but its body gives " + str(flags));
+        const bool first = e == 0 || !en.same_cell(entries_[e - 1]);
+        occupied += first;
+        const Hot& h = hot_[e];
+        if (h.id != en.id || h.flags != (flags | std::uint32_t(first) << (D + 1)) ||
+            h.box.lo != boxes_[en.id].lo || h.box.hi != boxes_[en.id].hi)
+            fail("hot entry " + str(e) + " is not a copy of " + entry());
+    }
+    for (BodyId i = 0; i < n; ++i) {
+        if (cells[i] != 0) fail("body " + str(i) + " lacks " + str(cells[i]) + " of its cells");
+    }
+    if (occupied != occupied_)
+        fail(str(occupied) + " occupied cells but stats() says " + str(occupied_));
+    // The oversize bodies' partners, found in the list by lower x (left as it was when
+    // there are none).
+    if (oversize_.empty()) return;
+    if (by_x_.size() != n) fail(str(by_x_.size()) + " bodies by x for " + str(n) + " bodies");
+    std::vector<std::uint8_t> seen(n, 0);
+    float widest = 0.0f;
+    for (BodyId i = 0; i < n; ++i) {
+        if (!big_[i]) widest = std::max(widest, boxes_[i].hi[0] - boxes_[i].lo[0]);
+    }
+    if (widest != widest_x_)
+        fail("the widest body with entries spans " + str(widest) + " in x, not " + str(widest_x_));
+    for (std::size_t k = 0; k < n; ++k) {
+        const auto [x, id] = by_x_[k];
+        if (id >= n || seen[id]) fail("by-x entry " + str(k) + " (body " + str(id) + ") twice");
+        seen[id] = 1;
+        if (x != boxes_[id].lo[0] || (k > 0 && x < by_x_[k - 1].first))
+            fail("by-x entry " + str(k) + " (body " + str(id) + ") has x " + str(x) +
+                 " out of order or not its box's " + str(boxes_[id].lo[0]));
+    }
 }
 
 template class SpatialHash<2>;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdio>
 #include <type_traits>
 
 #include <tbb/parallel_sort.h>
@@ -9,6 +10,16 @@
 #include "broadphase/common/pair_test.hpp"
 
 namespace collide {
+
+namespace {
+
+std::string hex(std::uint64_t v) {
+    char s[24];
+    std::snprintf(s, sizeof s, "0x%llx", static_cast<unsigned long long>(v));
+    return s;
+}
+
+}  // namespace
 
 template <int D, typename Key>
 void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
@@ -63,6 +74,7 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
         }
     };
     chunks_.run(n, 4096, sweep_rows, out);
+    this->validate_in_debug();
 }
 
 template <int D, typename Key>
@@ -112,6 +124,44 @@ void KeySweep<D, Key>::query(const Aabb<D>& region, std::vector<BodyId>& out,
 template <int D, typename Key>
 BroadPhaseStats KeySweep<D, Key>::stats() const {
     return sorted_sweep_stats(entries_, sorted_, static_, chunks_);
+}
+
+// Every body once, each entry's two keys those of its box copy's corners in the current
+// frame, the entries in order of the lower key, and the largest box size in grid cells
+// (the skips' reach) current.
+template <int D, typename Key>
+void KeySweep<D, Key>::validate() const {
+    const char* name = Key::kSkips ? "zorder-sweep" : "norm-sweep";
+    const auto fail = [name](const std::string& what) { invariant_broken(name, what); };
+    const auto str = [](auto v) { return std::to_string(v); };
+    const std::size_t n = entries_.size();
+    if (sorted_.size() != n || static_.size() != n)
+        fail(str(n) + " entries but " + str(sorted_.size()) + " boxes and " + str(static_.size()) +
+             " static flags");
+    std::vector<std::uint8_t> seen(n, 0);
+    morton::Coords<D> max_cells{};
+    for (std::size_t i = 0; i < n; ++i) {
+        const Entry& e = entries_[i];
+        const auto entry = [&] { return "entry " + str(i) + " (body " + str(e.id) + ")"; };
+        if (e.id >= n || seen[e.id]) fail(entry() + " is out of range or a second one");
+        seen[e.id] = 1;
+        const morton::Coords<D> lo = frame_(sorted_[i].lo);
+        const morton::Coords<D> hi = frame_(sorted_[i].hi);
+        const std::uint64_t lo_key = Key::template key<D>(lo);
+        const std::uint64_t hi_key = Key::template key<D>(hi);
+        if (e.lo_key != lo_key || e.hi_key != hi_key)
+            fail(entry() + " has keys " + hex(e.lo_key) + ".." + hex(e.hi_key) +
+                 " but its box gives " + hex(lo_key) + ".." + hex(hi_key));
+        if (i > 0 && e.lo_key < entries_[i - 1].lo_key)
+            fail(entry() + " has key " + hex(e.lo_key) + ", below entry " + str(i - 1) + "'s " +
+                 hex(entries_[i - 1].lo_key));
+        for (int k = 0; k < D; ++k) max_cells[k] = std::max(max_cells[k], hi[k] - lo[k]);
+    }
+    for (int k = 0; k < D; ++k) {
+        if (max_cells[k] != max_cells_[k])
+            fail("the largest box spans " + str(max_cells[k]) + " cells on axis " + str(k) +
+                 ", not " + str(max_cells_[k]));
+    }
 }
 
 template class KeySweep<2, MortonKey>;

@@ -50,6 +50,7 @@ public:
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
     BroadPhaseStats stats() const override;
+    void validate() const override;
     std::span<Param> params() override { return std::span(params_).first(Key::kSkips ? 3 : 2); }
 
 private:

@@ -5,13 +5,18 @@
 // 2D), descending greedily with the cost inherited from the ancestors that grow; on the way
 // back up, tree rotations swap a child with a grandchild where that shrinks the area. A
 // top-down build over proxies sorted by Morton code makes a fresh, spatially coherent tree.
+// Also here: the box comparisons every tree's validate() makes.
 #pragma once
 
 #include <algorithm>
 #include <bit>
 #include <cassert>
 #include <cstdint>
+#include <iomanip>
+#include <optional>
 #include <span>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "collide/core.hpp"
@@ -32,6 +37,40 @@ inline float box_area(const Aabb<D>& b) {
 template <int D>
 inline Aabb<D> box_union(const Aabb<D>& a, const Aabb<D>& b) {
     return {glm::min(a.lo, b.lo), glm::max(a.hi, b.hi)};
+}
+
+// validate()'s box checks. A NaN coordinate fails every comparison, so no build step placed
+// a box by it, and these let it pass rather than report the input as a broken structure.
+// Where `inner` sticks out of `outer` ("axis 1: hi 3.5 > 3.25"), if it does.
+template <int D>
+std::optional<std::string> sticks_out(const Aabb<D>& outer, const Aabb<D>& inner) {
+    for (int k = 0; k < D; ++k) {
+        const bool below = inner.lo[k] < outer.lo[k];
+        if (!below && !(inner.hi[k] > outer.hi[k])) continue;
+        std::ostringstream s;
+        s << std::setprecision(9) << "axis " << k << ": " << (below ? "lo " : "hi ")
+          << (below ? inner.lo[k] : inner.hi[k]) << (below ? " < " : " > ")
+          << (below ? outer.lo[k] : outer.hi[k]);
+        return s.str();
+    }
+    return std::nullopt;
+}
+
+// The same point (NaN matching NaN, -0 matching 0): a stored centre or corner against the
+// one the build's arithmetic gives.
+template <int D>
+bool same_point(const Vec<D>& a, const Vec<D>& b) {
+    for (int k = 0; k < D; ++k) {
+        if (!(a[k] == b[k]) && !(a[k] != a[k] && b[k] != b[k])) return false;
+    }
+    return true;
+}
+
+// The same box, as same_point: a stored union against the union of its parts, which min
+// and max make exact whatever order they were grown in.
+template <int D>
+bool same_box(const Aabb<D>& a, const Aabb<D>& b) {
+    return same_point<D>(a.lo, b.lo) && same_point<D>(a.hi, b.hi);
 }
 
 template <int D>
@@ -165,6 +204,76 @@ public:
                 stack.push_back(n.child[0]);
             }
         }
+    }
+
+    // What is broken in the pool, if anything (validate()'s check of one tree): every node reached
+    // once from the root, its children linking back, its box the union of theirs and its
+    // height one more than theirs (leaves 0, and parents before children while in build
+    // order); the free list acyclic, apart from the tree, and with it covering every slot;
+    // the live count. Sets `leaves` to the leaves reached.
+    std::optional<std::string> broken(std::size_t& leaves) const {
+        const auto size = static_cast<std::int32_t>(nodes_.size());
+        const auto str = [](auto v) { return std::to_string(v); };
+        std::vector<std::uint8_t> seen(nodes_.size(), 0);  // 1: in the tree, 2: free
+        std::size_t reached = 0;
+        leaves = 0;
+        if (root_ != kNull) {
+            if (root_ < 0 || root_ >= size) return "root " + str(root_) + " is past the pool";
+            if (nodes_[root_].parent != kNull)
+                return "root " + str(root_) + " has parent " + str(nodes_[root_].parent);
+            std::vector<std::int32_t> stack{root_};
+            while (!stack.empty()) {
+                const std::int32_t i = stack.back();
+                stack.pop_back();
+                if (seen[i]) return "node " + str(i) + " is reached twice";
+                seen[i] = 1;
+                ++reached;
+                const Node& n = nodes_[i];
+                if (n.leaf()) {
+                    if (n.height != 0) return "leaf " + str(i) + " has height " + str(n.height);
+                    ++leaves;
+                    continue;
+                }
+                for (const std::int32_t c : n.child) {
+                    if (c < 0 || c >= size)
+                        return "node " + str(i) + "'s child " + str(c) + " is past the pool";
+                    if (nodes_[c].parent != i)
+                        return "node " + str(i) + "'s child " + str(c) + " has parent " +
+                               str(nodes_[c].parent);
+                    if (in_build_order_ && c < i)
+                        return "child " + str(c) + " comes before its parent " + str(i) +
+                               " in a tree marked in build order";
+                    if (const auto out = sticks_out(n.box, nodes_[c].box))
+                        return "node " + str(i) + "'s box does not hold child " + str(c) + "'s (" +
+                               *out + ")";
+                    stack.push_back(c);
+                }
+                const Node& a = nodes_[n.child[0]];
+                const Node& b = nodes_[n.child[1]];
+                if (!same_box(n.box, box_union(a.box, b.box)))
+                    return "node " + str(i) + "'s box is looser than its children " +
+                           str(n.child[0]) + " and " + str(n.child[1]) + " need";
+                if (n.height != 1 + std::max(a.height, b.height))
+                    return "node " + str(i) + " has height " + str(n.height) + ", its children " +
+                           str(a.height) + " and " + str(b.height);
+            }
+        }
+        std::size_t free = 0;
+        for (std::int32_t i = free_; i != kNull; i = nodes_[i].parent) {
+            if (i < 0 || i >= size) return "free node " + str(i) + " is past the pool";
+            if (seen[i] == 1) return "free node " + str(i) + " is in the tree";
+            if (seen[i] == 2) return "the free list loops at node " + str(i);
+            if (nodes_[i].height != -1)
+                return "free node " + str(i) + " has height " + str(nodes_[i].height);
+            seen[i] = 2;
+            ++free;
+        }
+        if (reached != live_)
+            return "the live count is " + str(live_) + ", the tree has " + str(reached) + " nodes";
+        if (reached + free != nodes_.size())
+            return str(nodes_.size() - reached - free) + " of " + str(nodes_.size()) +
+                   " slots are neither in the tree nor free";
+        return std::nullopt;
     }
 
     // Marks leaf `i` and its ancestors in `marks` (one byte per slot), stopping at the

@@ -17,13 +17,15 @@ class EngineBroadPhase : public BroadPhase<D> {
 public:
     void set_cost_tracking(bool on) override { costs_.track(on); }
     bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
+    // Each of the engine's algorithms checks its own structure (see BroadPhase::validate).
+    void validate() const override = 0;
 
 protected:
     // Called at the end of every update: debug builds check the structure each time, as
     // Box2D's and Jolt's trees do; release builds leave it to the tests.
     void validate_in_debug() const {
 #ifndef NDEBUG
-        validate();
+        this->validate();
 #endif
     }
 

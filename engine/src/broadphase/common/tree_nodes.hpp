@@ -3,7 +3,8 @@
 // pre-order with a skip index past their subtree, so a pruned descent is one forward loop
 // with no stack. Each node keeps the fitted bounds of its subtree's boxes: pruning by them
 // is exact whatever the rounding of the node regions, and never looser than the regions.
-// Also here: the region query, the overlays and the selection text both trees draw alike.
+// Also here: the region query, the overlays and the selection text both trees draw alike,
+// and the checks of validate() both trees share.
 #pragma once
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "broadphase/common/aabb_tree.hpp"
 #include "broadphase/common/body_costs.hpp"
 #include "broadphase/common/pair_test.hpp"
 #include "collide/broadphase.hpp"
@@ -94,6 +96,77 @@ void tree_query(const std::vector<TreeNode<D>>& nodes, const std::vector<TreeIte
             if (items[s].box.overlaps(region)) out.push_back(items[s].id);
         }
         ++i;
+    }
+}
+
+// validate()'s checks common to both trees, calling fail(text) (which throws) on the first
+// broken one: every body id in one slot; the root spans every slot; a node's own slots and
+// then its children's subtrees, in turn, fill its range with no gap or overlap; children
+// link back, one level deeper and half the size, and the skips land past each subtree, so
+// the nodes are in pre-order; own bounds fitted around the own boxes and bounds around
+// those and the children's, exactly.
+template <int D, typename Fail>
+void validate_tree(const std::vector<TreeNode<D>>& nodes, const std::vector<TreeItem<D>>& items,
+                   const Fail& fail) {
+    const auto str = [](auto v) { return std::to_string(v); };
+    const auto n = static_cast<std::uint32_t>(items.size());
+    const auto size = static_cast<std::uint32_t>(nodes.size());
+    std::vector<std::uint8_t> seen(n, 0);
+    for (std::uint32_t s = 0; s < n; ++s) {
+        const BodyId id = items[s].id;
+        if (id >= n) fail("slot " + str(s) + " holds body " + str(id) + " of " + str(n));
+        if (seen[id]++) fail("body " + str(id) + " is in slot " + str(s) + " and an earlier one");
+    }
+    if (nodes.empty()) {
+        if (n > 0) fail(str(n) + " bodies and no nodes");
+        return;  // nothing built yet
+    }
+    const TreeNode<D>& root = nodes[0];
+    if (root.begin != 0 || root.end != n || root.skip != size || root.parent != 0 ||
+        root.depth != 0)
+        fail("the root spans slots [" + str(root.begin) + ", " + str(root.end) + ") of " + str(n) +
+             " and skips to " + str(root.skip) + " of " + str(size) + " nodes");
+    for (std::uint32_t i = 0; i < size; ++i) {
+        const TreeNode<D>& node = nodes[i];
+        const auto at = [&] { return "node " + str(i); };
+        if (!(node.begin <= node.own_end && node.own_end <= node.end && node.end <= n))
+            fail(at() + " has slots " + str(node.begin) + ", " + str(node.own_end) + ", " +
+                 str(node.end) + " of " + str(n));
+        if (node.skip <= i || node.skip > size)
+            fail(at() + " skips to node " + str(node.skip) + " of " + str(size));
+        Aabb<D> own = Aabb<D>::empty();
+        for (std::uint32_t s = node.begin; s < node.own_end; ++s) {
+            if (const auto out = sticks_out(node.own_bounds, items[s].box))
+                fail(at() + "'s own bounds do not hold body " + str(items[s].id) + " (" + *out +
+                     ")");
+            own.grow(items[s].box);
+        }
+        if (!same_box(own, node.own_bounds)) fail(at() + "'s own bounds are not fitted");
+        Aabb<D> all = own;
+        std::uint32_t slot = node.own_end, c = i + 1;
+        for (; c < node.skip; c = nodes[c].skip) {
+            const TreeNode<D>& child = nodes[c];
+            if (child.parent != i || child.depth != node.depth + 1 ||
+                child.half != 0.5f * node.half)
+                fail("node " + str(c) + ", child of " + str(i) + ", has parent " +
+                     str(child.parent) + ", depth " + str(child.depth) + " (its parent's " +
+                     str(node.depth) + ") and not half its parent's side");
+            if (child.begin != slot)
+                fail("node " + str(c) + ", child of " + str(i) + ", begins at slot " +
+                     str(child.begin) + ", not " + str(slot));
+            if (child.skip <= c) fail("node " + str(c) + " skips back to " + str(child.skip));
+            if (const auto out = sticks_out(node.bounds, child.bounds))
+                fail(at() + "'s bounds do not hold child " + str(c) + "'s (" + *out + ")");
+            all.grow(child.bounds);
+            slot = child.end;
+        }
+        if (c != node.skip)
+            fail(at() + "'s last child skips to " + str(c) + ", past " + str(node.skip));
+        if (slot != node.end)
+            fail(at() + "'s children end at slot " + str(slot) + ", the node at " + str(node.end));
+        if (const auto out = sticks_out(node.bounds, own))
+            fail(at() + "'s bounds do not hold its own bodies (" + *out + ")");
+        if (!same_box(all, node.bounds)) fail(at() + "'s bounds are not fitted");
     }
 }
 
