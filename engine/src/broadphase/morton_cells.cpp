@@ -227,7 +227,8 @@ void MortonCells<D>::update(std::span<const Aabb<D>> boxes,
     } else if (refreshed_ > 0) {
         statics_changed = refresh(is_static);
     }
-    // The links are rebuilt after the merge, not patched: one linear pass (docs/algorithms/sweeps-and-morton.md).
+    // The links are rebuilt after the merge, not patched: one linear pass
+    // (docs/algorithms/sweeps-and-morton.md).
     linked_ = internal_references();
     if (linked_ && (full || refreshed_ > 0)) link(moving_, moving_links_);
     if (linked_ && statics_changed) link(static_cells_, static_links_);
