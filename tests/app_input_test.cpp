@@ -24,8 +24,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "collide/gpu/catalog.hpp"
 #include "cli/presets.hpp"
+#include "collide/gpu/catalog.hpp"
 
 namespace {
 
@@ -431,7 +431,8 @@ TEST(AppInput, LegendCoversNoBodyUntilOpened) {
     const auto legend_drawn = [](const json& s) {
         return s["widgets"]["legend"]["w"] > 0 && s["widgets"]["bodies_on_screen"]["w"] > 0;
     };
-    const char* scene = "--paused --broadphase morton-cells --count 20000 --overlay all";
+    const char* scene =
+        "--paused --scene uniform --broadphase morton-cells --count 20000 --overlay all";
     {
         // The world fills the view's height: no strip beside it holds the legend.
         Session app(scene);
@@ -452,11 +453,29 @@ TEST(AppInput, LegendCoversNoBodyUntilOpened) {
     {
         // Zoomed out, the bodies leave room: the whole legend, beside them.
         Session app(std::string(scene) + " --camera -150,-150,250,250");
-        const json s = app.wait_for(
-            [](const json& s) { return s["widgets"]["legend"]["h"] > 100; }, "the whole legend");
+        const json s = app.wait_for([](const json& s) { return s["widgets"]["legend"]["h"] > 100; },
+                                    "the whole legend");
         EXPECT_EQ(s["widgets"]["legend_toggle"]["w"], 0);
         EXPECT_EQ(overlap(s["widgets"]["legend"], s["widgets"]["bodies_on_screen"]), 0.0)
             << s["widgets"];
+    }
+    // Nor for a frame while it grows: the density tint's row appears on the second frame,
+    // and ImGui sizes a window from its last frame's content (a screenshot of frame 3 had
+    // the whole legend over the bodies).
+    for (int frames = 2; frames <= 5; ++frames) {
+        const fs::path report =
+            fs::path(INPUT_OUT_DIR) /
+            ("legend-frames-" + std::to_string(frames) + "-" + std::to_string(getpid()) + ".json");
+        const std::string cmd = std::string("SDL_VIDEODRIVER=offscreen ") + COLLIDOSCOPE_APP +
+                                " --no-settings --msaa 0 " + scene + " --frames " +
+                                std::to_string(frames) + " --report-state " + report.string() +
+                                " >/dev/null 2>&1";
+        ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        std::ifstream in(report);
+        const json s = json::parse(in, nullptr, false);
+        ASSERT_FALSE(s.is_discarded()) << report;
+        EXPECT_EQ(overlap(s["widgets"]["legend"], s["widgets"]["bodies_on_screen"]), 0.0)
+            << "frame " << frames << ": " << s["widgets"];
     }
 }
 

@@ -42,6 +42,8 @@ struct UiFrame {
 // whether the user opened it where it covers the bodies.
 struct LegendState {
     glm::vec2 full_size{0.0f};
+    std::uint32_t shape = 0;  // rows and notes full_size was measured with
+    int frames_measured = 0;  // frames drawn with this shape
     bool opened = false;
 };
 

@@ -165,9 +165,22 @@ ScreenRect legend_window(const Demo& demo, const OverlayReport& report, const Sc
     const std::vector<LegendEntry> entries = legend_entries(demo);
     if (!demo.view().legend || (entries.empty() && report.tint_max <= 0.0f)) return {};
 
+    // Its size is known once frames with the same rows and notes have drawn it; a new shape
+    // (an overlay turned on, the density tint appearing) is measured off screen first, so the
+    // legend never lands on the bodies for a frame with a stale size.
+    const ViewOptions& view = demo.view();
+    const std::uint32_t shape = static_cast<std::uint32_t>(entries.size()) << 8 |
+                                (report.tint_max > 0.0f) << 4 | !report.lod_note.empty() << 2 |
+                                view.lens << 1 | (view.slab && demo.dim() == 3);
+    // ImGui sizes an auto-resized window from its previous frame's content: two frames.
+    state.frames_measured = state.shape == shape ? state.frames_measured + 1 : 0;
+    state.shape = shape;
+    const bool measured = state.frames_measured >= 2;
+
     // Whole, where it covers no body; else the one-line button, in a free corner if there
     // is one; opened, the whole legend over the bodies with the button above it.
-    const std::optional<Spot> whole_spot = free_spot(area, bodies, state.full_size);
+    const std::optional<Spot> whole_spot =
+        measured ? free_spot(area, bodies, state.full_size) : std::nullopt;
     const bool whole_outside = whole_spot.has_value();
     const Spot corner{{area.min.x + kPanelMargin, area.max.y - kPanelMargin}, {0.0f, 1.0f}};
     ScreenRect shown;
@@ -198,7 +211,7 @@ ScreenRect legend_window(const Demo& demo, const OverlayReport& report, const Sc
     }
     // The whole legend is drawn every frame, off screen when closed, so its size is known
     // for the next frame's choice.
-    const bool visible = whole_outside || state.opened;
+    const bool visible = whole_outside || (state.opened && measured);
     Spot spot = whole_spot.value_or(corner);
     if (!whole_outside) spot.pos.y = shown.min.y - (visible ? 2.0f : 0.0f);  // above the button
     ImGui::SetNextWindowPos(visible ? spot.pos : ImVec2(-10000.0f, -10000.0f), ImGuiCond_Always,
