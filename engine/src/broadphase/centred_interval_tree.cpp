@@ -55,8 +55,10 @@ void CentredIntervalTree<D>::make_node(const Task& task) {
     // Left | held | right; the median body is held, so every node holds one at least.
     const auto held =
         std::partition(first, last, [&](const Entry& e) { return e.box.hi[axis] < c; });
-    const auto right =
-        std::partition(held, last, [&](const Entry& e) { return e.box.lo[axis] <= c; });
+    auto right = std::partition(held, last, [&](const Entry& e) { return e.box.lo[axis] <= c; });
+    // A NaN centre (boxes with NaN sides) compares false with everything, so it would hold
+    // no body and queue the same range again forever: such a node holds its whole range.
+    if (held == right) right = last;
 
     // The sweep axis: in 3D, of the two others, the one the held bodies spread most along.
     int sweep = (axis + 1) % D;

@@ -135,7 +135,10 @@ void SortedGrid<D>::size_grids() {
                 // A cell and a half of padding below (a lower corner never rounds into cell
                 // 0) and at least one whole cell above, so the forward runs stay inside the
                 // level and never wrap onto bodies.
-                const double span = double(level.lows.hi[k]) - double(level.lows.lo[k]);
+                // A level whose corners are not finite (bodies with NaN or infinite sides)
+                // is sized as a point, rather than doubling its cell forever.
+                double span = double(level.lows.hi[k]) - double(level.lows.lo[k]);
+                if (!std::isfinite(span)) span = 0.0;
                 dims[k] = std::floor(span / cell + 1.5) + 3;  // + 1 more for rounding
                 cells *= dims[k];
             }
