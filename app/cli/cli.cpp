@@ -164,6 +164,8 @@ void split_args(std::span<const std::string_view> args, RawArgs& raw) {
             const std::string given = "--" + flag + "=";
             const auto arg = std::find_if(args.begin(), args.end(),
                                           [&](std::string_view a) { return a.starts_with(given); });
+            // CLI11 also names a flag given as "-flag=VALUE" (one dash) or by another name.
+            if (arg == args.end()) throw InputError("--" + flag + " takes no value");
             throw InputError("--" + flag + " takes no value (got " +
                              quote(arg->substr(given.size())) + ")");
         }
