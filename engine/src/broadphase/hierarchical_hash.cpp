@@ -26,12 +26,6 @@ int ceil_exponent(float x) {
 template <int D>
 constexpr std::uint64_t kAxisBits = D == 2 ? 0x5555555555555555ull : 0x1249249249249249ull;
 
-std::string hex(std::uint64_t v) {
-    char s[24];
-    std::snprintf(s, sizeof s, "0x%llx", static_cast<unsigned long long>(v));
-    return s;
-}
-
 }  // namespace
 
 // Level 0's cell, clamped and monotone in p (boxes far outside share the edge cells, still

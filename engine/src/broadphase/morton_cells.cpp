@@ -22,12 +22,6 @@ std::size_t first_from(const std::vector<Entry>& v, std::size_t lo, std::size_t 
         v.begin());
 }
 
-std::string hex(std::uint64_t v) {
-    char s[24];
-    std::snprintf(s, sizeof s, "0x%llx", static_cast<unsigned long long>(v));
-    return s;
-}
-
 enum class Overlap { kOutside, kPartial, kInside };
 
 // Where the cell of side 2^level at grid corner `c` lies against the grid region [qlo, qhi].

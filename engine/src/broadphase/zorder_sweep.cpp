@@ -11,16 +11,6 @@
 
 namespace collide {
 
-namespace {
-
-std::string hex(std::uint64_t v) {
-    char s[24];
-    std::snprintf(s, sizeof s, "0x%llx", static_cast<unsigned long long>(v));
-    return s;
-}
-
-}  // namespace
-
 template <int D, typename Key>
 void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
                               std::span<const std::uint8_t> is_static, PairList& out) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,6 +32,13 @@ protected:
 
     BodyCosts costs_;
 };
+
+// A key or code as validate()'s messages print it: "0x3a".
+inline std::string hex(std::uint64_t v) {
+    char s[24];
+    std::snprintf(s, sizeof s, "0x%llx", static_cast<unsigned long long>(v));
+    return s;
+}
 
 // Throws InvariantError("ALGORITHM: WHAT"): validate()'s one way to report.
 [[noreturn]] inline void invariant_broken(std::string_view algorithm, const std::string& what) {
