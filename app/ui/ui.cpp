@@ -13,6 +13,7 @@
 #include "ui/compare_view.hpp"
 #include "cli/controls.hpp"
 #include "common/palette.hpp"
+#include "main/scene_save.hpp"
 
 namespace collidoscope {
 namespace {

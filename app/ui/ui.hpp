@@ -16,7 +16,6 @@
 #include "sim/demo.hpp"
 #include "ui/frame_stats.hpp"
 #include "main/input.hpp"
-#include "main/scene_save.hpp"
 #include "ui/ui_layout.hpp"
 
 namespace collidoscope {
