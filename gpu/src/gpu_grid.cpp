@@ -51,14 +51,13 @@ GridLayout<D> GridLayout<D>::from(const SceneBounds<D>& bounds) {
 }
 
 template <int D>
-void GpuGrid<D>::set_layout_uniforms(GLuint program) const {
-    const GridLayout<D>& g = layout_;
+void set_grid_uniforms(GLuint program, const GridLayout<D>& g) {
     if constexpr (D == 2) {
         glUniform2fv(glGetUniformLocation(program, "u_origin"), 1, &g.origin[0]);
     } else {
         glUniform3fv(glGetUniformLocation(program, "u_origin"), 1, &g.origin[0]);
     }
-    this->set_uint(program, "u_levels", static_cast<std::uint32_t>(g.levels));
+    glUniform1ui(glGetUniformLocation(program, "u_levels"), static_cast<GLuint>(g.levels));
     glUniform1fv(glGetUniformLocation(program, "u_fit"), g.levels, g.fit.data());
     glUniform1fv(glGetUniformLocation(program, "u_inv_cell"), g.levels, g.inv_cell.data());
     glUniform3uiv(glGetUniformLocation(program, "u_dims"), g.levels, g.dims[0].data());
@@ -78,7 +77,7 @@ void GpuGrid<D>::build(const SceneBounds<D>& bounds) {
     const GLuint keys = ctx.program("grid_keys", D, {kCommonGlsl, kGridLevelsGlsl, kGridKeysComp});
     glUseProgram(keys);
     this->set_uint(keys, "u_count", static_cast<std::uint32_t>(n));
-    set_layout_uniforms(keys);
+    set_grid_uniforms(keys, layout_);
     this->boxes_.bind(kBoxBinding);
     rows_.bind(2);
     columns_.bind(3);
@@ -102,7 +101,7 @@ GLuint GpuGrid<D>::pair_program() {
 
 template <int D>
 void GpuGrid<D>::find_pairs() {
-    set_layout_uniforms(pair_program());
+    set_grid_uniforms(pair_program(), layout_);
     rows_.bind(2);
     columns_.bind(3);
     ids_.bind(4);
@@ -196,6 +195,10 @@ void GpuGrid<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
     }
 }
 
+template struct GridLayout<2>;
+template struct GridLayout<3>;
+template void set_grid_uniforms<2>(GLuint, const GridLayout<2>&);
+template void set_grid_uniforms<3>(GLuint, const GridLayout<3>&);
 template class GpuGrid<2>;
 template class GpuGrid<3>;
 

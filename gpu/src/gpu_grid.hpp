@@ -33,6 +33,10 @@ struct GridLayout {
     static GridLayout from(const SceneBounds<D>& bounds);
 };
 
+// Sets the layout's uniforms (grid_levels.glsl) in `program`, which must be in use.
+template <int D>
+void set_grid_uniforms(GLuint program, const GridLayout<D>& layout);
+
 template <int D>
 class GpuGrid final : public GpuBroadPhase<D> {
 public:
@@ -49,7 +53,6 @@ private:
     void find_pairs() override;
     GLuint pair_program() override;
     BroadPhaseStats structure_stats() const override;
-    void set_layout_uniforms(GLuint program) const;
 
     // The sorted keys as the GPU left them, on the host.
     struct HostGrid {

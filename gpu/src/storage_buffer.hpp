@@ -61,6 +61,7 @@ public:
     }
     void bind(GLuint binding) const { glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, id_); }
     std::size_t bytes() const { return bytes_; }
+    GLuint id() const { return id_; }
 
 private:
     GLuint id_ = 0;
