@@ -5,11 +5,14 @@
 in vec2 v_local;
 in float v_radius_px;
 flat in vec4 v_color;
+flat in float v_point_scale;
+uniform int u_points;  // circle.vert's: a point sprite's coordinate stands for v_local
 
 out vec4 frag_color;
 
 void main() {
-    float d = length(v_local) - 1.0;     // signed distance to the rim, in radii
+    vec2 local = u_points != 0 ? (gl_PointCoord * 2.0 - 1.0) * v_point_scale : v_local;
+    float d = length(local) - 1.0;       // signed distance to the rim, in radii
     float aa = max(fwidth(d), 1e-6);     // radii per pixel
     float coverage = clamp(0.5 - d / aa, 0.0, 1.0);
     if (coverage <= 0.0) discard;

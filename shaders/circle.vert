@@ -1,27 +1,35 @@
 // Instanced circle quads for the 2D view. Each instance is one body; the quad is sized in
 // pixels around it so the fragment shader has room for its antialiased edge, and bodies
 // smaller than a pixel are drawn a pixel wide so a million-body scene stays visible.
-#version 330 core
-
-layout(location = 0) in vec3 a_centre;
-layout(location = 1) in float a_radius;
-layout(location = 2) in vec4 a_color;
+// (body_colour.glsl comes first: #version, the instance inputs and body_colour().)
 
 uniform mat4 u_view_proj;
 uniform float u_world_per_pixel;
+// 1: each body is one point sprite (small discs: a quarter of the vertices, and much less
+// of the rasteriser, which a million sub-pixel quads keep busy); 0: a quad of 4 vertices.
+uniform int u_points;
 
 out vec2 v_local;       // position relative to the centre, in units of the drawn radius
 out float v_radius_px;  // drawn radius in pixels, to size the outline
 flat out vec4 v_color;
+flat out float v_point_scale;  // points: the sprite's half side in drawn radii
 
 void main() {
-    vec2 corner = vec2((gl_VertexID & 1) != 0 ? 1.0 : -1.0, (gl_VertexID & 2) != 0 ? 1.0 : -1.0);
     float radius_px = max(a_radius / u_world_per_pixel, 0.75);
-    // 1.5 pixels of margin so the coverage ramp is never cut off by the quad's edge.
-    float half_px = radius_px + 1.5;
-    v_local = corner * (half_px / radius_px);
+    // The coverage ramp ends half a pixel past the rim: a pixel of margin never cuts it off,
+    // and no more, since a million sub-pixel discs are mostly margin.
+    float half_px = radius_px + 1.0;
     v_radius_px = radius_px;
-    v_color = a_color;
+    v_color = body_colour();
+    v_point_scale = half_px / radius_px;
+    if (u_points != 0) {
+        v_local = vec2(0.0);
+        gl_PointSize = 2.0 * half_px;
+        gl_Position = u_view_proj * vec4(a_centre.xy, 0.0, 1.0);
+        return;
+    }
+    vec2 corner = vec2((gl_VertexID & 1) != 0 ? 1.0 : -1.0, (gl_VertexID & 2) != 0 ? 1.0 : -1.0);
+    v_local = corner * v_point_scale;
     vec2 p = a_centre.xy + corner * half_px * u_world_per_pixel;
     gl_Position = u_view_proj * vec4(p, 0.0, 1.0);
 }

@@ -9,13 +9,22 @@ flat in float v_radius;
 flat in vec4 v_color;
 
 uniform mat4 u_proj;
+uniform int u_points;      // sphere.vert's: the eye ray is rebuilt from the fragment
+uniform mat4 u_inv_proj;
+uniform vec4 u_viewport;   // x, y, width, height in framebuffer pixels
 
 out vec4 frag_color;
 
 const vec3 kLight = vec3(-0.45, 0.75, 0.5);  // view space: from the upper left, towards the eye
 
 void main() {
-    vec3 rd = normalize(v_ray);
+    vec3 ray = v_ray;
+    if (u_points != 0) {
+        vec2 ndc = (gl_FragCoord.xy - u_viewport.xy) / u_viewport.zw * 2.0 - 1.0;
+        vec4 near = u_inv_proj * vec4(ndc, -1.0, 1.0);
+        ray = near.xyz / near.w;
+    }
+    vec3 rd = normalize(ray);
     float b = dot(rd, v_centre);
     // How far inside the silhouette the ray passes, turned into pixels by fwidth, gives an
     // antialiased edge (as alpha, which becomes coverage when multisampling is on).

@@ -1,15 +1,14 @@
 // Instanced sphere impostors for the 3D view. Each instance becomes a quad facing the eye
 // (perpendicular to the line of sight to the centre, not to the view axis) and sized to the
 // sphere's tangent cone, so the quad covers the silhouette exactly at any position on screen.
-#version 330 core
-
-layout(location = 0) in vec3 a_centre;
-layout(location = 1) in float a_radius;
-layout(location = 2) in vec4 a_color;
+// (body_colour.glsl comes first: #version, the instance inputs and body_colour().)
 
 uniform mat4 u_view;
 uniform mat4 u_proj;
 uniform float u_viewport_height;
+// 1: each sphere is one point sprite covering its silhouette (small spheres: see
+// circle.vert), its eye rays rebuilt per fragment in sphere.frag; 0: a quad of 4 vertices.
+uniform int u_points;
 
 out vec3 v_ray;  // view-space point on the quad: the ray direction from the eye
 flat out vec3 v_centre;
@@ -24,11 +23,19 @@ void main() {
     float d = length(c);
     v_centre = c;
     v_radius = r;
-    v_color = a_color;
+    v_color = body_colour();
     if (d <= r * 1.001) {
         // The eye is inside this sphere: drop it rather than fill the screen.
         v_ray = vec3(0.0);
         gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+        return;
+    }
+    if (u_points != 0) {
+        // The silhouette's radius in pixels, with a pixel for the antialiased rim.
+        float s_px = r * d / sqrt(d * d - r * r) / pixel_at_depth;
+        v_ray = c;
+        gl_PointSize = 2.0 * s_px + 2.0;
+        gl_Position = u_proj * vec4(c, 1.0);
         return;
     }
     vec3 dir = c / d;

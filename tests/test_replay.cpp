@@ -1,12 +1,15 @@
 // Rewind and record/replay, without a window: restoring a world snapshot and stepping on
 // reproduces the original run bit for bit (with persistent broad phases, whose structure
 // after a restore has seen other frames, and with gravity, where warm starting matters),
-// and a recorded session replays to the same state hash at every 100th step.
+// and a recorded session replays to the same state hash at every 100th step; the GPU world
+// takes the bodies and gives them back to the float.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -160,6 +163,101 @@ TEST(Replay, BadFileNamesTheLine) {
     } catch (const collide::InputError& e) {
         EXPECT_EQ(std::string(e.what()), path + ":7: 'nan' is not finite");
     }
+    std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace collidoscope
+
+namespace collidoscope {
+namespace {
+
+// The GPU world needs an OpenGL 4.3 context: llvmpipe's headless one in CI.
+std::optional<std::string> skip_gpu_world() {
+    if (auto why = no_hardware_gpu(); why && why->find("software") == std::string::npos) {
+        return why;  // no context at all (a software one will do)
+    }
+    return std::nullopt;
+}
+#define SKIP_WITHOUT_GPU_WORLD()                                                           \
+    if (const auto why = skip_gpu_world()) {                                               \
+        if (std::getenv("CI") != nullptr) FAIL() << "CI must run the GPU world: " << *why; \
+        GTEST_SKIP() << *why;                                                              \
+    }
+
+std::vector<glm::vec3> positions(const SimWorld& w) {
+    std::vector<glm::vec3> out(w.body_count());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = w.position(collide::BodyId(i));
+    return out;
+}
+
+// Switching keeps every position to the float, the step count and the physics; the GPU
+// world's steps carry over to the CPU world exactly as its buffers hold them.
+TEST(GpuWorldSwitch, CpuToGpuToCpuKeepsEveryBody) {
+    SKIP_WITHOUT_GPU_WORLD();
+    for (const int dim : {2, 3}) {
+        auto w = make_sim_world(dim, "clusters", 700, 5, "sorted-grid");
+        for (int s = 0; s < 15; ++s) w->step();
+        const std::vector<glm::vec3> before = positions(*w);
+        ASSERT_FALSE(w->set_gpu_world(true)) << "llvmpipe runs the GPU world";
+        EXPECT_TRUE(w->on_gpu());
+        EXPECT_EQ(w->steps(), 15u);
+        ASSERT_FALSE(w->set_gpu_world(false));
+        EXPECT_EQ(positions(*w), before) << dim << "D: round trip with no step";
+
+        ASSERT_FALSE(w->set_gpu_world(true));
+        for (int s = 0; s < 10; ++s) w->step();
+        const std::uint64_t on_gpu = w->state_hash();  // the GPU's bodies, read back
+        ASSERT_FALSE(w->set_gpu_world(false));
+        EXPECT_EQ(w->steps(), 25u);
+        EXPECT_EQ(w->state_hash(), on_gpu) << dim << "D: the CPU world took the GPU's bodies";
+        EXPECT_NE(positions(*w), before);
+    }
+}
+
+// What only the CPU world does keeps the bodies there, and says why.
+TEST(GpuWorldSwitch, RefusesImplicitBodiesAndSweptSteps) {
+    SKIP_WITHOUT_GPU_WORLD();
+    auto blobs = make_sim_world(2, "blobs", 80, 1, "sorted-grid");
+    const auto why = blobs->set_gpu_world(true);
+    ASSERT_TRUE(why);
+    EXPECT_NE(why->find("implicit"), std::string::npos) << *why;
+    EXPECT_FALSE(blobs->on_gpu());
+    auto w = make_sim_world(3, "uniform", 300, 1, "sorted-grid");
+    ASSERT_FALSE(w->set_gpu_world(true));
+    Physics p = w->physics();
+    p.swept = true;
+    w->set_physics(p);
+    EXPECT_FALSE(w->on_gpu()) << "swept steps took the bodies back";
+    EXPECT_NE(w->gpu_world_refusal().value_or("").find("swept"), std::string::npos);
+}
+
+// A session that moves to the GPU world and back replays to the same hashes (one GPU).
+TEST(GpuWorldSwitch, SessionWithTheGpuWorldReplays) {
+    SKIP_WITHOUT_GPU_WORLD();
+    const std::string path = temp_path("collidoscope_gpu_session.txt");
+    Options options;
+    options.scene = "rain";
+    options.count = 600;
+    options.broadphase = "sorted-grid";
+    options.record = path;
+    std::vector<std::uint64_t> recorded;
+    {
+        Demo demo(options);
+        run(demo, 30, recorded);
+        demo.set_gpu_world(true);
+        EXPECT_TRUE(demo.gpu_world());
+        run(demo, 120, recorded);
+        demo.set_gpu_world(false);
+        run(demo, 60, recorded);
+    }
+    Options replay_options;
+    replay_options.replay = path;
+    Demo replay(replay_options);
+    std::vector<std::uint64_t> replayed;
+    for (int i = 0; i < 400 && !replay.replay()->finished; ++i) run(replay, 1, replayed);
+    EXPECT_EQ(replayed, recorded);
+    EXPECT_EQ(replay.replay()->failed, 0u);
     std::filesystem::remove(path);
 }
 

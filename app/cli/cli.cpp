@@ -26,7 +26,7 @@ namespace {
 // --broadphase can be checked against a --dim that comes after it).
 struct RawArgs {
     std::optional<std::string> dim, scene, count, seed, broadphase, overlay, frames, screenshot,
-        size, select, msaa, query, compare, color;
+        size, select, msaa, query, compare, color, world;
     std::optional<std::string> save_scene;  // persistence (issue 16)
     bool no_settings = false;
     std::optional<std::string> record, replay;  // record and replay
@@ -55,13 +55,17 @@ void define_flags(CLI::App& app, RawArgs& raw) {
     value("Scene", "--scene", raw.scene, "NAME|csv:PATH",
           "a generated scene (see --list) or bodies from a CSV file, whose\n"
           "header sets the dimension; default uniform");
-    value("Scene", "--count", raw.count, "N", "number of bodies, 0 to 1000000; default 5000");
+    value("Scene", "--count", raw.count, "N", "number of bodies, 0 to 10000000; default 5000");
     value("Scene", "--seed", raw.seed, "S", "random seed (unsigned 64-bit); default 1");
     value("Scene", "--broadphase", raw.broadphase, "NAME",
           "algorithm (see --list); default the first fast one for the dimension");
     toggle("Scene", "--paused", raw.paused, "start paused (P pauses, O steps once)");
     toggle("Scene", "--swept", raw.swept,
            "swept boxes and time-of-impact contacts (no tunnelling)");
+    value("Scene", "--world", raw.world, "cpu|gpu|auto",
+          "where the bodies live: cpu (default); gpu, every step in compute\n"
+          "shaders and drawn from the GPU's buffers; auto, gpu on a hardware\n"
+          "GPU and cpu under software OpenGL (llvmpipe)");
     toggle("Scene", "--race", raw.race,
            "race every algorithm on each frame's boxes (the Race panel)");
     value("View", "--overlay", raw.overlay, "LIST",
@@ -257,6 +261,13 @@ void parse_compare(std::string_view text, Options& opt) {
         throw InputError("--compare: " + quote(text) +
                          " must name 2 to 4 algorithms, comma separated");
     }
+}
+
+WorldChoice parse_world(std::string_view text) {
+    if (text == "cpu") return WorldChoice::kCpu;
+    if (text == "gpu") return WorldChoice::kGpu;
+    if (text == "auto") return WorldChoice::kAuto;
+    throw InputError("--world: unknown world " + quote(text) + " (use cpu, gpu or auto)");
 }
 
 ColorMode parse_color(std::string_view text) {
@@ -473,6 +484,7 @@ CliResult parse_cli(std::span<const std::string_view> args) {
     if (raw.overlay) opt.overlays = parse_overlays(*raw.overlay);
     if (raw.compare) parse_compare(*raw.compare, opt);
     if (raw.color) opt.color_mode = parse_color(*raw.color);
+    if (raw.world) opt.world = parse_world(*raw.world);
     if (raw.frames) {
         auto frames = collide::parse_number<std::int64_t>(*raw.frames);
         if (!frames || *frames < 1) {
@@ -540,7 +552,7 @@ CliResult parse_cli(std::span<const std::string_view> args) {
                  raw.ui_scale.has_value()};
     opt.given.view = raw.dim || raw.scene || raw.count || raw.seed || raw.broadphase ||
                      raw.overlay || raw.select || raw.query || raw.replay || raw.preset ||
-                     raw.camera || !raw.params.empty();
+                     raw.camera || raw.world || !raw.params.empty();
     opt.given.color = raw.color.has_value();
     return result;
 }

@@ -14,7 +14,7 @@
 
 namespace collidoscope {
 
-inline constexpr std::size_t kMaxAppBodies = 1'000'000;
+inline constexpr std::size_t kMaxAppBodies = 10'000'000;
 
 // The overlays shown, one struct from the command line to the algorithm's draw().
 using OverlayFlags = collide::OverlayFlags;
@@ -28,6 +28,10 @@ struct PanelState {
     bool keys = false;  // "Mouse and keys"
     bool race = false;  // the Race window, expanded
 };
+
+// Where the bodies live (--world): the CPU world, the GPU world (any OpenGL 4.3 context,
+// software ones too), or the GPU world where the context is a hardware GPU.
+enum class WorldChoice { kCpu, kGpu, kAuto };
 
 // One --param: an algorithm's tunable by its name ('-' may stand for a space), and its value.
 struct ParamSetting {
@@ -48,6 +52,7 @@ struct Options {
     int height = 720;
     bool paused = false;
     bool swept = false;  // WorldSettings::swept from the start
+    WorldChoice world = WorldChoice::kCpu;
     bool race = false;   // the race panel open and live from the start
     // Samples per pixel; 0 = off. Unset: 4, or 0 on software GL (llvmpipe), where 4 costs
     // more than half the frame rate.

@@ -23,6 +23,17 @@ struct Instance {
     std::uint32_t color;  // 0xAARRGGBB
 };
 
+// The GPU world's bodies as its buffers hold them (GL buffer names; collide/gpu/gpu_world.hpp
+// gives the layout, D floats of position a body), which the renderer draws from directly,
+// and the speed the colour ramp tops out at.
+struct GpuBodies {
+    unsigned pos = 0, vel = 0, radius = 0, mass = 0;
+    std::size_t count = 0;
+    int dim = 2;
+    float speed_scale = 1.0f;
+    float max_radius = 0.0f;  // the largest body's: small ones are drawn as point sprites
+};
+
 // One end of an overlay line.
 struct LineVertex {
     glm::vec3 pos;

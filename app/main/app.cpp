@@ -83,6 +83,16 @@ int run_app(const Options& options) {
                              demo->last_error().c_str(), demo->broad_phase().c_str());
             }
         }
+        // Like the GPU rows, the GPU world needs the window's context.
+        if (options.replay.empty() && options.world != WorldChoice::kCpu) {
+            demo->choose_world(options.world);
+            if (!demo->last_error().empty()) {
+                std::fprintf(stderr, "collidoscope: warning: %s; on the CPU world\n",
+                             demo->last_error().c_str());
+            } else if (!demo->gpu_world()) {
+                std::fprintf(stderr, "collidoscope: %s\n", demo->notice().c_str());
+            }
+        }
         App app(options, *demo, platform);
         return app.run();
     } catch (const std::exception& e) {
@@ -247,12 +257,19 @@ int App::run() {
         store_settings();
     if (options_.frames) {
         std::fputs(stats_
-                       .summary(demo_.broad_phase(), demo_.dim(), demo_.scene(),
+                       .summary(demo_.pairs_found_by(), demo_.dim(), demo_.scene(),
                                 demo_.world().body_count())
                        .c_str(),
                    stdout);
         print_race(demo_.race());
         std::printf("collidoscope: %s\n", platform_.gl_description().c_str());
+        if (demo_.world().on_gpu()) {
+            std::printf(
+                "collidoscope: GPU world: the whole step on the GPU; the per-step phases above "
+                "are its own times (GL timer queries, read back a frame or two late); %llu "
+                "steps overflowed the pair buffer.\n",
+                static_cast<unsigned long long>(demo_.world().gpu_overflowed_steps()));
+        }
         std::fputs(demo_.session_summary().c_str(), stdout);
         const Physics physics = demo_.world().physics();
         if (physics.count_tunnelling) {
@@ -455,7 +472,7 @@ OverlayReport App::build_world(glm::vec2 screen) {
     set_level_of_detail(req, screen);
     overlays_.clear();
     world.fill_shapes(shapes_);
-    if (!view.compare.empty()) {  // each pane builds its own, in draw_world
+    if (!view.compare.empty() && !world.on_gpu()) {  // each pane builds its own, in draw_world
         compare_request_ = req;
         return {};
     }
@@ -472,7 +489,8 @@ void App::draw_world(glm::vec2 screen, glm::ivec2 framebuffer) {
     renderer_.begin_frame(framebuffer, {lo.x, framebuffer.y - hi.y, hi.x - lo.x, hi.y - lo.y});
     SimWorld& world = demo_.world();
     ViewOptions& view = demo_.view();
-    if (!view.compare.empty()) {
+    // The compare panes race the CPU world's boxes: the GPU world shows its one view.
+    if (!view.compare.empty() && !world.on_gpu()) {
         compare_.render(
             world, view.compare, view.color_mode, compare_request_, camera(), view_rect, screen,
             framebuffer, instances_, renderer_,
@@ -484,7 +502,7 @@ void App::draw_world(glm::vec2 screen, glm::ivec2 framebuffer) {
         return;
     }
     draw_scene(screen, screen, framebuffer, instances_, overlays_);
-    if (view.color_mode == ColorMode::kCost) {
+    if (view.color_mode == ColorMode::kCost && !world.on_gpu()) {
         draw_cost_legend(*ImGui::GetBackgroundDrawList(), world.cost_scale(), demo_.broad_phase(),
                          view_rect);
     }
@@ -494,17 +512,39 @@ void App::draw_scene(glm::vec2 size, glm::vec2 screen, glm::ivec2 framebuffer,
                      std::span<const Instance> bodies, const OverlayGeometry& overlays) {
     const Camera& cam = camera();
     const glm::mat4 view_proj = cam.view_proj(size);
+    // The GPU world's bodies are drawn from its own buffers; the CPU world's are instances.
+    const std::optional<GpuBodies> gpu_bodies = demo_.world().gpu_bodies();
+    const ColorMode mode = demo_.view().color_mode;
     // The bodies are drawn differently (flat discs, lit impostors), the overlays the same.
     if (demo_.dim() == 2) {
         // GL works in framebuffer pixels, the cameras in window points; they differ on HiDPI.
         const float pixels_per_point = static_cast<float>(framebuffer.y) / std::max(screen.y, 1.0f);
+        const float world_per_pixel = camera_2d_.world_per_pixel() / pixels_per_point;
         renderer_.draw_triangles(overlays.triangles, view_proj, false);  // under the bodies
-        renderer_.draw_circles(bodies, view_proj, camera_2d_.world_per_pixel() / pixels_per_point);
+        if (gpu_bodies) {
+            renderer_.draw_circles(*gpu_bodies, mode, view_proj, world_per_pixel);
+        } else {
+            renderer_.draw_circles(bodies, view_proj, world_per_pixel);
+        }
         renderer_.draw_lines(shapes_.lines, view_proj, false);
         renderer_.draw_lines(overlays.lines, view_proj, false);
     } else {
         const bool depth = !demo_.view().overlays_on_top;
-        renderer_.draw_spheres(bodies, camera_3d_.view(), camera_3d_.proj(size));
+        if (gpu_bodies) {
+            // Point sprites when even a sphere at the world's nearest point to the eye is a
+            // few pixels wide (the bodies stay inside the walls).
+            const Box3 walls = demo_.world().bounds();
+            const glm::vec3 eye = camera_3d_.eye();
+            const glm::vec3 nearest = glm::clamp(eye, walls.lo, walls.hi);
+            constexpr float kPointRadiusPx = 4.0f;
+            const bool points =
+                nearest != eye && gpu_bodies->max_radius <=
+                                      kPointRadiusPx * camera_3d_.pixel_size_at(nearest, screen);
+            renderer_.draw_spheres(*gpu_bodies, mode, camera_3d_.view(), camera_3d_.proj(size),
+                                   points);
+        } else {
+            renderer_.draw_spheres(bodies, camera_3d_.view(), camera_3d_.proj(size));
+        }
         renderer_.draw_mesh(shapes_.triangles, view_proj);
         renderer_.draw_triangles(overlays.triangles, view_proj, depth);
         renderer_.draw_lines(overlays.lines, view_proj, depth);

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <string>
 
 #include <glm/gtc/type_ptr.hpp>
 
+#include "shaders/body_colour.glsl.hpp"
 #include "shaders/circle.frag.hpp"
 #include "shaders/circle.vert.hpp"
 #include "shaders/lines.frag.hpp"
@@ -28,15 +30,29 @@ GLint uniform(const GlProgram& p, const char* name) {
 
 }  // namespace
 
-Renderer::Renderer() : instance_vao_(make_vertex_array()), line_vao_(make_vertex_array()) {
-    circles_.program = make_program("circle", shaders::kCircleVert, shaders::kCircleFrag);
+Renderer::Renderer()
+    : instance_vao_(make_vertex_array()),
+      gpu_bodies_vao_(make_vertex_array()),
+      line_vao_(make_vertex_array()) {
+    const auto colour_uniforms = [](const GlProgram& p) {
+        return ColourUniforms{uniform(p, "u_colour_source"), uniform(p, "u_inv_speed_scale")};
+    };
+    const std::string circle_vert = std::string(shaders::kBodyColourGlsl) + shaders::kCircleVert;
+    circles_.program = make_program("circle", circle_vert.c_str(), shaders::kCircleFrag);
     circles_.view_proj = uniform(circles_.program, "u_view_proj");
     circles_.world_per_pixel = uniform(circles_.program, "u_world_per_pixel");
+    circles_.points = uniform(circles_.program, "u_points");
+    circles_.colour = colour_uniforms(circles_.program);
 
-    spheres_.program = make_program("sphere", shaders::kSphereVert, shaders::kSphereFrag);
+    const std::string sphere_vert = std::string(shaders::kBodyColourGlsl) + shaders::kSphereVert;
+    spheres_.program = make_program("sphere", sphere_vert.c_str(), shaders::kSphereFrag);
     spheres_.view = uniform(spheres_.program, "u_view");
     spheres_.proj = uniform(spheres_.program, "u_proj");
     spheres_.viewport_height = uniform(spheres_.program, "u_viewport_height");
+    spheres_.points = uniform(spheres_.program, "u_points");
+    spheres_.inv_proj = uniform(spheres_.program, "u_inv_proj");
+    spheres_.viewport = uniform(spheres_.program, "u_viewport");
+    spheres_.colour = colour_uniforms(spheres_.program);
 
     lines_.program = make_program("lines", shaders::kLinesVert, shaders::kLinesFrag);
     lines_.view_proj = uniform(lines_.program, "u_view_proj");
@@ -88,7 +104,9 @@ void Renderer::begin_frame(glm::ivec2 framebuffer, glm::ivec4 clip) {
 }
 
 void Renderer::set_viewport(glm::ivec2 origin, glm::ivec2 size) {
+    viewport_origin_ = origin;
     if (size.x <= 0 || size.y <= 0) {
+        viewport_origin_ = {0, 0};
         viewport_ = framebuffer_;
         glViewport(0, 0, framebuffer_.x, framebuffer_.y);
         glDisable(GL_SCISSOR_TEST);
@@ -105,22 +123,30 @@ void Renderer::upload_instances(std::span<const Instance> instances) {
     instance_buffer_.upload(instances.data(), instances.size_bytes());
 }
 
-void Renderer::draw_circles(std::span<const Instance> circles, const glm::mat4& view_proj,
-                            float world_per_pixel) {
-    if (circles.empty()) return;
-    upload_instances(circles);
+void Renderer::circle_state(const glm::mat4& view_proj, float world_per_pixel, bool points) {
     glDisable(GL_DEPTH_TEST);
     glUseProgram(circles_.program.get());
     glUniformMatrix4fv(circles_.view_proj, 1, GL_FALSE, glm::value_ptr(view_proj));
     glUniform1f(circles_.world_per_pixel, world_per_pixel);
-    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(circles.size()));
-    ++draw_calls_;
+    glUniform1i(circles_.points, points ? 1 : 0);
+    if (points) {
+        glEnable(GL_PROGRAM_POINT_SIZE);
+    } else {
+        glDisable(GL_PROGRAM_POINT_SIZE);
+    }
 }
 
-void Renderer::draw_spheres(std::span<const Instance> spheres, const glm::mat4& view,
-                            const glm::mat4& proj) {
-    if (spheres.empty()) return;
-    upload_instances(spheres);
+void Renderer::sphere_state(const glm::mat4& view, const glm::mat4& proj, bool points) {
+    glUseProgram(spheres_.program.get());
+    glUniform1i(spheres_.points, points ? 1 : 0);
+    if (points) {
+        glEnable(GL_PROGRAM_POINT_SIZE);
+        glUniformMatrix4fv(spheres_.inv_proj, 1, GL_FALSE, glm::value_ptr(glm::inverse(proj)));
+        glUniform4f(spheres_.viewport, float(viewport_origin_.x), float(viewport_origin_.y),
+                    float(viewport_.x), float(viewport_.y));
+    } else {
+        glDisable(GL_PROGRAM_POINT_SIZE);
+    }
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glDepthMask(GL_TRUE);
@@ -134,11 +160,85 @@ void Renderer::draw_spheres(std::span<const Instance> spheres, const glm::mat4& 
         glDisable(GL_BLEND);
         glEnable(GL_SAMPLE_ALPHA_TO_COVERAGE);
     }
-    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(spheres.size()));
+}
+
+void Renderer::end_spheres() {
     ++draw_calls_;
     glDisable(GL_SAMPLE_ALPHA_TO_COVERAGE);
     glEnable(GL_BLEND);
     glDisable(GL_DEPTH_TEST);
+}
+
+void Renderer::draw_circles(std::span<const Instance> circles, const glm::mat4& view_proj,
+                            float world_per_pixel) {
+    if (circles.empty()) return;
+    upload_instances(circles);
+    circle_state(view_proj, world_per_pixel, false);
+    glUniform1i(circles_.colour.source, 0);
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(circles.size()));
+    ++draw_calls_;
+}
+
+void Renderer::draw_spheres(std::span<const Instance> spheres, const glm::mat4& view,
+                            const glm::mat4& proj) {
+    if (spheres.empty()) return;
+    upload_instances(spheres);
+    sphere_state(view, proj, false);
+    glUniform1i(spheres_.colour.source, 0);
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(spheres.size()));
+    end_spheres();
+}
+
+void Renderer::bind_gpu_bodies(const GpuBodies& b, ColorMode mode, const ColourUniforms& colour) {
+    // The attributes are pointed again each frame: a new world has new buffers.
+    glBindVertexArray(gpu_bodies_vao_.get());
+    const GLsizei vec_stride = static_cast<GLsizei>(b.dim * sizeof(float));
+    const auto attribute = [](GLuint index, GLuint buffer, GLint size, GLsizei stride) {
+        glBindBuffer(GL_ARRAY_BUFFER, buffer);
+        glEnableVertexAttribArray(index);
+        glVertexAttribPointer(index, size, GL_FLOAT, GL_FALSE, stride, offset(0));
+        glVertexAttribDivisor(index, 1);
+    };
+    attribute(0, b.pos, b.dim, vec_stride);  // z reads 0 in 2D
+    attribute(1, b.radius, 1, sizeof(float));
+    attribute(3, b.vel, b.dim, vec_stride);
+    attribute(4, b.mass, 1, 2 * sizeof(float));  // (inverse mass, contacts) a body
+    glDisableVertexAttribArray(2);
+    glVertexAttrib4f(2, 1.0f, 1.0f, 1.0f, 1.0f);
+    glUniform1i(colour.source, mode == ColorMode::kId ? 2 : 1);
+    glUniform1f(colour.inv_speed_scale, 1.0f / std::max(b.speed_scale, 1e-6f));
+}
+
+void Renderer::draw_circles(const GpuBodies& bodies, ColorMode mode, const glm::mat4& view_proj,
+                            float world_per_pixel) {
+    if (bodies.count == 0) return;
+    // Points are clipped by their centre, so only sprites a few pixels wide are: a disc
+    // half out of the view would vanish whole.
+    constexpr float kPointRadiusPx = 4.0f;
+    const bool points = bodies.max_radius <= kPointRadiusPx * world_per_pixel;
+    circle_state(view_proj, world_per_pixel, points);
+    bind_gpu_bodies(bodies, mode, circles_.colour);
+    if (points) {
+        glDrawArraysInstanced(GL_POINTS, 0, 1, static_cast<GLsizei>(bodies.count));
+    } else {
+        glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(bodies.count));
+    }
+    ++draw_calls_;
+    glBindVertexArray(0);
+}
+
+void Renderer::draw_spheres(const GpuBodies& bodies, ColorMode mode, const glm::mat4& view,
+                            const glm::mat4& proj, bool points) {
+    if (bodies.count == 0) return;
+    sphere_state(view, proj, points);
+    bind_gpu_bodies(bodies, mode, spheres_.colour);
+    if (points) {
+        glDrawArraysInstanced(GL_POINTS, 0, 1, static_cast<GLsizei>(bodies.count));
+    } else {
+        glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(bodies.count));
+    }
+    end_spheres();
+    glBindVertexArray(0);
 }
 
 void Renderer::draw_lines(std::span<const LineVertex> lines, const glm::mat4& view_proj,

@@ -9,8 +9,9 @@
 
 #include <glm/glm.hpp>
 
-#include "render/gl_objects.hpp"
 #include "common/geometry.hpp"
+#include "common/palette.hpp"
+#include "render/gl_objects.hpp"
 
 namespace collidoscope {
 
@@ -31,6 +32,13 @@ public:
                       float world_per_pixel);
     void draw_spheres(std::span<const Instance> spheres, const glm::mat4& view,
                       const glm::mat4& proj);
+    // The GPU world's bodies, straight from its buffers (nothing uploaded), coloured in the
+    // vertex shader by `mode` (speed or id; cost colours are the CPU world's: speed).
+    void draw_circles(const GpuBodies& bodies, ColorMode mode, const glm::mat4& view_proj,
+                      float world_per_pixel);
+    // `points`: every sphere is small on screen (a few pixels), so each is one point sprite.
+    void draw_spheres(const GpuBodies& bodies, ColorMode mode, const glm::mat4& view,
+                      const glm::mat4& proj, bool points);
     // `depth_test` hides lines behind spheres; off draws the overlays on top of everything.
     void draw_lines(std::span<const LineVertex> lines, const glm::mat4& view_proj, bool depth_test);
     // Translucent triangles (heat maps), same vertex layout as the lines.
@@ -45,16 +53,27 @@ public:
     int draw_calls() const { return draw_calls_; }
 
 private:
+    // body_colour.glsl's uniforms, in both body programs.
+    struct ColourUniforms {
+        GLint source = -1;
+        GLint inv_speed_scale = -1;
+    };
     struct CircleProgram {
         GlProgram program;
         GLint view_proj = -1;
         GLint world_per_pixel = -1;
+        GLint points = -1;  // u_points (circle.vert and circle.frag share it)
+        ColourUniforms colour;
     };
     struct SphereProgram {
         GlProgram program;
         GLint view = -1;
         GLint proj = -1;
         GLint viewport_height = -1;
+        GLint points = -1;
+        GLint inv_proj = -1;
+        GLint viewport = -1;
+        ColourUniforms colour;
     };
     struct LineProgram {
         GlProgram program;
@@ -62,6 +81,11 @@ private:
     };
 
     void upload_instances(std::span<const Instance> instances);
+    // Points the GPU world's vertex array at `bodies`' buffers and sets the colour uniforms.
+    void bind_gpu_bodies(const GpuBodies& bodies, ColorMode mode, const ColourUniforms& colour);
+    void circle_state(const glm::mat4& view_proj, float world_per_pixel, bool points);
+    void sphere_state(const glm::mat4& view, const glm::mat4& proj, bool points);
+    void end_spheres();
     void draw_vertices(GLenum mode, std::span<const LineVertex> vertices,
                        const glm::mat4& view_proj, bool depth_test);
 
@@ -70,10 +94,12 @@ private:
     LineProgram lines_;
     GlVertexArray instance_vao_;
     StreamBuffer instance_buffer_;
+    GlVertexArray gpu_bodies_vao_;
     GlVertexArray line_vao_;
     StreamBuffer line_buffer_;
     glm::ivec2 framebuffer_{1, 1};
     glm::ivec2 viewport_{1, 1};  // the size drawn into: the framebuffer, or a pane
+    glm::ivec2 viewport_origin_{0, 0};
     bool multisampled_ = false;
     int draw_calls_ = 0;
 };

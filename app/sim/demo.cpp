@@ -80,7 +80,18 @@ void Demo::show(const Options& options) {
                            options.broadphase});
     if (!last_error_.empty()) return;
     apply_options(options, true);
+    choose_world(options.world);
     view_.overlays = options.overlays;
+}
+
+void Demo::choose_world(WorldChoice choice) {
+    bool on = choice == WorldChoice::kGpu;
+    if (choice == WorldChoice::kAuto) {
+        const std::optional<std::string> why = no_hardware_gpu();
+        on = !why;
+        if (why) notice_ = "on the CPU world: " + *why;
+    }
+    if (on != want_gpu_ || on != world_->on_gpu()) set_gpu_world(on);
 }
 
 Demo::~Demo() {
@@ -180,6 +191,9 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
     // Its pairs and contacts at once: paused, the stats, the partners and the structure
     // show the new world rather than zeros until the first step.
     world_->refresh_broad_phase();
+    if (want_gpu_) {
+        if (auto why = world_->set_gpu_world(true)) notice_ = "stays on the CPU world: " + *why;
+    }
     history_.clear();  // another world: its past is not this one's
     history_.record(*world_);
     return true;
@@ -214,8 +228,25 @@ void Demo::act(const action::SetParam& a) {
 }
 
 void Demo::act(const action::SetPhysics& a) {
+    const bool was_on_gpu = world_->on_gpu();
     world_->set_physics(a.physics);
+    if (was_on_gpu && !world_->on_gpu()) {
+        notice_ = "back on the CPU world: " + world_->gpu_world_refusal().value_or("");
+    }
     history_.drop_after(world_->steps());  // the stored future had the old physics
+}
+
+void Demo::act(const action::SetGpuWorld& a) {
+    want_gpu_ = a.on;
+    if (auto why = world_->set_gpu_world(a.on)) {
+        last_error_ = "the GPU world cannot take this world: " + *why;
+        return;
+    }
+    last_error_.clear();
+    notice_.clear();
+    // The rewind buffer's snapshots restore into either world; a GPU world past
+    // kGpuRewindBodies keeps none of its own, and record() starts the buffer afresh then.
+    history_.record(*world_);
 }
 
 void Demo::act(const action::MoveBody& a) {
@@ -331,6 +362,7 @@ bool Demo::update() {
     apply_replay();
     if (paused_ && !step_pending_) return false;
     step_pending_ = false;
+    world_->watch(selected_);
     world_->step();
     ++ticks_;
     if (const std::size_t pairs = world_->pairs_over_budget(); pairs > 0) {

@@ -117,6 +117,8 @@ public:
 
     // --- The broad phase, swapped without touching the bodies.
     const std::string& broad_phase() const { return broad_phase_; }
+    // What finds the pairs now: the broad phase, or the GPU world's own grid.
+    std::string pairs_found_by() const { return world_->on_gpu() ? "GPU world" : broad_phase_; }
     void set_broad_phase(const std::string& name) { apply(action::SetBroadPhase{name}); }
     // Sets the current algorithm's parameter `name` (see BroadPhase::params).
     void set_param(const std::string& name, float value) { apply(action::SetParam{name, value}); }
@@ -134,6 +136,14 @@ public:
     // Applies a replay's actions due at this step, then steps the world if running or a
     // single step was asked for; true if it stepped.
     bool update();
+    // The GPU world (SimWorld::set_gpu_world): on a world that cannot go there the toggle
+    // stays off and last_error() says why. A rebuilt world goes there too while it is on.
+    bool gpu_world() const { return world_->on_gpu(); }
+    void set_gpu_world(bool on) { apply(action::SetGpuWorld{on}); }
+    // --world: the GPU world for kGpu; for kAuto only on a hardware GPU, else the notice says
+    // why the bodies stay on the CPU. Needs the GL context (show() calls it; at the start,
+    // the app does once its window is open).
+    void choose_world(WorldChoice choice);
     // A drag: puts the body at `pos` with velocity `vel`.
     void move_body(collide::BodyId id, const glm::vec3& pos, const glm::vec3& vel) {
         apply(action::MoveBody{id, pos, vel});
@@ -192,6 +202,7 @@ private:
     void act(const action::SetParam& a);
     void act(const action::SetPhysics& a);
     void act(const action::SetPaused& a) { paused_ = a.paused; }
+    void act(const action::SetGpuWorld& a);
     void act(const action::StepOnce&) { step_pending_ = true; }
     void act(const action::Seek& a);
     void act(const action::MoveBody& a);
@@ -221,6 +232,7 @@ private:
     std::string last_error_;
     std::string notice_;
     bool paused_ = false;
+    bool want_gpu_ = false;  // the GPU world was asked for (and rebuilt worlds go there)
     bool step_pending_ = false;
     bool race_requested_ = false;
     bool race_live_ = false;

@@ -135,6 +135,7 @@ std::string format_action(const UserAction& action) {
                        std::to_string(int(p.count_tunnelling));
             },
             [](const SetPaused& a) { return "pause " + std::to_string(int(a.paused)); },
+            [](const SetGpuWorld& a) { return "gpu " + std::to_string(int(a.on)); },
             [](const StepOnce&) { return std::string("step"); },
             [](const Seek& a) { return "seek " + std::to_string(a.step); },
             [](const MoveBody& a) {
@@ -213,6 +214,7 @@ UserAction parse_action(std::string_view line) {
         return SetPhysics{p};
     }
     if (key == "pause") return SetPaused{take(1).flag(0)};
+    if (key == "gpu") return SetGpuWorld{take(1).flag(0)};
     if (key == "step") {
         take(0);
         return StepOnce{};

@@ -55,6 +55,10 @@ struct SetPhysics {
 struct SetPaused {
     bool paused = false;
 };
+// The bodies move to the GPU world (sim_world.hpp) or back.
+struct SetGpuWorld {
+    bool on = false;
+};
 struct StepOnce {};
 // Restore the rewind buffer's snapshot of world step `step`.
 struct Seek {
@@ -84,10 +88,9 @@ namespace collidoscope {
 
 using UserAction =
     std::variant<action::SetDim, action::SetScene, action::SetCount, action::SetSeed, action::Reset,
-                 action::SetWorld,
-                 action::SetBroadPhase, action::SetParam, action::SetPhysics, action::SetPaused,
-                 action::StepOnce, action::Seek, action::MoveBody, action::Select, action::SetQuery,
-                 action::Check>;
+                 action::SetWorld, action::SetBroadPhase, action::SetParam, action::SetPhysics,
+                 action::SetPaused, action::SetGpuWorld, action::StepOnce, action::Seek,
+                 action::MoveBody, action::Select, action::SetQuery, action::Check>;
 
 // "0x" and 16 hex digits.
 std::string format_hash(std::uint64_t hash);

@@ -9,10 +9,11 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "cli/launch_options.hpp"
 #include "collide/gpu/catalog.hpp"
+#include "collide/gpu/gpu_world.hpp"
 #include "collide/tunnelling_check.hpp"
 #include "sim/dim_cast.hpp"
-#include "cli/launch_options.hpp"
 #include "sim/overlay_builder.hpp"
 #include "tooling/scenes.hpp"
 
@@ -105,11 +106,17 @@ public:
     std::size_t body_count() const override { return world_.bodies().size(); }
     Box3 bounds() const override { return to3<D>(world_.settings().bounds); }
 
-    void step() override { collide::step_counting_tunnelling(world_, tunnelling_); }
-    const collide::StepTimings& timings() const override { return world_.timings(); }
-    std::size_t pair_count() const override { return world_.pairs().size(); }
-    std::size_t contact_count() const override { return world_.contacts().size(); }
-    std::size_t pairs_over_budget() const override { return world_.pairs_over_budget(); }
+    void step() override;
+    const collide::StepTimings& timings() const override {
+        return gpu_ ? gpu_timings_ : world_.timings();
+    }
+    std::size_t pair_count() const override {
+        return gpu_ ? gpu_->latest().pairs : world_.pairs().size();
+    }
+    std::size_t contact_count() const override {
+        return gpu_ ? gpu_->latest().contacts : world_.contacts().size();
+    }
+    std::size_t pairs_over_budget() const override { return gpu_ ? 0 : world_.pairs_over_budget(); }
 
     bool set_broad_phase(std::string_view name) override {
         auto bp = collide::make_any_broadphase<D>(name);
@@ -124,12 +131,20 @@ public:
         return true;
     }
     collide::BroadPhaseStats broad_phase_stats() const override {
-        return world_.broad_phase()->stats();
+        if (!gpu_) return world_.broad_phase()->stats();
+        collide::BroadPhaseStats s;
+        s.candidate_tests = gpu_->latest().tests;
+        s.device_ms = gpu_->latest().times.broad_ms;
+        return s;
     }
     std::span<collide::Param> broad_phase_params() override {
         return world_.broad_phase()->params();
     }
-    std::string broad_phase_status() const override { return world_.broad_phase()->status(); }
+    std::string broad_phase_status() const override {
+        if (!gpu_) return world_.broad_phase()->status();
+        return "GPU world on " + gpu_->context().renderer() +
+               ": the whole step in compute shaders, its broad phase gpu-grid's kernels";
+    }
     std::vector<std::string> broad_phase_layers() const override {
         return world_.broad_phase()->layers();
     }
@@ -139,20 +154,21 @@ public:
     void query(const Box3& region, std::vector<BodyId>& out) override {
         out.clear();
         query_trace_.clear();
-        if (world_.steps() == 0) return;  // nothing is built before the first update
+        if (gpu_ || world_.steps() == 0) return;  // nothing is built before the first update
         const collide::Aabb<D> box = from3<D>(region);
         world_.broad_phase()->query(box, out, &query_trace_);
     }
     std::string describe(BodyId id) const override {
-        return id < body_count() ? world_.broad_phase()->describe(id) : std::string();
+        return id < body_count() && !gpu_ ? world_.broad_phase()->describe(id) : std::string();
     }
-    std::uint64_t steps() const override { return world_.steps(); }
+    std::uint64_t steps() const override { return gpu_ ? gpu_->steps() : world_.steps(); }
 
     Physics physics() const override {
         const auto& s = world_.settings();
         return {s.restitution, glm::length(s.gravity), s.dt, s.swept, s.count_tunnelling};
     }
     void race(bool live, RaceReport& out) override {
+        if (gpu_) return;  // the CPU world's boxes are not this step's
         race_.run(world_.boxes(), world_.bodies().is_static, world_.steps(), live, out);
     }
     ContinuousFacts continuous_facts() const override {
@@ -165,11 +181,14 @@ public:
         s.dt = p.dt;
         s.swept = p.swept;
         s.count_tunnelling = p.count_tunnelling;
+        // Swept steps and the tunnelling check are the CPU world's: it takes the bodies back.
+        if (gpu_ && gpu_world_refusal()) set_gpu_world(false);
+        if (gpu_) gpu_->set_settings(s);
     }
 
     std::unique_ptr<WorldSnapshot> snapshot() const override {
         auto s = std::make_unique<SnapshotOf<D>>();
-        s->world = world_.snapshot();
+        s->world = gpu_ ? snapshot_from_gpu() : world_.snapshot();
         s->tunnelling = tunnelling_.count();
         return s;
     }
@@ -179,15 +198,22 @@ public:
         world_.restore(s->world);
         tunnelling_.set_count(s->tunnelling);
         query_trace_.clear();  // the next frame's query traces the restored structure
+        if (gpu_) {
+            gpu_.reset();
+            set_gpu_world(true);  // the restored bodies go up again
+        }
     }
     std::size_t snapshot_bytes() const override {
+        // Too big for any buffer: each would read every body back and stall the GPU.
+        if (gpu_ && body_count() > kGpuRewindBodies) return std::numeric_limits<std::size_t>::max();
         const std::size_t per_body = 2 * sizeof(collide::Vec<D>) + sizeof(collide::Rotation<D>) +
                                      sizeof(collide::Spin<D>) + sizeof(collide::Aabb<D>);
         return sizeof(SnapshotOf<D>) + body_count() * per_body +
                world_.contacts().size() * sizeof(collide::Contact<D>);
     }
     std::uint64_t state_hash() const override {
-        const typename collide::World<D>::Snapshot s = world_.snapshot();
+        const typename collide::World<D>::Snapshot s =
+            gpu_ ? snapshot_from_gpu() : world_.snapshot();
         Fnv1a h;
         h.add(s.pos);
         h.add(s.vel);
@@ -207,13 +233,23 @@ public:
     float radius(BodyId id) const override { return world_.bodies().radius[id]; }
     void move_body(BodyId id, const glm::vec3& pos, const glm::vec3& vel) override {
         world_.move_body(id, from3<D>(pos), from3<D>(vel));
+        if (gpu_) gpu_->move_body(id, from3<D>(pos), world_.bodies().vel[id]);
     }
-    void refresh_broad_phase() override { world_.refresh_pairs(); }
+    void refresh_broad_phase() override {
+        if (!gpu_) world_.refresh_pairs();
+    }
     BodyInfo body_info(BodyId id, std::size_t max_partners) const override;
     void fill_instances(ColorMode mode, std::vector<Instance>& out) override;
     void fill_shapes(ShapeGeometry& out) const override;
     OverlayReport fill_overlays(const OverlayRequest& req, OverlayGeometry& out) const override {
-        return build_overlays<D>(world_, req, query_trace_, out);
+        if (!gpu_) return build_overlays<D>(world_, req, query_trace_, out);
+        // The CPU world's boxes, pairs and structure are not this step's: the outline and
+        // the selection ring (the watched body follows the readbacks) only.
+        OverlayRequest outline = req;
+        outline.flags = {};
+        outline.query.reset();
+        outline.predicted_impact = false;
+        return build_overlays<D>(world_, outline, collide::QueryTrace<D>{}, out);
     }
     CostScale cost_scale() const override { return cost_scale_; }
     std::optional<ComparePaneFacts> compare_pane(std::string_view algorithm,
@@ -221,11 +257,30 @@ public:
                                                  std::vector<Instance>& bodies,
                                                  OverlayGeometry& out, bool once) override;
     void save_scene(const std::string& path) const override {
-        collide::save_csv_scene<D>(path, world_.settings(), world_.bodies());
+        if (!gpu_) return collide::save_csv_scene<D>(path, world_.settings(), world_.bodies());
+        collide::Bodies<D> bodies = world_.bodies();
+        gpu_->download(bodies.pos, bodies.vel);
+        collide::save_csv_scene<D>(path, world_.settings(), bodies);
+    }
+
+    std::optional<std::string> gpu_world_refusal() const override;
+    std::optional<std::string> set_gpu_world(bool on) override;
+    bool on_gpu() const override { return gpu_ != nullptr; }
+    std::optional<GpuBodies> gpu_bodies() const override {
+        if (!gpu_) return std::nullopt;
+        const collide::gpu::BodyBuffers b = gpu_->buffers();
+        return GpuBodies{b.pos,   b.vel, b.radius,         b.mass,
+                         b.count, D,     gpu_speed_scale_, gpu_max_radius_};
+    }
+    void watch(BodyId id) override { watched_ = id; }
+    std::uint64_t gpu_overflowed_steps() const override {
+        return gpu_ ? gpu_->overflowed_steps() : 0;
     }
 
 private:
     float speed_scale();
+    // The 95th percentile of `sample` (reordered), smoothed over frames.
+    float smoothed_speed_scale(std::vector<float>& sample);
     // Switches the broad phase's cost counters on or off; switched on, it re-runs the
     // broad phase on this frame so the heat map shows at once, also when paused.
     void track_costs(bool on);
@@ -233,7 +288,19 @@ private:
     // when implicit bodies are left out of it (the indices no longer are body ids).
     CostScale colour_by_cost(const collide::BroadPhase<D>& algorithm, std::vector<Instance>& out);
 
+    // The CPU world's snapshot with the GPU world's bodies and step count (reads them back).
+    typename collide::World<D>::Snapshot snapshot_from_gpu() const;
+
     collide::World<D> world_;
+    // The GPU world, while the bodies live there; world_ then keeps the settings, the
+    // broad phase for the way back, and the watched body as the readbacks bring it.
+    std::unique_ptr<collide::gpu::GpuWorld<D>> gpu_;
+    collide::StepTimings gpu_timings_;
+    float gpu_speed_scale_ = 1.0f;
+    float gpu_max_radius_ = 0.0f;
+    std::uint64_t scale_step_ = 0;  // the step of the speed sample last used
+    BodyId watched_ = kNoBody;
+    mutable std::optional<std::optional<std::string>> bodies_refusal_;
     collide::TunnellingCheck<D> tunnelling_{collide::make_broadphase<D>("sort-and-sweep")};
     Race<D> race_;
     collide::Vec<D> gravity_dir_;
@@ -252,19 +319,23 @@ template <int D>
 BodyId WorldAdapter<D>::pick(const glm::vec3& origin, const glm::vec3& dir,
                              float min_radius) const {
     const auto& b = world_.bodies();
+    // On the GPU world a click reads the positions back once (the one wait it allows).
+    std::vector<collide::Vec<D>> gpu_pos, gpu_vel;
+    if (gpu_) gpu_->download(gpu_pos, gpu_vel);
+    const std::vector<collide::Vec<D>>& pos = gpu_ ? gpu_pos : b.pos;
     BodyId best = kNoBody;
     float best_score = std::numeric_limits<float>::infinity();
     for (std::size_t i = 0; i < b.size(); ++i) {
         const float r = std::max(b.radius[i], min_radius);
         if constexpr (D == 2) {
             // The most central hit, so a small body on top of a large one can be picked.
-            const glm::vec2 d = b.pos[i] - glm::vec2(origin);
+            const glm::vec2 d = pos[i] - glm::vec2(origin);
             const float d2 = glm::dot(d, d);
             if (d2 > r * r) continue;
             const float score = d2 / (r * r);
             if (score < best_score) best_score = score, best = static_cast<BodyId>(i);
         } else {
-            const glm::vec3 oc = b.pos[i] - origin;
+            const glm::vec3 oc = pos[i] - origin;
             const float along = glm::dot(oc, dir);
             const float h = along * along - (glm::dot(oc, oc) - r * r);
             if (h < 0.0f) continue;
@@ -297,6 +368,8 @@ BodyInfo WorldAdapter<D>::body_info(BodyId id, std::size_t max_partners) const {
         info.signature_marked = m.signature.marked();
         info.signature_cells = m.signature.cells();
     }
+    info.on_gpu = gpu_ != nullptr;
+    if (gpu_) return info;  // its pairs and contacts stay on the GPU
     info.implicit_tests = world_.implicit_tests();
     info.density_evals = world_.implicit_counters().density_evals;
     info.density_evals_unsigned = world_.implicit_counters().points_tested;
@@ -329,6 +402,11 @@ float WorldAdapter<D>::speed_scale() {
     for (std::size_t i = 0; i < b.size(); i += stride) {
         if (!b.is_static[i]) speed_sample_.push_back(glm::length(b.vel[i]));
     }
+    return smoothed_speed_scale(speed_sample_);
+}
+
+template <int D>
+float WorldAdapter<D>::smoothed_speed_scale(std::vector<float>& speed_sample_) {
     if (speed_sample_.empty()) return 1.0f;
     auto nth = speed_sample_.begin() + static_cast<std::ptrdiff_t>(speed_sample_.size() * 95 / 100);
     std::nth_element(speed_sample_.begin(), nth, speed_sample_.end());
@@ -401,6 +479,10 @@ std::optional<ComparePaneFacts> WorldAdapter<D>::compare_pane(std::string_view a
 
 template <int D>
 void WorldAdapter<D>::fill_instances(ColorMode mode, std::vector<Instance>& out) {
+    if (gpu_) {  // drawn from the GPU world's buffers
+        out.clear();
+        return;
+    }
     const auto& b = world_.bodies();
     out.resize(b.size());
     track_costs(mode == ColorMode::kCost);
@@ -478,6 +560,83 @@ void WorldAdapter<D>::fill_shapes(ShapeGeometry& out) const {
 }
 
 template <int D>
+void WorldAdapter<D>::step() {
+    if (!gpu_) {
+        collide::step_counting_tunnelling(world_, tunnelling_);
+        return;
+    }
+    gpu_->step(watched_);
+    const collide::gpu::GpuWorldReadback<D>& r = gpu_->readback();
+    gpu_timings_.integrate_ms = r.times.integrate_ms;
+    gpu_timings_.broad_ms = r.times.broad_ms;
+    gpu_timings_.narrow_ms = r.times.narrow_ms;
+    gpu_timings_.resolve_ms = r.times.resolve_ms;
+    if (r.step > scale_step_ && !r.speeds.empty()) {  // a new sample: the colours follow it
+        scale_step_ = r.step;
+        speed_sample_ = r.speeds;
+        gpu_speed_scale_ = smoothed_speed_scale(speed_sample_);
+    }
+    // The selection ring and the body panel follow the watched body's latest state.
+    if (r.watched != kNoBody && r.watched == watched_) world_.move_body(r.watched, r.pos, r.vel);
+}
+
+template <int D>
+std::optional<std::string> WorldAdapter<D>::gpu_world_refusal() const {
+    const auto& s = world_.settings();
+    // The bodies never change kind: what they allow is asked once (it scans them all).
+    if (!bodies_refusal_) {
+        collide::WorldSettings<D> unswept = s;
+        unswept.swept = false;
+        bodies_refusal_ = collide::gpu::GpuWorld<D>::unsupported(unswept, world_.bodies());
+    }
+    if (*bodies_refusal_) return *bodies_refusal_;
+    if (s.swept) return collide::gpu::GpuWorld<D>::unsupported(s, {});
+    if (s.count_tunnelling) return "the tunnelling check watches the CPU world's steps only";
+    // The GPU world needs the GPU broad phases' context.
+    if (auto why = collide::gpu_unavailable_reason("gpu-grid")) return "no GPU: " + *why;
+    return std::nullopt;
+}
+
+template <int D>
+std::optional<std::string> WorldAdapter<D>::set_gpu_world(bool on) {
+    if (on == (gpu_ != nullptr)) return std::nullopt;
+    if (on) {
+        if (auto why = gpu_world_refusal()) return why;
+        try {
+            gpu_ = std::make_unique<collide::gpu::GpuWorld<D>>(world_.settings(), world_.bodies(),
+                                                               world_.steps());
+        } catch (const std::exception& e) {
+            return std::string(e.what());
+        }
+        const auto& radius = world_.bodies().radius;
+        gpu_max_radius_ = radius.empty() ? 0.0f : *std::max_element(radius.begin(), radius.end());
+        // The CPU's scale until the readbacks bring samples of the GPU's speeds.
+        gpu_speed_scale_ = speed_scale();
+        scale_step_ = 0;
+        gpu_timings_ = {};
+        return std::nullopt;
+    }
+    world_.restore(snapshot_from_gpu());
+    gpu_.reset();
+    return std::nullopt;
+}
+
+template <int D>
+typename collide::World<D>::Snapshot WorldAdapter<D>::snapshot_from_gpu() const {
+    typename collide::World<D>::Snapshot s = world_.snapshot();
+    gpu_->download(s.pos, s.vel);
+    s.steps = gpu_->steps();
+    // What the last GPU step found stays on the GPU: the CPU world starts its solve cold.
+    s.warm_start = {};
+    s.contacts.clear();
+    s.impact_pairs.clear();
+    const auto& r = world_.bodies().radius;
+    for (std::size_t i = 0; i < s.pos.size(); ++i)
+        s.boxes[i] = collide::Aabb<D>::around(s.pos[i], r[i]);
+    return s;
+}
+
+template <int D>
 std::unique_ptr<SimWorld> make_world(std::string_view scene, std::size_t count, std::uint64_t seed,
                                      std::string_view broadphase) {
     collide::Scene<D> built = collide::make_scene<D>(scene, count, seed);
@@ -490,6 +649,15 @@ std::unique_ptr<SimWorld> make_world(std::string_view scene, std::size_t count, 
 }
 
 }  // namespace
+
+std::optional<std::string> no_hardware_gpu() {
+    if (auto why = collide::gpu_unavailable_reason("gpu-grid")) return "no GPU: " + *why;
+    const auto context = collide::gpu::shared_context();
+    if (context->software()) {
+        return "no GPU: OpenGL here is " + context->renderer() + ", which renders in software";
+    }
+    return std::nullopt;
+}
 
 std::unique_ptr<SimWorld> make_sim_world(int dim, std::string_view scene, std::size_t count,
                                          std::uint64_t seed, std::string_view broadphase) {

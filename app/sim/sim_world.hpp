@@ -51,6 +51,7 @@ struct BodyInfo {
     std::vector<bool> partner_touches;      // parallel: a real contact, not just boxes
     std::size_t partner_total = 0;
     std::size_t contact_total = 0;
+    bool on_gpu = false;  // the GPU world: no partners or contacts are read back
     // Implicit bodies only.
     bool implicit = false;
     std::size_t metaballs = 0;
@@ -81,6 +82,10 @@ struct CostScale {
     std::uint32_t low = 1;
     std::uint32_t peak = 0;
 };
+
+// The GPU world keeps a rewind snapshot of every step up to this many bodies; beyond, none,
+// since each would read every body back and stall the GPU.
+inline constexpr std::size_t kGpuRewindBodies = 100'000;
 
 // What a compare pane shows in its stats line and scale bar.
 struct ComparePaneFacts {
@@ -172,7 +177,28 @@ public:
 
     // Writes the world (settings and bodies) as a CSV scene; throws std::runtime_error.
     virtual void save_scene(const std::string& path) const = 0;
+
+    // --- The GPU world (collide/gpu/gpu_world.hpp): the same bodies stepped by compute
+    // shaders. While on it the broad phase chosen is kept for the way back; queries, the
+    // race, compare panes, structure overlays and cost colours are the CPU world's alone.
+    // Why this world cannot go there (implicit bodies, swept steps, the tunnelling check,
+    // no OpenGL 4.3 context), or nothing.
+    virtual std::optional<std::string> gpu_world_refusal() const = 0;
+    // Moves the bodies to the GPU world or back, keeping every position and velocity to the
+    // float, the step count and the physics; returns why not when it cannot.
+    virtual std::optional<std::string> set_gpu_world(bool on) = 0;
+    virtual bool on_gpu() const = 0;
+    // What the renderer draws from while on the GPU world.
+    virtual std::optional<GpuBodies> gpu_bodies() const = 0;
+    // The body whose state the GPU world's readbacks carry (the selection).
+    virtual void watch(collide::BodyId id) = 0;
+    // Steps whose pairs overflowed the GPU world's pair buffer (see GpuWorld).
+    virtual std::uint64_t gpu_overflowed_steps() const = 0;
 };
+
+// Why the GPU world would run no faster than the CPU here: no OpenGL 4.3 context, or a
+// software one (llvmpipe) — or nothing, on a hardware GPU.
+std::optional<std::string> no_hardware_gpu();
 
 // Builds scene `scene` in dimension `dim` with broad phase `broadphase`. Throws
 // collide::InputError for a bad scene or an algorithm not available in `dim`.

@@ -107,6 +107,7 @@ void FrameStats::record(double frame_ms, const std::array<double, kPartCount>& p
                         const collide::StepTimings& step, const FrameFacts& facts) {
     frame_ms_.push(static_cast<float>(frame_ms));
     total_frame_ms_ += frame_ms;
+    every_frame_ms_.push_back(static_cast<float>(frame_ms));
     for (std::size_t i = 0; i < kPartCount; ++i) {
         parts_[i].push(static_cast<float>(parts[i]));
         total_part_ms_[i] += parts[i];
@@ -168,19 +169,25 @@ std::string FrameStats::summary(const std::string& algorithm, int dim, const std
         total_frame_ms_ > 0 ? 1000.0 * static_cast<double>(frames_) / total_frame_ms_ : 0.0;
     const std::string gpu =
         gpu_frames_ ? format("%.3f ms", per(total_gpu_ms_, gpu_frames_)) : std::string("n/a");
+    std::vector<float> sorted = every_frame_ms_;
+    std::sort(sorted.begin(), sorted.end());
+    const auto percentile = [&](std::size_t p) {
+        return sorted.empty() ? 0.0 : double(sorted[(sorted.size() - 1) * p / 100]);
+    };
     return format(
         "collidoscope: %s, %dD scene %s with %zu bodies: %llu frames (%llu steps) at "
-        "%.2f fps on average. Per step: integrate %.3f ms, broad phase %.3f ms, narrow "
+        "%.2f fps on average (frame median %.3f ms, p99 %.3f ms). Per step: integrate %.3f ms, "
+        "broad phase %.3f ms, narrow "
         "phase %.3f ms, resolve %.3f ms. Per frame (%.3f ms): step %.3f, race %.3f, UI build "
         "%.3f, overlay build %.3f, draw submission %.3f, present/wait %.3f, other %.3f ms; "
         "GPU %s alongside. Last frame: %zu pairs (%zu contacts) from %llu candidate tests, "
         "%d draw calls.\n",
         algorithm.c_str(), dim, scene.c_str(), bodies, static_cast<unsigned long long>(frames_),
-        static_cast<unsigned long long>(steps_), fps, phase(Phase::kIntegrate),
-        phase(Phase::kBroad), phase(Phase::kNarrow), phase(Phase::kResolve),
-        per(total_frame_ms_, frames_), part(Part::kStep), part(Part::kRace), part(Part::kUi),
-        part(Part::kOverlays), part(Part::kDraw), part(Part::kPresent), part(Part::kOther),
-        gpu.c_str(), last_.pairs, last_.contacts,
+        static_cast<unsigned long long>(steps_), fps, percentile(50), percentile(99),
+        phase(Phase::kIntegrate), phase(Phase::kBroad), phase(Phase::kNarrow),
+        phase(Phase::kResolve), per(total_frame_ms_, frames_), part(Part::kStep), part(Part::kRace),
+        part(Part::kUi), part(Part::kOverlays), part(Part::kDraw), part(Part::kPresent),
+        part(Part::kOther), gpu.c_str(), last_.pairs, last_.contacts,
         static_cast<unsigned long long>(last_.candidate_tests), last_.draw_calls);
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "collide/world.hpp"
 
@@ -114,6 +115,7 @@ private:
     std::uint64_t steps_ = 0;
     std::uint64_t gpu_frames_ = 0;
     double total_frame_ms_ = 0;
+    std::vector<float> every_frame_ms_;  // for the summary's percentiles
     double total_gpu_ms_ = 0;
     std::array<double, kPartCount> total_part_ms_{};
     std::array<double, kPhaseCount> total_phase_ms_{};

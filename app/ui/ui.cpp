@@ -300,6 +300,24 @@ void Ui::physics_section(Demo& demo) {
         "Checks every step, by a sweep of its own over the bodies' paths, for pairs that "
         "passed into each other without a contact");
     if (changed) demo.set_physics(p);
+    bool gpu = demo.gpu_world();
+    const std::optional<std::string> refusal =
+        gpu ? std::nullopt : demo.world().gpu_world_refusal();
+    ImGui::BeginDisabled(refusal.has_value());
+    if (ImGui::Checkbox("GPU world", &gpu)) demo.set_gpu_world(gpu);
+    ImGui::EndDisabled();
+    const std::string gpu_hint =
+        refusal ? "Stays on the CPU world: " + *refusal
+                : "The bodies live in GPU buffers and the whole step runs in compute shaders; "
+                  "they are drawn from those buffers. Queries, the race, compare panes, "
+                  "structure overlays and cost colours stay with the CPU world.";
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+        ImGui::SetTooltip("%s", gpu_hint.c_str());
+    }
+    if (refusal) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("(CPU only)");
+    }
     if (p.swept || p.count_tunnelling) {
         const ContinuousFacts f = demo.world().continuous_facts();
         if (p.swept) ImGui::TextDisabled("  %zu impacts last step", f.impacts);
@@ -582,7 +600,12 @@ float Ui::selection_panel(Demo& demo, const ScreenRect& at) {
                     static_cast<unsigned long long>(info.density_evals_unsigned));
     }
     ImGui::Separator();
-    ImGui::Text("Pairs %zu, of which %zu touch", info.partner_total, info.contact_total);
+    if (info.on_gpu) {
+        ImGui::TextDisabled("GPU world: read back a frame late;");
+        ImGui::TextDisabled("pairs and contacts stay on the GPU.");
+    } else {
+        ImGui::Text("Pairs %zu, of which %zu touch", info.partner_total, info.contact_total);
+    }
     // Partner ids as buttons that select that body; touching ones in the contact colour.
     for (std::size_t i = 0; i < info.partners.size(); ++i) {
         const std::string label = std::to_string(info.partners[i]);

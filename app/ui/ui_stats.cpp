@@ -179,7 +179,7 @@ float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at) {
     const FrameFacts& last = stats.last();
     ImGui::Separator();
     if (ImGui::BeginTable("stats", 2, ImGuiTableFlags_SizingStretchProp)) {
-        table_row("Algorithm", demo.broad_phase());
+        table_row("Algorithm", demo.pairs_found_by());
         if (bp.device_ms >= 0) {
             // A GPU row: which GPU, and its own time for the last update (timestamp queries).
             // The renderer's name up to its details ("llvmpipe (LLVM ...)", "NVIDIA
@@ -192,8 +192,18 @@ float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at) {
             table_row("GPU time", device);
             if (ImGui::IsItemHovered())
                 ImGui::SetTooltip(
-                    "The broad phase's last update on the GPU's own clock, "
-                    "without the uploads and the download");
+                    world.on_gpu()
+                        ? "The GPU world's broad phase on the GPU's own clock, a step or two ago"
+                        : "The broad phase's last update on the GPU's own clock, "
+                          "without the uploads and the download");
+            if (world.on_gpu()) {
+                std::snprintf(device, sizeof device, "%.3f ms", world.timings().total_ms());
+                table_row("GPU step", device);
+                if (ImGui::IsItemHovered())
+                    ImGui::SetTooltip(
+                        "The whole step on the GPU's own clock: integrate, broad "
+                        "phase, narrow phase and resolve");
+            }
         }
         table_row("Bodies", format_count(world.body_count()));
         table_row("Pairs", format_count(world.pair_count()));

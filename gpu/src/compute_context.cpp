@@ -185,6 +185,13 @@ void ComputeContext::read_strings() {
     }
 }
 
+bool ComputeContext::software() const {
+    for (const char* name : {"llvmpipe", "softpipe", "SwiftShader", "swrast"}) {
+        if (renderer_.find(name) != std::string::npos) return true;
+    }
+    return false;
+}
+
 unsigned ComputeContext::program(std::string_view key, int dim,
                                  std::initializer_list<std::string_view> parts) {
     std::string name = std::string(key) + "/" + std::to_string(dim);

@@ -54,6 +54,11 @@ enum Binding : GLuint {
 
 enum Phase : int { kIntegrate, kBroad, kNarrow, kResolve };
 
+// Pair slots for `pairs` pairs, with room to grow by half before they fill.
+std::uint32_t slots_for(std::size_t pairs) {
+    return static_cast<std::uint32_t>(std::min(kMaxSlots, pairs + pairs / 2 + 1024));
+}
+
 // Groups for a grid-stride loop over n items.
 GLuint stride_groups(std::size_t n) {
     return static_cast<GLuint>(std::clamp<std::size_t>(groups_for(n, kGroup), 1, kMaxGroups));
@@ -89,6 +94,7 @@ struct GpuWorld<D>::Impl {
     StorageBuffer keys, b_slot, keys_scratch, b_slot_scratch;
     StorageBuffer normal, state, out, runs_a, runs_b, walls;
     StorageBuffer choice;  // per body, its contact this iteration (without gravity)
+    StorageBuffer speeds;  // the speed sample of the step
     // Last step's sorted pairs (b of each), a runs and contact states, for warm starting.
     StorageBuffer prev_pair_b, prev_runs_a, prev_state;
     std::uint32_t capacity = 0;
@@ -104,6 +110,7 @@ struct GpuWorld<D>::Impl {
         std::vector<GLuint> queries;
         std::vector<Phase> phases;  // the phase each stamp after the first ends
         std::size_t used = 0;
+        std::size_t samples = 0;  // speeds copied
     };
     std::array<Slot, kRing> ring;
     std::size_t next_slot = 0;
@@ -279,8 +286,7 @@ struct GpuWorld<D>::Impl {
             set_float(p, "u_threshold", threshold);
         };
         bind_contacts();
-        const std::uint32_t zero = 0;
-        counters.upload(std::span<const std::uint32_t>(&zero, 1), 8);  // contact_count
+        counters.fill_word(8, 0);  // contact_count
         const GLuint narrow = kernel("world_narrow", "#define KERNEL_NARROW\n");
         common(narrow);
         set_uint(narrow, "u_keep", warm && substep > 0 ? 1u : 0u);
@@ -398,15 +404,11 @@ GpuWorld<D>::GpuWorld(const WorldSettings<D>& settings, const Bodies<D>& bodies,
     // The boxes where the bodies stand, and the pairs they make: counted once here, so the
     // pair buffer starts at its size (it grows later from the readbacks, before it fills).
     m.integrate(settings_, 0.0f, false);
-    m.reserve_slots(static_cast<std::uint32_t>(std::min(kMaxSlots, 2 * n + 1024)));
+    m.reserve_slots(slots_for(n / 2));
     if (n == 0) return;
     m.broad_phase();
-    const std::uint32_t found = m.read_counters()[0];
-    if (found > m.capacity) {
-        m.reserve_slots(static_cast<std::uint32_t>(
-            std::min<std::size_t>(kMaxSlots, std::size_t{found} + found / 2 + 1024)));
-        m.broad_phase();
-    }
+    m.reserve_slots(slots_for(m.read_counters()[0]));
+    m.broad_phase();
     m.state.fill(0);  // no impulses to warm-start the first step from
 }
 
@@ -431,13 +433,14 @@ void GpuWorld<D>::step(BodyId watched) {
     if (count_ == 0) return;
     readback();  // frees the ring slots whose copies have landed
     m.keep_last_step();
-    // Grow the pair buffer before it fills: the pairs change little from one step to the next.
+    // Every pass over the pairs runs over all the slots (their count never comes back to the
+    // host in time), so the slots follow the pairs: grown before they fill, since the pairs
+    // change little from one step to the next, and cut when most stand empty.
     const std::size_t seen = latest_.pairs;
-    if (seen * 4 > std::size_t{m.capacity} * 3 && m.capacity < kMaxSlots) {
-        m.reserve_slots(static_cast<std::uint32_t>(std::min(kMaxSlots, seen + seen / 2 + 1024)));
-    } else {
-        m.reserve_slots(m.capacity);  // the buffers swapped in from last step may be smaller
-    }
+    const std::size_t slots = m.capacity;
+    const bool resize = latest_.step > 0 && (seen * 4 > slots * 3 || seen * 4 + 4096 < slots);
+    // The buffers swapped in from last step may be smaller: reserved in either case.
+    m.reserve_slots(resize ? slots_for(seen) : m.capacity);
     typename Impl::Slot& slot = m.ring[m.next_slot];
     m.timing = slot.fence ? nullptr : &slot;
     if (m.timing) {
@@ -464,7 +467,17 @@ void GpuWorld<D>::step(BodyId watched) {
 
     if (!m.timing) return;  // every slot still in flight: this step sends nothing back
     constexpr std::size_t kBody = sizeof(Vec<D>);
-    slot.copy.reserve(16 + 2 * kBody);
+    const std::size_t samples = std::min(kSpeedSamples, count_);
+    const GLuint sample = m.kernel("world_sample", "#define KERNEL_SAMPLE\n");
+    glUseProgram(sample);
+    set_uint(sample, "u_samples", static_cast<std::uint32_t>(samples));
+    set_uint(sample, "u_stride", static_cast<std::uint32_t>(count_ / samples));
+    m.vel.bind(kVel);
+    m.mass.bind(kMass);
+    m.speeds.reserve(samples * 4);
+    m.speeds.bind(kBoxes);
+    dispatch(stride_groups(samples));
+    slot.copy.reserve(16 + 2 * kBody + samples * 4);
     glBindBuffer(GL_COPY_READ_BUFFER, m.counters.id());
     glBindBuffer(GL_COPY_WRITE_BUFFER, slot.copy.id());
     glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, 16);
@@ -476,6 +489,10 @@ void GpuWorld<D>::step(BodyId watched) {
         glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, GLintptr(watched * kBody),
                             GLintptr(16 + kBody), kBody);
     }
+    glBindBuffer(GL_COPY_READ_BUFFER, m.speeds.id());
+    glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, GLintptr(16 + 2 * kBody),
+                        GLsizeiptr(samples * 4));
+    slot.samples = samples;
     slot.fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     slot.step = steps_;
     slot.watched = watched < count_ ? watched : kNoBody;
@@ -511,6 +528,9 @@ const GpuWorldReadback<D>& GpuWorld<D>::readback() {
             slot.copy.download(std::span<Vec<D>>(&r.pos, 1), 16);
             slot.copy.download(std::span<Vec<D>>(&r.vel, 1), 16 + kBody);
         }
+        r.speeds.resize(slot.samples);
+        slot.copy.download(std::span<float>(r.speeds), 16 + 2 * kBody);
+        std::erase_if(r.speeds, [](float v) { return v < 0.0f; });  // static bodies
         std::array<double*, 4> phase_ms{&r.times.integrate_ms, &r.times.broad_ms,
                                         &r.times.narrow_ms, &r.times.resolve_ms};
         GLuint64 before = 0;

@@ -59,6 +59,14 @@ public:
         glClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT,
                           &value);
     }
+    // Sets the 32-bit word at `offset_bytes` to `value` on the GPU's side, in order with the
+    // other commands (an upload there could wait for the GPU to finish with the buffer).
+    void fill_word(std::size_t offset_bytes, std::uint32_t value) {
+        assert(offset_bytes + 4 <= bytes_);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, id_);
+        glClearBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GLintptr(offset_bytes), 4,
+                             GL_RED_INTEGER, GL_UNSIGNED_INT, &value);
+    }
     void bind(GLuint binding) const { glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, id_); }
     std::size_t bytes() const { return bytes_; }
     GLuint id() const { return id_; }

@@ -10,7 +10,7 @@ DEFINE_VEC_ACCESS(pos)
 #endif
 #if defined(KERNEL_INTEGRATE) || defined(KERNEL_NARROW) || defined(KERNEL_WALLS) || \
     defined(KERNEL_IMPULSE) || defined(KERNEL_GATHER_VELOCITY) || defined(KERNEL_CHOOSE) || \
-    defined(KERNEL_PAIRWISE)
+    defined(KERNEL_PAIRWISE) || defined(KERNEL_SAMPLE)
 layout(std430, binding = 1) buffer Vel { float vel[]; };
 DEFINE_VEC_ACCESS(vel)
 #endif
@@ -415,6 +415,19 @@ void main() {
         for (uint k = runs_a[i].x; k < runs_a[i].y; ++k) sum -= LOAD_VEC(push, k);
         for (uint e = runs_b[i].x; e < runs_b[i].y; ++e) sum += LOAD_VEC(push, b_slot[e]);
         STORE_VEC(pos, i, keep_inside(LOAD_VEC(pos, i) + inv_mass * sum, radius[i]));
+    }
+}
+#endif
+
+#ifdef KERNEL_SAMPLE
+// Every u_stride-th body's speed (-1 for a static one), for the colour scale's percentile.
+layout(std430, binding = 4) writeonly buffer Speeds { float speeds[]; };
+uniform uint u_samples;
+uniform uint u_stride;
+void main() {
+    FOR_EACH(t, u_samples) {
+        uint i = t * u_stride;
+        speeds[t] = mass[2u * i] == 0.0 ? -1.0 : length(LOAD_VEC(vel, i));
     }
 }
 #endif

@@ -37,6 +37,9 @@ public:
     // GL_RENDERER and GL_VERSION, as the driver names them ("NVIDIA H100 ...", "llvmpipe ...").
     const std::string& renderer() const { return renderer_; }
     const std::string& version() const { return version_; }
+    // A software rasteriser (Mesa's llvmpipe or softpipe, SwiftShader): OpenGL 4.3 computed
+    // on the CPU, correct but no faster than the CPU's own code.
+    bool software() const;
     // "headless EGL (device platform)", "headless EGL (surfaceless)" or "the app's window".
     const std::string& origin() const { return origin_; }
 

@@ -57,7 +57,12 @@ struct GpuWorldReadback {
     Vec<D> pos{0.0f};
     Vec<D> vel{0.0f};
     GpuStepTimes times;
+    // The speeds of an even sample of the moving bodies (at most kSpeedSamples), for the
+    // colour scale.
+    std::vector<float> speeds;
 };
+
+inline constexpr std::size_t kSpeedSamples = 4096;
 
 template <int D>
 class GpuWorld {
@@ -83,6 +88,8 @@ public:
 
     // The newest readback that has arrived (polls the fences, never waits).
     const GpuWorldReadback<D>& readback();
+    // The newest readback polled so far.
+    const GpuWorldReadback<D>& latest() const { return latest_; }
     // Steps whose pair list overflowed its buffer (pairs dropped); the buffer grows after.
     std::uint64_t overflowed_steps() const { return overflowed_steps_; }
 
