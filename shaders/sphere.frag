@@ -1,6 +1,8 @@
 // Ray-cast sphere: intersects the eye ray with the sphere, shades the hit with ambient,
 // Lambert and a little Blinn-Phong specular, and writes the true depth so spheres cut each
-// other (and the overlays) correctly. The rim's coverage goes out as alpha.
+// other (and the overlays) correctly. The rim's coverage goes out as alpha. Built again with
+// POINT_SPRITES for spheres a few pixels wide, which keep their centre's depth: a shader
+// that writes depth loses the early depth test, and a million spheres deep need it.
 #version 330 core
 
 in vec3 v_ray;
@@ -48,6 +50,8 @@ void main() {
     vec3 rgb = v_color.rgb * (0.22 + 0.78 * diffuse) * mix(0.45, 1.0, rim) + vec3(specular);
     frag_color = vec4(rgb, v_color.a * coverage);
 
+#ifndef POINT_SPRITES
     vec4 clip = u_proj * vec4(p, 1.0);
     gl_FragDepth = clamp(clip.z / clip.w * 0.5 + 0.5, 0.0, 1.0);
+#endif
 }

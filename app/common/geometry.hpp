@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,19 @@ struct GpuBodies {
     int dim = 2;
     float speed_scale = 1.0f;
     float max_radius = 0.0f;  // the largest body's: small ones are drawn as point sprites
+    int mass_stride = 8;      // bytes from one body's inverse mass to the next
+};
+
+// The CPU world's bodies as its arrays hold them (D floats of position and of velocity a
+// body, a radius, an inverse mass: 0 static), which the renderer uploads as they are and
+// colours in the shader, rather than building an instance per body. `shape_id` changes only
+// when the radii and masses do (another world): they are uploaded again only then.
+struct BodyArrays {
+    std::span<const float> pos, vel, radius, inv_mass;
+    int dim = 2;
+    float speed_scale = 1.0f;
+    float max_radius = 0.0f;
+    std::uint64_t shape_id = 0;
 };
 
 // One end of an overlay line.

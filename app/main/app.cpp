@@ -450,7 +450,18 @@ void App::run_query() {
 OverlayReport App::build_world(glm::vec2 screen) {
     SimWorld& world = demo_.world();
     const ViewOptions& view = demo_.view();
-    world.fill_instances(view.color_mode, instances_);
+    // One view of speed or id colours: the CPU world's arrays go up as they are, and the
+    // shader colours them; else (compare panes, cost colours, implicit bodies) instances.
+    uploaded_bodies_.reset();
+    const bool one_view = view.compare.empty() || world.on_gpu();
+    const std::optional<BodyArrays> arrays =
+        one_view ? world.body_arrays(view.color_mode) : std::nullopt;
+    if (arrays) {
+        instances_.clear();
+        uploaded_bodies_ = renderer_.upload_bodies(*arrays);
+    } else {
+        world.fill_instances(view.color_mode, instances_);
+    }
 
     OverlayRequest req;
     req.flags = view.overlays;
@@ -512,8 +523,10 @@ void App::draw_scene(glm::vec2 size, glm::vec2 screen, glm::ivec2 framebuffer,
                      std::span<const Instance> bodies, const OverlayGeometry& overlays) {
     const Camera& cam = camera();
     const glm::mat4 view_proj = cam.view_proj(size);
-    // The GPU world's bodies are drawn from its own buffers; the CPU world's are instances.
-    const std::optional<GpuBodies> gpu_bodies = demo_.world().gpu_bodies();
+    // The GPU world's bodies are drawn from its own buffers, the CPU world's from the
+    // arrays build_world() uploaded, or as instances.
+    std::optional<GpuBodies> gpu_bodies = demo_.world().gpu_bodies();
+    if (!gpu_bodies && bodies.empty()) gpu_bodies = uploaded_bodies_;
     const ColorMode mode = demo_.view().color_mode;
     // The bodies are drawn differently (flat discs, lit impostors), the overlays the same.
     if (demo_.dim() == 2) {

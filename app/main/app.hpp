@@ -107,6 +107,7 @@ private:
     QueryReport query_report_;
     std::vector<collide::BodyId> query_hits_;
     std::vector<Instance> instances_;
+    std::optional<GpuBodies> uploaded_bodies_;  // the CPU world's arrays, when they went up
     OverlayGeometry overlays_;
     ShapeGeometry shapes_;
     CompareView compare_;

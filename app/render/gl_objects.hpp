@@ -62,6 +62,9 @@ public:
     GLuint get() const { return buffer_.get(); }
     // Binds the buffer to GL_ARRAY_BUFFER and replaces its contents.
     void upload(const void* data, std::size_t bytes);
+    // The same for megabytes a frame (a million bodies): the buffer is mapped and the copy
+    // into it split over the threads, where one glBufferSubData copies on one core.
+    void upload_large(const void* data, std::size_t bytes);
 
 private:
     GlBuffer buffer_;

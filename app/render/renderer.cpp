@@ -45,14 +45,25 @@ Renderer::Renderer()
     circles_.colour = colour_uniforms(circles_.program);
 
     const std::string sphere_vert = std::string(shaders::kBodyColourGlsl) + shaders::kSphereVert;
-    spheres_.program = make_program("sphere", sphere_vert.c_str(), shaders::kSphereFrag);
-    spheres_.view = uniform(spheres_.program, "u_view");
-    spheres_.proj = uniform(spheres_.program, "u_proj");
-    spheres_.viewport_height = uniform(spheres_.program, "u_viewport_height");
-    spheres_.points = uniform(spheres_.program, "u_points");
-    spheres_.inv_proj = uniform(spheres_.program, "u_inv_proj");
-    spheres_.viewport = uniform(spheres_.program, "u_viewport");
-    spheres_.colour = colour_uniforms(spheres_.program);
+    const auto sphere_program = [&](const char* name, const std::string& fragment) {
+        SphereProgram p;
+        p.program = make_program(name, sphere_vert.c_str(), fragment.c_str());
+        p.view = uniform(p.program, "u_view");
+        p.proj = uniform(p.program, "u_proj");
+        p.viewport_height = uniform(p.program, "u_viewport_height");
+        p.points = uniform(p.program, "u_points");
+        p.inv_proj = uniform(p.program, "u_inv_proj");
+        p.viewport = uniform(p.program, "u_viewport");
+        p.colour = colour_uniforms(p.program);
+        return p;
+    };
+    const std::string sphere_frag = shaders::kSphereFrag;
+    spheres_ = sphere_program("sphere", sphere_frag);
+    // After the #version line.
+    const std::size_t line = sphere_frag.find('\n', sphere_frag.find("#version")) + 1;
+    sphere_points_ =
+        sphere_program("sphere points", sphere_frag.substr(0, line) + "#define POINT_SPRITES\n" +
+                                            sphere_frag.substr(line));
 
     lines_.program = make_program("lines", shaders::kLinesVert, shaders::kLinesFrag);
     lines_.view_proj = uniform(lines_.program, "u_view_proj");
@@ -120,7 +131,7 @@ void Renderer::set_viewport(glm::ivec2 origin, glm::ivec2 size) {
 
 void Renderer::upload_instances(std::span<const Instance> instances) {
     glBindVertexArray(instance_vao_.get());
-    instance_buffer_.upload(instances.data(), instances.size_bytes());
+    instance_buffer_.upload_large(instances.data(), instances.size_bytes());
 }
 
 void Renderer::circle_state(const glm::mat4& view_proj, float world_per_pixel, bool points) {
@@ -137,12 +148,13 @@ void Renderer::circle_state(const glm::mat4& view_proj, float world_per_pixel, b
 }
 
 void Renderer::sphere_state(const glm::mat4& view, const glm::mat4& proj, bool points) {
-    glUseProgram(spheres_.program.get());
-    glUniform1i(spheres_.points, points ? 1 : 0);
+    const SphereProgram& p = points ? sphere_points_ : spheres_;
+    glUseProgram(p.program.get());
+    glUniform1i(p.points, points ? 1 : 0);
     if (points) {
         glEnable(GL_PROGRAM_POINT_SIZE);
-        glUniformMatrix4fv(spheres_.inv_proj, 1, GL_FALSE, glm::value_ptr(glm::inverse(proj)));
-        glUniform4f(spheres_.viewport, float(viewport_origin_.x), float(viewport_origin_.y),
+        glUniformMatrix4fv(p.inv_proj, 1, GL_FALSE, glm::value_ptr(glm::inverse(proj)));
+        glUniform4f(p.viewport, float(viewport_origin_.x), float(viewport_origin_.y),
                     float(viewport_.x), float(viewport_.y));
     } else {
         glDisable(GL_PROGRAM_POINT_SIZE);
@@ -150,10 +162,9 @@ void Renderer::sphere_state(const glm::mat4& view, const glm::mat4& proj, bool p
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glDepthMask(GL_TRUE);
-    glUseProgram(spheres_.program.get());
-    glUniformMatrix4fv(spheres_.view, 1, GL_FALSE, glm::value_ptr(view));
-    glUniformMatrix4fv(spheres_.proj, 1, GL_FALSE, glm::value_ptr(proj));
-    glUniform1f(spheres_.viewport_height, static_cast<float>(viewport_.y));
+    glUniformMatrix4fv(p.view, 1, GL_FALSE, glm::value_ptr(view));
+    glUniformMatrix4fv(p.proj, 1, GL_FALSE, glm::value_ptr(proj));
+    glUniform1f(p.viewport_height, static_cast<float>(viewport_.y));
     // With multisampling the rim's alpha becomes sample coverage: smooth edges that do not
     // depend on draw order. Without it, plain blending gives a softer (order-dependent) rim.
     if (multisampled_) {
@@ -189,6 +200,31 @@ void Renderer::draw_spheres(std::span<const Instance> spheres, const glm::mat4& 
     end_spheres();
 }
 
+GpuBodies Renderer::upload_bodies(const BodyArrays& b) {
+    body_pos_.upload_large(b.pos.data(), b.pos.size_bytes());
+    body_vel_.upload_large(b.vel.data(), b.vel.size_bytes());
+    if (b.shape_id != uploaded_shape_) {
+        uploaded_shape_ = b.shape_id;
+        glBindBuffer(GL_ARRAY_BUFFER, body_radius_.get());
+        glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(b.radius.size_bytes()), b.radius.data(),
+                     GL_STATIC_DRAW);
+        glBindBuffer(GL_ARRAY_BUFFER, body_mass_.get());
+        glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(b.inv_mass.size_bytes()), b.inv_mass.data(),
+                     GL_STATIC_DRAW);
+    }
+    GpuBodies out;
+    out.pos = body_pos_.get();
+    out.vel = body_vel_.get();
+    out.radius = body_radius_.get();
+    out.mass = body_mass_.get();
+    out.count = b.radius.size();
+    out.dim = b.dim;
+    out.speed_scale = b.speed_scale;
+    out.max_radius = b.max_radius;
+    out.mass_stride = sizeof(float);
+    return out;
+}
+
 void Renderer::bind_gpu_bodies(const GpuBodies& b, ColorMode mode, const ColourUniforms& colour) {
     // The attributes are pointed again each frame: a new world has new buffers.
     glBindVertexArray(gpu_bodies_vao_.get());
@@ -202,7 +238,7 @@ void Renderer::bind_gpu_bodies(const GpuBodies& b, ColorMode mode, const ColourU
     attribute(0, b.pos, b.dim, vec_stride);  // z reads 0 in 2D
     attribute(1, b.radius, 1, sizeof(float));
     attribute(3, b.vel, b.dim, vec_stride);
-    attribute(4, b.mass, 1, 2 * sizeof(float));  // (inverse mass, contacts) a body
+    attribute(4, b.mass, 1, b.mass_stride);  // the GPU world's: (inverse mass, contacts)
     glDisableVertexAttribArray(2);
     glVertexAttrib4f(2, 1.0f, 1.0f, 1.0f, 1.0f);
     glUniform1i(colour.source, mode == ColorMode::kId ? 2 : 1);
@@ -231,7 +267,7 @@ void Renderer::draw_spheres(const GpuBodies& bodies, ColorMode mode, const glm::
                             const glm::mat4& proj, bool points) {
     if (bodies.count == 0) return;
     sphere_state(view, proj, points);
-    bind_gpu_bodies(bodies, mode, spheres_.colour);
+    bind_gpu_bodies(bodies, mode, points ? sphere_points_.colour : spheres_.colour);
     if (points) {
         glDrawArraysInstanced(GL_POINTS, 0, 1, static_cast<GLsizei>(bodies.count));
     } else {

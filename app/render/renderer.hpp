@@ -36,6 +36,9 @@ public:
     // vertex shader by `mode` (speed or id; cost colours are the CPU world's: speed).
     void draw_circles(const GpuBodies& bodies, ColorMode mode, const glm::mat4& view_proj,
                       float world_per_pixel);
+    // Uploads the CPU world's arrays (positions and velocities each frame, radii and masses
+    // when the world changed) for the draws above: no instance per body is built.
+    GpuBodies upload_bodies(const BodyArrays& bodies);
     // `points`: every sphere is small on screen (a few pixels), so each is one point sprite.
     void draw_spheres(const GpuBodies& bodies, ColorMode mode, const glm::mat4& view,
                       const glm::mat4& proj, bool points);
@@ -91,10 +94,14 @@ private:
 
     CircleProgram circles_;
     SphereProgram spheres_;
+    SphereProgram sphere_points_;  // the POINT_SPRITES build of sphere.frag
     LineProgram lines_;
     GlVertexArray instance_vao_;
     StreamBuffer instance_buffer_;
     GlVertexArray gpu_bodies_vao_;
+    StreamBuffer body_pos_, body_vel_;  // upload_bodies()'
+    GlBuffer body_radius_ = make_buffer(), body_mass_ = make_buffer();
+    std::uint64_t uploaded_shape_ = 0;
     GlVertexArray line_vao_;
     StreamBuffer line_buffer_;
     glm::ivec2 framebuffer_{1, 1};

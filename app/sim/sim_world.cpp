@@ -61,6 +61,12 @@ std::unique_ptr<collide::BroadPhase<D>> available_broadphase(std::string_view na
     return bp;
 }
 
+// A new BodyArrays::shape_id for each world, 2D or 3D.
+std::uint64_t next_shape_id() {
+    static std::uint64_t worlds = 0;
+    return ++worlds;
+}
+
 template <int D>
 struct SnapshotOf final : WorldSnapshot {
     typename collide::World<D>::Snapshot world;
@@ -240,6 +246,7 @@ public:
     }
     BodyInfo body_info(BodyId id, std::size_t max_partners) const override;
     void fill_instances(ColorMode mode, std::vector<Instance>& out) override;
+    std::optional<BodyArrays> body_arrays(ColorMode mode) override;
     void fill_shapes(ShapeGeometry& out) const override;
     OverlayReport fill_overlays(const OverlayRequest& req, OverlayGeometry& out) const override {
         if (!gpu_) return build_overlays<D>(world_, req, query_trace_, out);
@@ -299,6 +306,9 @@ private:
     float gpu_speed_scale_ = 1.0f;
     float gpu_max_radius_ = 0.0f;
     std::uint64_t scale_step_ = 0;  // the step of the speed sample last used
+    std::vector<float> inv_mass_;   // for body_arrays(): 0 static, 1 moving
+    std::uint64_t shape_id_ = 0;    // body_arrays()' shape_id, this world's own
+    float max_radius_ = 0.0f;
     BodyId watched_ = kNoBody;
     mutable std::optional<std::optional<std::string>> bodies_refusal_;
     collide::TunnellingCheck<D> tunnelling_{collide::make_broadphase<D>("sort-and-sweep")};
@@ -475,6 +485,31 @@ std::optional<ComparePaneFacts> WorldAdapter<D>::compare_pane(std::string_view a
     // The pane's algorithm never ran the viewer's query, so it has no trace to show.
     build_overlays<D>(world_, req, collide::QueryTrace<D>{}, out, pane);
     return facts;
+}
+
+template <int D>
+std::optional<BodyArrays> WorldAdapter<D>::body_arrays(ColorMode mode) {
+    if (gpu_ || mode == ColorMode::kCost || world_.has_implicit()) return std::nullopt;
+    track_costs(false);
+    const auto& b = world_.bodies();
+    if (shape_id_ == 0) {  // radii and static flags never change: taken once
+        shape_id_ = next_shape_id();
+        inv_mass_.resize(b.size());
+        for (std::size_t i = 0; i < b.size(); ++i) inv_mass_[i] = b.is_static[i] ? 0.0f : 1.0f;
+        max_radius_ = b.radius.empty() ? 0.0f : *std::max_element(b.radius.begin(), b.radius.end());
+    }
+    const auto floats = [](const auto& v) {
+        return std::span<const float>(reinterpret_cast<const float*>(v.data()),
+                                      v.size() * sizeof(v[0]) / sizeof(float));
+    };
+    return BodyArrays{floats(b.pos),
+                      floats(b.vel),
+                      b.radius,
+                      inv_mass_,
+                      D,
+                      mode == ColorMode::kSpeed ? speed_scale() : 1.0f,
+                      max_radius_,
+                      shape_id_};
 }
 
 template <int D>

@@ -156,6 +156,10 @@ public:
     virtual void refresh_broad_phase() = 0;
     virtual BodyInfo body_info(collide::BodyId id, std::size_t max_partners) const = 0;
 
+    // The CPU world's bodies as arrays for the renderer to upload and colour itself (speed
+    // or id): nothing for cost colours, implicit bodies or the GPU world, which then draw
+    // as fill_instances() or gpu_bodies() say.
+    virtual std::optional<BodyArrays> body_arrays(ColorMode mode) = 0;
     // One instance per body, coloured by speed or id; static bodies grey.
     // Implicit bodies are left out: fill_shapes draws them, in the colours chosen here.
     virtual void fill_instances(ColorMode mode, std::vector<Instance>& out) = 0;

@@ -127,6 +127,25 @@ struct GpuWorld<D>::Impl {
     GLuint kernel(const char* name, const char* define) {
         return ctx.program(name, D, {kWorldCommonGlsl, define, kWorldStepComp});
     }
+    // Builds every kernel the steps use now, so the first step is not a long frame (the
+    // broad phase's have been built by the construction's pair count).
+    void build_kernels() {
+        for (const auto& [name, define] :
+             std::initializer_list<std::pair<const char*, const char*>>{
+                 {"world_narrow", "#define KERNEL_NARROW\n"},
+                 {"world_count", "#define KERNEL_COUNT\n"},
+                 {"world_walls", "#define KERNEL_WALLS\n"},
+                 {"world_warm", "#define KERNEL_WARM\n"},
+                 {"world_impulse", "#define KERNEL_IMPULSE\n"},
+                 {"world_choose", "#define KERNEL_CHOOSE\n"},
+                 {"world_pairwise", "#define KERNEL_PAIRWISE\n"},
+                 {"world_gather_velocity", "#define KERNEL_GATHER_VELOCITY\n"},
+                 {"world_push", "#define KERNEL_PUSH\n"},
+                 {"world_gather_position", "#define KERNEL_GATHER_POSITION\n"},
+                 {"world_sample", "#define KERNEL_SAMPLE\n"}}) {
+            kernel(name, define);
+        }
+    }
     void stamp(Phase ended) {
         if (!timing) return;
         Slot& s = *timing;
@@ -410,6 +429,7 @@ GpuWorld<D>::GpuWorld(const WorldSettings<D>& settings, const Bodies<D>& bodies,
     m.reserve_slots(slots_for(m.read_counters()[0]));
     m.broad_phase();
     m.state.fill(0);  // no impulses to warm-start the first step from
+    m.build_kernels();
 }
 
 template <int D>
