@@ -151,11 +151,12 @@ public:
         return "GPU world on " + gpu_->context().renderer() +
                ": the whole step in compute shaders, its broad phase gpu-grid's kernels";
     }
+    // The GPU world draws no structure: nothing to list.
     std::vector<std::string> broad_phase_layers() const override {
-        return world_.broad_phase()->layers();
+        return gpu_ ? std::vector<std::string>{} : world_.broad_phase()->layers();
     }
     std::vector<collide::LegendEntry> broad_phase_legend() const override {
-        return world_.broad_phase()->legend();
+        return gpu_ ? std::vector<collide::LegendEntry>{} : world_.broad_phase()->legend();
     }
     void query(const Box3& region, std::vector<BodyId>& out) override {
         out.clear();
