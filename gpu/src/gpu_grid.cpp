@@ -65,31 +65,43 @@ void set_grid_uniforms(GLuint program, const GridLayout<D>& g) {
 }
 
 template <int D>
-void GpuGrid<D>::build(const SceneBounds<D>& bounds) {
-    host_fresh_ = false;
-    layout_ = GridLayout<D>::from(bounds);
-    const std::size_t n = this->count_;
-    ComputeContext& ctx = *this->context_;
-    for (StorageBuffer* b : {&rows_, &columns_, &ids_}) b->reserve(n * 4);
-    level_mask_.reserve(4);
-    level_mask_.fill(0);
-
+void GridKeys::build(ComputeContext& ctx, RadixSort& sort, const GridLayout<D>& layout,
+                     std::size_t n) {
+    for (StorageBuffer* b : {&rows, &columns, &ids}) b->reserve(n * 4);
+    level_mask.reserve(4);
+    level_mask.fill(0);
     const GLuint keys = ctx.program("grid_keys", D, {kCommonGlsl, kGridLevelsGlsl, kGridKeysComp});
     glUseProgram(keys);
-    this->set_uint(keys, "u_count", static_cast<std::uint32_t>(n));
-    set_grid_uniforms(keys, layout_);
-    this->boxes_.bind(kBoxBinding);
-    rows_.bind(2);
-    columns_.bind(3);
-    ids_.bind(4);
-    level_mask_.bind(5);
+    glUniform1ui(glGetUniformLocation(keys, "u_count"), static_cast<GLuint>(n));
+    set_grid_uniforms(keys, layout);
+    bind();
     dispatch(groups_for(n, kGroup));
 
     const std::array<RadixSort::Field, 2> fields{
-        {{1, bits_below(layout_.dims[0][0])}, {0, bits_below(layout_.rows)}}};
-    const std::array<StorageBuffer*, 3> data{&rows_, &columns_, &ids_};
-    const std::array<StorageBuffer*, 3> scratch{&rows_scratch_, &columns_scratch_, &ids_scratch_};
-    this->sort_.sort(ctx, data, scratch, n, fields);
+        {{1, bits_below(layout.dims[0][0])}, {0, bits_below(layout.rows)}}};
+    const std::array<StorageBuffer*, 3> data{&rows, &columns, &ids};
+    const std::array<StorageBuffer*, 3> scratch{&rows_scratch, &columns_scratch, &ids_scratch};
+    sort.sort(ctx, data, scratch, n, fields);
+}
+
+void GridKeys::bind() const {
+    rows.bind(2);
+    columns.bind(3);
+    ids.bind(4);
+    level_mask.bind(5);
+}
+
+std::size_t GridKeys::bytes() const {
+    return rows.bytes() + columns.bytes() + ids.bytes() + rows_scratch.bytes() +
+           columns_scratch.bytes() + ids_scratch.bytes() + level_mask.bytes();
+}
+
+template <int D>
+void GpuGrid<D>::build(const SceneBounds<D>& bounds) {
+    host_fresh_ = false;
+    layout_ = GridLayout<D>::from(bounds);
+    this->boxes_.bind(kBoxBinding);
+    keys_.build(*this->context_, this->sort_, layout_, this->count_);
 }
 
 template <int D>
@@ -102,10 +114,7 @@ GLuint GpuGrid<D>::pair_program() {
 template <int D>
 void GpuGrid<D>::find_pairs() {
     set_grid_uniforms(pair_program(), layout_);
-    rows_.bind(2);
-    columns_.bind(3);
-    ids_.bind(4);
-    level_mask_.bind(5);
+    keys_.bind();
     dispatch(groups_for(this->count_, kGroup));
 }
 
@@ -114,8 +123,7 @@ BroadPhaseStats GpuGrid<D>::structure_stats() const {
     BroadPhaseStats s;
     s.depth = layout_.levels;
     s.nodes = this->count_;
-    s.structure_bytes = rows_.bytes() + columns_.bytes() + ids_.bytes() + rows_scratch_.bytes() +
-                        columns_scratch_.bytes() + ids_scratch_.bytes() + level_mask_.bytes();
+    s.structure_bytes = keys_.bytes();
     return s;
 }
 
@@ -127,11 +135,11 @@ const typename GpuGrid<D>::HostGrid& GpuGrid<D>::host_grid() const {
     host_.rows.resize(n);
     host_.columns.resize(n);
     host_.ids.resize(n);
-    rows_.download(std::span<std::uint32_t>(host_.rows));
-    columns_.download(std::span<std::uint32_t>(host_.columns));
-    ids_.download(std::span<std::uint32_t>(host_.ids));
+    keys_.rows.download(std::span<std::uint32_t>(host_.rows));
+    keys_.columns.download(std::span<std::uint32_t>(host_.columns));
+    keys_.ids.download(std::span<std::uint32_t>(host_.ids));
     host_.level_mask = 0;
-    if (n > 0) level_mask_.download(std::span<std::uint32_t>(&host_.level_mask, 1));
+    if (n > 0) keys_.level_mask.download(std::span<std::uint32_t>(&host_.level_mask, 1));
     host_fresh_ = true;
     return host_;
 }
@@ -197,6 +205,8 @@ void GpuGrid<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
 
 template struct GridLayout<2>;
 template struct GridLayout<3>;
+template void GridKeys::build<2>(ComputeContext&, RadixSort&, const GridLayout<2>&, std::size_t);
+template void GridKeys::build<3>(ComputeContext&, RadixSort&, const GridLayout<3>&, std::size_t);
 template void set_grid_uniforms<2>(GLuint, const GridLayout<2>&);
 template void set_grid_uniforms<3>(GLuint, const GridLayout<3>&);
 template class GpuGrid<2>;

@@ -37,6 +37,20 @@ struct GridLayout {
 template <int D>
 void set_grid_uniforms(GLuint program, const GridLayout<D>& layout);
 
+// The grid's keys: (row, column, body) for every body, sorted into cell order, and the set
+// of levels in use. gpu-grid builds them from its uploaded boxes, the GPU world from the
+// boxes its integration wrote.
+struct GridKeys {
+    StorageBuffer rows, columns, ids, rows_scratch, columns_scratch, ids_scratch, level_mask;
+
+    // Keys the `n` boxes (bound where common.glsl reads them) and sorts them.
+    template <int D>
+    void build(ComputeContext& ctx, RadixSort& sort, const GridLayout<D>& layout, std::size_t n);
+    // Binds them where grid_keys.comp and grid_pairs.comp find them.
+    void bind() const;
+    std::size_t bytes() const;
+};
+
 template <int D>
 class GpuGrid final : public GpuBroadPhase<D> {
 public:
@@ -70,8 +84,7 @@ private:
     void for_each_reached(const Aabb<D>& box, int level, Fn&& visit) const;
 
     GridLayout<D> layout_;
-    StorageBuffer rows_, columns_, ids_, rows_scratch_, columns_scratch_, ids_scratch_;
-    StorageBuffer level_mask_;
+    GridKeys keys_;
     mutable HostGrid host_;
     mutable bool host_fresh_ = false;
 };

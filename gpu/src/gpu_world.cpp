@@ -88,7 +88,7 @@ struct GpuWorld<D>::Impl {
     GridLayout<D> layout;
     RadixSort sort;
     StorageBuffer pos, vel, radius, mass, boxes, statics;
-    StorageBuffer rows, columns, ids, rows_scratch, columns_scratch, ids_scratch, level_mask;
+    GridKeys grid;
     StorageBuffer counters;  // pair_count, test_count, contact_count, unused
     StorageBuffer pair_a, pair_b, pair_a_scratch, pair_b_scratch;
     StorageBuffer keys, b_slot, keys_scratch, b_slot_scratch;
@@ -205,25 +205,8 @@ struct GpuWorld<D>::Impl {
     // The grid, the pairs (sorted by (a, b), padded to the capacity) and each body's runs.
     void broad_phase() {
         counters.fill(0);
-        level_mask.fill(0);
         boxes.bind(0);
-        statics.bind(1);
-        const GLuint keys_program =
-            ctx.program("grid_keys", D, {kCommonGlsl, kGridLevelsGlsl, kGridKeysComp});
-        glUseProgram(keys_program);
-        set_uint(keys_program, "u_count", static_cast<std::uint32_t>(n));
-        set_grid_uniforms(keys_program, layout);
-        rows.bind(2);
-        columns.bind(3);
-        ids.bind(4);
-        level_mask.bind(5);
-        dispatch(groups_for(n, kGroup));
-        const std::array<RadixSort::Field, 2> cell_fields{
-            {{1, bits_below(layout.dims[0][0])}, {0, bits_below(layout.rows)}}};
-        const std::array<StorageBuffer*, 3> grid{&rows, &columns, &ids};
-        const std::array<StorageBuffer*, 3> grid_scratch{&rows_scratch, &columns_scratch,
-                                                         &ids_scratch};
-        sort.sort(ctx, grid, grid_scratch, n, cell_fields);
+        grid.build(ctx, sort, layout, n);
 
         const GLuint pairs_program = ctx.program(
             "grid_pairs", D, {kCommonGlsl, kPairEmitGlsl, kGridLevelsGlsl, kGridPairsComp});
@@ -233,10 +216,7 @@ struct GpuWorld<D>::Impl {
         set_grid_uniforms(pairs_program, layout);
         boxes.bind(0);
         statics.bind(1);
-        rows.bind(2);
-        columns.bind(3);
-        ids.bind(4);
-        level_mask.bind(5);
+        grid.bind();
         counters.bind(6);
         pair_a.bind(7);
         pair_b.bind(8);
@@ -407,8 +387,6 @@ GpuWorld<D>::GpuWorld(const WorldSettings<D>& settings, const Bodies<D>& bodies,
     m.boxes.reserve(n * sizeof(Aabb<D>));
     m.statics.reserve((n + 3) / 4 * 4);
     m.statics.upload(std::span<const std::uint8_t>(bodies.is_static));
-    for (StorageBuffer* b : {&m.rows, &m.columns, &m.ids}) b->reserve(n * 4);
-    m.level_mask.reserve(4);
     m.counters.reserve(16);
     m.runs_a.reserve(n * 8);
     m.runs_b.reserve(n * 8);
