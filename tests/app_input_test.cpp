@@ -415,6 +415,28 @@ TEST(AppInput, TourParagraphGoesWhenTheWorldChanges) {
                  "2D without the 3D stop's paragraph");
 }
 
+// The GPU world's checkbox, clicked with the real mouse: the bodies move to the GPU world
+// (llvmpipe's compute here) and go on stepping there; a second click brings them back.
+TEST(AppInput, GpuWorldCheckboxTakesTheBodiesThereAndBack) {
+    Session app("--scene uniform --count 3000");
+    const auto click = [&](const json& s) {
+        const json& r = s["widgets"]["gpu_world"];
+        app.xdo("mousemove " + std::to_string(r["x"].get<int>() + r["w"].get<int>() / 2) + " " +
+                std::to_string(r["y"].get<int>() + r["h"].get<int>() / 2) + " click 1");
+    };
+    json s = app.wait_for([](const json& s) { return s["widgets"].contains("gpu_world"); },
+                          "the GPU world checkbox");
+    ASSERT_EQ(s["gpu_world"], false);
+    click(s);
+    s = app.wait_for([](const json& s) { return s["gpu_world"] == true; }, "on the GPU world");
+    const auto from = s["steps"].get<std::uint64_t>();
+    s = app.wait_for([&](const json& s) { return s["steps"].get<std::uint64_t>() > from + 5; },
+                     "steps on the GPU world");
+    EXPECT_EQ(s["algorithm"], "sort-and-sweep") << "kept for the way back";
+    click(s);
+    app.wait_for([](const json& s) { return s["gpu_world"] == false; }, "back on the CPU world");
+}
+
 // Bug: the legend covered about a quarter of the world view at 1280x720 (morton-cells, every
 // overlay on). It now goes beside the bodies where it fits, and elsewhere shrinks to a
 // one-line button that opens it over them.

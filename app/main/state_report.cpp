@@ -62,6 +62,7 @@ void StateReport::update(const Demo& demo, const ReportFacts& facts) {
     j["algorithm"] = demo.broad_phase();
     j["dim"] = demo.dim();
     j["paused"] = demo.paused();
+    j["gpu_world"] = demo.gpu_world();
     j["steps"] = world.steps();
     j["count"] = world.body_count();
     j["zoom"] = facts.zoom;

@@ -305,6 +305,7 @@ void Ui::physics_section(Demo& demo) {
         gpu ? std::nullopt : demo.world().gpu_world_refusal();
     ImGui::BeginDisabled(refusal.has_value());
     if (ImGui::Checkbox("GPU world", &gpu)) demo.set_gpu_world(gpu);
+    note_widget("gpu_world");
     ImGui::EndDisabled();
     const std::string gpu_hint =
         refusal ? "Stays on the CPU world: " + *refusal

@@ -75,9 +75,16 @@ void timeline_panel(Demo& demo, const ScreenRect& at) {
     }
     ImGui::EndDisabled();
 
-    ImGui::Text("%zu steps kept (%" PRIu64 "-%" PRIu64 "), %s of %s", history.size(),
-                history.first_step(), history.last_step(), format_bytes(history.bytes()).c_str(),
-                format_bytes(history.max_bytes()).c_str());
+    if (demo.gpu_world() && demo.world().body_count() > kGpuRewindBodies) {
+        // Each snapshot would read every body back from the GPU and stall it.
+        ImGui::TextDisabled("GPU world over %s bodies: no rewind snapshots",
+                            format_count(kGpuRewindBodies).c_str());
+    } else {
+        ImGui::Text("%zu steps kept (%" PRIu64 "-%" PRIu64 "), %s of %s", history.size(),
+                    history.first_step(), history.last_step(),
+                    format_bytes(history.bytes()).c_str(),
+                    format_bytes(history.max_bytes()).c_str());
+    }
     same_line_if_fits(demo.recording_path().empty() ? "Record" : "Stop recording");
     record_button(demo);
     if (const auto& replay = demo.replay()) {
