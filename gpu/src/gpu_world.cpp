@@ -340,6 +340,42 @@ struct GpuWorld<D>::Impl {
         stamp(kResolve);
     }
 
+    // The step's figures into `slot`, behind a fence: the counters, the watched body, a
+    // sample of speeds (the timestamps are in already).
+    void send_readback(Slot& slot, BodyId watched, std::uint64_t step) {
+        constexpr std::size_t kBody = sizeof(Vec<D>);
+        const std::size_t samples = std::min(kSpeedSamples, n);
+        const GLuint sample = kernel("world_sample", "#define KERNEL_SAMPLE\n");
+        glUseProgram(sample);
+        set_uint(sample, "u_samples", static_cast<std::uint32_t>(samples));
+        set_uint(sample, "u_stride", static_cast<std::uint32_t>(n / samples));
+        vel.bind(kVel);
+        mass.bind(kMass);
+        speeds.reserve(samples * 4);
+        speeds.bind(kBoxes);
+        dispatch(stride_groups(samples));
+        slot.copy.reserve(16 + 2 * kBody + samples * 4);
+        glBindBuffer(GL_COPY_WRITE_BUFFER, slot.copy.id());
+        const auto copy = [](const StorageBuffer& from, std::size_t offset, std::size_t to,
+                             std::size_t bytes) {
+            glBindBuffer(GL_COPY_READ_BUFFER, from.id());
+            glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, GLintptr(offset),
+                                GLintptr(to), GLsizeiptr(bytes));
+        };
+        copy(counters, 0, 0, 16);
+        if (watched != kNoBody) {
+            copy(pos, watched * kBody, 16, kBody);
+            copy(vel, watched * kBody, 16 + kBody, kBody);
+        }
+        copy(speeds, 0, 16 + 2 * kBody, samples * 4);
+        slot.samples = samples;
+        slot.fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        slot.step = step;
+        slot.watched = watched;
+        slot.capacity = capacity;
+        next_slot = (next_slot + 1) % kRing;
+    }
+
     std::array<std::uint32_t, 4> read_counters() const {
         std::array<std::uint32_t, 4> c{};
         counters.download(std::span<std::uint32_t>(c));
@@ -464,38 +500,7 @@ void GpuWorld<D>::step(BodyId watched) {
     glMemoryBarrier(GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
 
     if (!m.timing) return;  // every slot still in flight: this step sends nothing back
-    constexpr std::size_t kBody = sizeof(Vec<D>);
-    const std::size_t samples = std::min(kSpeedSamples, count_);
-    const GLuint sample = m.kernel("world_sample", "#define KERNEL_SAMPLE\n");
-    glUseProgram(sample);
-    set_uint(sample, "u_samples", static_cast<std::uint32_t>(samples));
-    set_uint(sample, "u_stride", static_cast<std::uint32_t>(count_ / samples));
-    m.vel.bind(kVel);
-    m.mass.bind(kMass);
-    m.speeds.reserve(samples * 4);
-    m.speeds.bind(kBoxes);
-    dispatch(stride_groups(samples));
-    slot.copy.reserve(16 + 2 * kBody + samples * 4);
-    glBindBuffer(GL_COPY_READ_BUFFER, m.counters.id());
-    glBindBuffer(GL_COPY_WRITE_BUFFER, slot.copy.id());
-    glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, 16);
-    if (watched < count_) {
-        glBindBuffer(GL_COPY_READ_BUFFER, m.pos.id());
-        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, GLintptr(watched * kBody),
-                            16, kBody);
-        glBindBuffer(GL_COPY_READ_BUFFER, m.vel.id());
-        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, GLintptr(watched * kBody),
-                            GLintptr(16 + kBody), kBody);
-    }
-    glBindBuffer(GL_COPY_READ_BUFFER, m.speeds.id());
-    glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, GLintptr(16 + 2 * kBody),
-                        GLsizeiptr(samples * 4));
-    slot.samples = samples;
-    slot.fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-    slot.step = steps_;
-    slot.watched = watched < count_ ? watched : kNoBody;
-    slot.capacity = m.capacity;
-    m.next_slot = (m.next_slot + 1) % kRing;
+    m.send_readback(slot, watched < count_ ? watched : kNoBody, steps_);
     m.timing = nullptr;
     glFlush();  // so the fence is reached without anyone waiting on it
 }
