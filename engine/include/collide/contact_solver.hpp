@@ -85,6 +85,7 @@ private:
 
     std::vector<WallContact> wall_contacts_;
     std::vector<WallContact> prev_wall_contacts_;
+    std::vector<std::vector<WallContact>> wall_chunks_;  // scratch: per chunk of bodies
     std::vector<float> impulse_;        // accumulated normal impulse per contact
     std::vector<std::uint32_t> order_;  // solve order of the contacts
     // The contacts of order_ grouped by level: a contact's level is one more than that of

@@ -58,33 +58,52 @@ template <int D>
 void ContactSolver<D>::find_wall_contacts(const Input& in, const Bodies<D>& bodies,
                                           float threshold) {
     std::swap(wall_contacts_, prev_wall_contacts_);
-    wall_contacts_.clear();
     const Aabb<D>& w = in.settings.bounds;
-    std::size_t prev = 0;
-    for (std::size_t i = 0; i < bodies.size(); ++i) {
-        if (bodies.is_static[i]) continue;
-        const float r = bodies.radius[i];
-        const float slop = 0.01f * r;
-        for (int k = 0; k < D; ++k) {
-            for (const float side : {-1.0f, 1.0f}) {
-                const bool touching = side < 0 ? bodies.pos[i][k] - r <= w.lo[k] + slop
-                                               : bodies.pos[i][k] + r >= w.hi[k] - slop;
-                if (!touching) continue;
-                const float away = -bodies.vel[i][k] * side;  // normal velocity
-                const float target = bounce_target(away, in.settings.restitution, threshold);
-                WallContact c{BodyId(i), k, side, target, 0.0f};
-                const auto key = [](const WallContact& x) {
-                    return std::tuple(x.body, x.axis, x.side);
-                };
-                while (prev < prev_wall_contacts_.size() && key(prev_wall_contacts_[prev]) < key(c))
-                    ++prev;
-                if (target == 0.0f && prev < prev_wall_contacts_.size() &&
-                    key(prev_wall_contacts_[prev]) == key(c)) {
-                    c.impulse = prev_wall_contacts_[prev].impulse;
+    const auto key = [](const WallContact& x) { return std::tuple(x.body, x.axis, x.side); };
+    // Every body is looked at, so the scan runs in fixed chunks of bodies, each into its own
+    // list, joined in chunk order: the body order of one pass, on any number of threads.
+    constexpr std::size_t kBodiesPerChunk = 16384;
+    const std::size_t n = bodies.size();
+    const std::size_t chunks = (n + kBodiesPerChunk - 1) / kBodiesPerChunk;
+    wall_chunks_.resize(chunks);
+    tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t chunk) {
+        std::vector<WallContact>& found = wall_chunks_[chunk];
+        found.clear();
+        const std::size_t first = chunk * kBodiesPerChunk;
+        const std::size_t end = std::min(n, first + kBodiesPerChunk);
+        // Last step's contacts from this chunk's first body on (both lists are in body order).
+        std::size_t prev = static_cast<std::size_t>(
+            std::lower_bound(prev_wall_contacts_.begin(), prev_wall_contacts_.end(), BodyId(first),
+                             [](const WallContact& x, BodyId b) { return x.body < b; }) -
+            prev_wall_contacts_.begin());
+        for (std::size_t i = first; i < end; ++i) {
+            if (bodies.is_static[i]) continue;
+            const float r = bodies.radius[i];
+            const float slop = 0.01f * r;
+            for (int k = 0; k < D; ++k) {
+                for (const float side : {-1.0f, 1.0f}) {
+                    const bool touching = side < 0 ? bodies.pos[i][k] - r <= w.lo[k] + slop
+                                                   : bodies.pos[i][k] + r >= w.hi[k] - slop;
+                    if (!touching) continue;
+                    const float away = -bodies.vel[i][k] * side;  // normal velocity
+                    const float target = bounce_target(away, in.settings.restitution, threshold);
+                    WallContact c{BodyId(i), k, side, target, 0.0f};
+                    while (prev < prev_wall_contacts_.size() &&
+                           key(prev_wall_contacts_[prev]) < key(c)) {
+                        ++prev;
+                    }
+                    if (target == 0.0f && prev < prev_wall_contacts_.size() &&
+                        key(prev_wall_contacts_[prev]) == key(c)) {
+                        c.impulse = prev_wall_contacts_[prev].impulse;
+                    }
+                    found.push_back(c);
                 }
-                wall_contacts_.push_back(c);
             }
         }
+    });
+    wall_contacts_.clear();
+    for (const std::vector<WallContact>& found : wall_chunks_) {
+        wall_contacts_.insert(wall_contacts_.end(), found.begin(), found.end());
     }
 }
 
