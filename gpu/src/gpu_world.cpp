@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 
 #include "gpu_grid.hpp"
@@ -53,6 +54,47 @@ enum Binding : GLuint {
 };
 
 enum Phase : int { kIntegrate, kBroad, kNarrow, kResolve };
+
+// The kernels of world_step.comp: the program's key and the #define that picks it.
+enum class Kernel {
+    kIntegrate,
+    kPad,
+    kBEntries,
+    kRuns,
+    kNarrow,
+    kCount,
+    kWalls,
+    kWarm,
+    kImpulse,
+    kChoose,
+    kPairwise,
+    kGatherVelocity,
+    kPush,
+    kGatherPosition,
+    kSample,
+};
+struct KernelSource {
+    const char* key;
+    const char* define;
+};
+constexpr KernelSource kKernels[] = {
+    {"world_integrate", "#define KERNEL_INTEGRATE\n"},
+    {"world_pad", "#define KERNEL_PAD\n"},
+    {"world_b_entries", "#define KERNEL_B_ENTRIES\n"},
+    {"world_runs", "#define KERNEL_RUNS\n"},
+    {"world_narrow", "#define KERNEL_NARROW\n"},
+    {"world_count", "#define KERNEL_COUNT\n"},
+    {"world_walls", "#define KERNEL_WALLS\n"},
+    {"world_warm", "#define KERNEL_WARM\n"},
+    {"world_impulse", "#define KERNEL_IMPULSE\n"},
+    {"world_choose", "#define KERNEL_CHOOSE\n"},
+    {"world_pairwise", "#define KERNEL_PAIRWISE\n"},
+    {"world_gather_velocity", "#define KERNEL_GATHER_VELOCITY\n"},
+    {"world_push", "#define KERNEL_PUSH\n"},
+    {"world_gather_position", "#define KERNEL_GATHER_POSITION\n"},
+    {"world_sample", "#define KERNEL_SAMPLE\n"},
+};
+static_assert(std::size(kKernels) == static_cast<std::size_t>(Kernel::kSample) + 1);
 
 // Pair slots for `pairs` pairs, with room to grow by half before they fill.
 std::uint32_t slots_for(std::size_t pairs) {
@@ -124,27 +166,21 @@ struct GpuWorld<D>::Impl {
         }
     }
 
-    GLuint kernel(const char* name, const char* define) {
-        return ctx.program(name, D, {kWorldCommonGlsl, define, kWorldStepComp});
+    GLuint kernel(Kernel k) {
+        const KernelSource& source = kKernels[static_cast<std::size_t>(k)];
+        return ctx.program(source.key, D, {kWorldCommonGlsl, source.define, kWorldStepComp});
     }
-    // Builds every kernel the steps use now, so the first step is not a long frame (the
-    // broad phase's have been built by the construction's pair count).
+    // Puts kernel `k` in use with the two counts every kernel reads (the bodies, the slots).
+    GLuint use(Kernel k) {
+        const GLuint p = kernel(k);
+        glUseProgram(p);
+        set_uint(p, "u_count", static_cast<std::uint32_t>(n));
+        set_uint(p, "u_slots", capacity);
+        return p;
+    }
+    // Builds every kernel now, so the first step is not a long frame.
     void build_kernels() {
-        for (const auto& [name, define] :
-             std::initializer_list<std::pair<const char*, const char*>>{
-                 {"world_narrow", "#define KERNEL_NARROW\n"},
-                 {"world_count", "#define KERNEL_COUNT\n"},
-                 {"world_walls", "#define KERNEL_WALLS\n"},
-                 {"world_warm", "#define KERNEL_WARM\n"},
-                 {"world_impulse", "#define KERNEL_IMPULSE\n"},
-                 {"world_choose", "#define KERNEL_CHOOSE\n"},
-                 {"world_pairwise", "#define KERNEL_PAIRWISE\n"},
-                 {"world_gather_velocity", "#define KERNEL_GATHER_VELOCITY\n"},
-                 {"world_push", "#define KERNEL_PUSH\n"},
-                 {"world_gather_position", "#define KERNEL_GATHER_POSITION\n"},
-                 {"world_sample", "#define KERNEL_SAMPLE\n"}}) {
-            kernel(name, define);
-        }
+        for (std::size_t k = 0; k < std::size(kKernels); ++k) kernel(static_cast<Kernel>(k));
     }
     void stamp(Phase ended) {
         if (!timing) return;
@@ -174,9 +210,7 @@ struct GpuWorld<D>::Impl {
     }
 
     void integrate(const WorldSettings<D>& s, float dt, bool move) {
-        const GLuint p = kernel("world_integrate", "#define KERNEL_INTEGRATE\n");
-        glUseProgram(p);
-        set_uint(p, "u_count", static_cast<std::uint32_t>(n));
+        const GLuint p = use(Kernel::kIntegrate);
         set_vec<D>(p, "u_lo", s.bounds.lo);
         set_vec<D>(p, "u_hi", s.bounds.hi);
         set_vec<D>(p, "u_dv", move ? s.gravity * dt : Vec<D>(0.0f));
@@ -193,10 +227,7 @@ struct GpuWorld<D>::Impl {
     // Slots [first, end) of each body's run of `sorted` keys into `runs`.
     void find_runs(StorageBuffer& sorted, StorageBuffer& runs) {
         runs.fill(0);
-        const GLuint p = kernel("world_runs", "#define KERNEL_RUNS\n");
-        glUseProgram(p);
-        set_uint(p, "u_count", static_cast<std::uint32_t>(n));
-        set_uint(p, "u_slots", capacity);
+        use(Kernel::kRuns);
         sorted.bind(kKeys);
         runs.bind(kRunsA);
         dispatch(stride_groups(capacity));
@@ -222,10 +253,7 @@ struct GpuWorld<D>::Impl {
         pair_b.bind(8);
         dispatch(groups_for(n, kGroup));
 
-        const GLuint pad = kernel("world_pad", "#define KERNEL_PAD\n");
-        glUseProgram(pad);
-        set_uint(pad, "u_count", static_cast<std::uint32_t>(n));
-        set_uint(pad, "u_slots", capacity);
+        use(Kernel::kPad);
         pair_a.bind(kPairA);
         pair_b.bind(kPairB);
         counters.bind(kCounters);
@@ -239,9 +267,7 @@ struct GpuWorld<D>::Impl {
         find_runs(pair_a, runs_a);
 
         // Each body's slots as the pair's b: (b, slot) sorted stably by b.
-        const GLuint entries = kernel("world_b_entries", "#define KERNEL_B_ENTRIES\n");
-        glUseProgram(entries);
-        set_uint(entries, "u_slots", capacity);
+        use(Kernel::kBEntries);
         pair_b.bind(kPairB);
         keys.bind(kKeys);
         b_slot.bind(kBSlot);
@@ -275,66 +301,58 @@ struct GpuWorld<D>::Impl {
         const float threshold = 2.0f * glm::length(s.gravity) * dt;
         // Without gravity nothing rests, and a warm impulse would push separating bodies.
         const bool warm = threshold > 0.0f;
-        const auto common = [&](GLuint p) {
-            glUseProgram(p);
-            set_uint(p, "u_count", static_cast<std::uint32_t>(n));
-            set_uint(p, "u_slots", capacity);
+        // A kernel of the solve in use, with the walls and the bounce's settings.
+        const auto use_solver = [&](Kernel k) {
+            const GLuint p = use(k);
             set_vec<D>(p, "u_lo", s.bounds.lo);
             set_vec<D>(p, "u_hi", s.bounds.hi);
             set_float(p, "u_restitution", s.restitution);
             set_float(p, "u_threshold", threshold);
+            return p;
         };
         bind_contacts();
         counters.fill_word(8, 0);  // contact_count
-        const GLuint narrow = kernel("world_narrow", "#define KERNEL_NARROW\n");
-        common(narrow);
+        const GLuint narrow = use_solver(Kernel::kNarrow);
         set_uint(narrow, "u_keep", warm && substep > 0 ? 1u : 0u);
         set_float(narrow, "u_bias", warm ? kBiasShare * s.position_correction / dt : 0.0f);
         dispatch(stride_groups(capacity));
-        common(kernel("world_count", "#define KERNEL_COUNT\n"));
+        use_solver(Kernel::kCount);
         dispatch(stride_groups(n));
-        common(kernel("world_walls", "#define KERNEL_WALLS\n"));
+        use_solver(Kernel::kWalls);
         dispatch(stride_groups(n));
         stamp(kNarrow);
 
-        const GLuint impulse = kernel("world_impulse", "#define KERNEL_IMPULSE\n");
-        const GLuint gather_v = kernel("world_gather_velocity", "#define KERNEL_GATHER_VELOCITY\n");
         if (warm) {
-            const GLuint warm_start = kernel("world_warm", "#define KERNEL_WARM\n");
-            common(warm_start);
+            const GLuint warm_start = use_solver(Kernel::kWarm);
             set_uint(warm_start, "u_search", substep == 0 ? 1u : 0u);
             prev_runs_a.bind(kBoxes);  // the boxes' binding is free once the grid is built
             prev_pair_b.bind(kKeys);
             prev_state.bind(kWalls);
             dispatch(stride_groups(capacity));
             walls.bind(kWalls);
-            common(gather_v);
+            use_solver(Kernel::kGatherVelocity);
             dispatch(stride_groups(n));
         }
-        const GLuint choose = kernel("world_choose", "#define KERNEL_CHOOSE\n");
-        const GLuint pairwise = kernel("world_pairwise", "#define KERNEL_PAIRWISE\n");
         choice.reserve(n * 4);
         for (int it = 0; it < s.solver_iterations; ++it) {
             if (warm) {
-                common(impulse);
+                use_solver(Kernel::kImpulse);
                 dispatch(stride_groups(capacity));
             } else {
                 choice.bind(kKeys);
-                common(choose);
+                use_solver(Kernel::kChoose);
                 dispatch(stride_groups(n));
-                common(pairwise);
+                use_solver(Kernel::kPairwise);
                 dispatch(stride_groups(capacity));
             }
-            common(gather_v);
+            use_solver(Kernel::kGatherVelocity);
             dispatch(stride_groups(n));
         }
-        const GLuint push = kernel("world_push", "#define KERNEL_PUSH\n");
-        const GLuint gather_p = kernel("world_gather_position", "#define KERNEL_GATHER_POSITION\n");
         for (int it = 0; it < s.position_iterations; ++it) {
-            common(push);
+            const GLuint push = use_solver(Kernel::kPush);
             set_float(push, "u_beta", s.position_correction);
             dispatch(stride_groups(capacity));
-            common(gather_p);
+            use_solver(Kernel::kGatherPosition);
             dispatch(stride_groups(n));
         }
         stamp(kResolve);
@@ -345,8 +363,7 @@ struct GpuWorld<D>::Impl {
     void send_readback(Slot& slot, BodyId watched, std::uint64_t step) {
         constexpr std::size_t kBody = sizeof(Vec<D>);
         const std::size_t samples = std::min(kSpeedSamples, n);
-        const GLuint sample = kernel("world_sample", "#define KERNEL_SAMPLE\n");
-        glUseProgram(sample);
+        const GLuint sample = use(Kernel::kSample);
         set_uint(sample, "u_samples", static_cast<std::uint32_t>(samples));
         set_uint(sample, "u_stride", static_cast<std::uint32_t>(n / samples));
         vel.bind(kVel);
