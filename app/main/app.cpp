@@ -549,10 +549,9 @@ void App::draw_scene(glm::vec2 size, glm::vec2 screen, glm::ivec2 framebuffer,
             const Box3 walls = demo_.world().bounds();
             const glm::vec3 eye = camera_3d_.eye();
             const glm::vec3 nearest = glm::clamp(eye, walls.lo, walls.hi);
-            constexpr float kPointRadiusPx = 4.0f;
+            const float pixel = camera_3d_.pixel_size_at(nearest, screen);
             const bool points =
-                nearest != eye && gpu_bodies->max_radius <=
-                                      kPointRadiusPx * camera_3d_.pixel_size_at(nearest, screen);
+                nearest != eye && gpu_bodies->max_radius <= Renderer::kPointRadiusPx * pixel;
             renderer_.draw_spheres(*gpu_bodies, mode, camera_3d_.view(), camera_3d_.proj(size),
                                    points);
         } else {

@@ -248,9 +248,6 @@ void Renderer::bind_gpu_bodies(const GpuBodies& b, ColorMode mode, const ColourU
 void Renderer::draw_circles(const GpuBodies& bodies, ColorMode mode, const glm::mat4& view_proj,
                             float world_per_pixel) {
     if (bodies.count == 0) return;
-    // Points are clipped by their centre, so only sprites a few pixels wide are: a disc
-    // half out of the view would vanish whole.
-    constexpr float kPointRadiusPx = 4.0f;
     const bool points = bodies.max_radius <= kPointRadiusPx * world_per_pixel;
     circle_state(view_proj, world_per_pixel, points);
     bind_gpu_bodies(bodies, mode, circles_.colour);

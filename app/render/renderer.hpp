@@ -17,6 +17,10 @@ namespace collidoscope {
 
 class Renderer {
 public:
+    // Bodies up to this drawn radius are point sprites. Points are clipped by their centre,
+    // so only sprites a few pixels wide are: a disc half out of the view would vanish whole.
+    static constexpr float kPointRadiusPx = 4.0f;
+
     // Compiles the embedded shaders; needs a current OpenGL 3.3 core context.
     Renderer();
 

@@ -106,6 +106,8 @@ public:
             speed_lut_[i] = collide::ramp_color(static_cast<float>(i) /
                                                 static_cast<float>(speed_lut_.size() - 1));
         }
+        const auto& radius = world_.bodies().radius;
+        if (!radius.empty()) max_radius_ = *std::max_element(radius.begin(), radius.end());
     }
 
     int dim() const override { return D; }
@@ -277,8 +279,7 @@ public:
     std::optional<GpuBodies> gpu_bodies() const override {
         if (!gpu_) return std::nullopt;
         const collide::gpu::BodyBuffers b = gpu_->buffers();
-        return GpuBodies{b.pos,   b.vel, b.radius,         b.mass,
-                         b.count, D,     gpu_speed_scale_, gpu_max_radius_};
+        return GpuBodies{b.pos, b.vel, b.radius, b.mass, b.count, D, gpu_speed_scale_, max_radius_};
     }
     void watch(BodyId id) override { watched_ = id; }
     std::uint64_t gpu_overflowed_steps() const override {
@@ -305,11 +306,10 @@ private:
     std::unique_ptr<collide::gpu::GpuWorld<D>> gpu_;
     collide::StepTimings gpu_timings_;
     float gpu_speed_scale_ = 1.0f;
-    float gpu_max_radius_ = 0.0f;
     std::uint64_t scale_step_ = 0;  // the step of the speed sample last used
     std::vector<float> inv_mass_;   // for body_arrays(): 0 static, 1 moving
     std::uint64_t shape_id_ = 0;    // body_arrays()' shape_id, this world's own
-    float max_radius_ = 0.0f;
+    float max_radius_ = 0.0f;       // radii never change: the largest, taken once
     BodyId watched_ = kNoBody;
     mutable std::optional<std::optional<std::string>> bodies_refusal_;
     collide::TunnellingCheck<D> tunnelling_{collide::make_broadphase<D>("sort-and-sweep")};
@@ -417,10 +417,10 @@ float WorldAdapter<D>::speed_scale() {
 }
 
 template <int D>
-float WorldAdapter<D>::smoothed_speed_scale(std::vector<float>& speed_sample_) {
-    if (speed_sample_.empty()) return 1.0f;
-    auto nth = speed_sample_.begin() + static_cast<std::ptrdiff_t>(speed_sample_.size() * 95 / 100);
-    std::nth_element(speed_sample_.begin(), nth, speed_sample_.end());
+float WorldAdapter<D>::smoothed_speed_scale(std::vector<float>& sample) {
+    if (sample.empty()) return 1.0f;
+    auto nth = sample.begin() + static_cast<std::ptrdiff_t>(sample.size() * 95 / 100);
+    std::nth_element(sample.begin(), nth, sample.end());
     const float target = std::max(*nth, 1e-6f);
     // Rises at once (so nothing saturates for long) but falls slowly, so the colours do not
     // flicker with the sample and a pile coming to rest fades to blue instead of rescaling.
@@ -493,11 +493,10 @@ std::optional<BodyArrays> WorldAdapter<D>::body_arrays(ColorMode mode) {
     if (gpu_ || mode == ColorMode::kCost || world_.has_implicit()) return std::nullopt;
     track_costs(false);
     const auto& b = world_.bodies();
-    if (shape_id_ == 0) {  // radii and static flags never change: taken once
+    if (shape_id_ == 0) {  // static flags never change: taken once
         shape_id_ = next_shape_id();
         inv_mass_.resize(b.size());
         for (std::size_t i = 0; i < b.size(); ++i) inv_mass_[i] = b.is_static[i] ? 0.0f : 1.0f;
-        max_radius_ = b.radius.empty() ? 0.0f : *std::max_element(b.radius.begin(), b.radius.end());
     }
     const auto floats = [](const auto& v) {
         return std::span<const float>(reinterpret_cast<const float*>(v.data()),
@@ -644,8 +643,6 @@ std::optional<std::string> WorldAdapter<D>::set_gpu_world(bool on) {
         } catch (const std::exception& e) {
             return std::string(e.what());
         }
-        const auto& radius = world_.bodies().radius;
-        gpu_max_radius_ = radius.empty() ? 0.0f : *std::max_element(radius.begin(), radius.end());
         // The CPU's scale until the readbacks bring samples of the GPU's speeds.
         gpu_speed_scale_ = speed_scale();
         scale_step_ = 0;
