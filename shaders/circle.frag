@@ -11,6 +11,10 @@ uniform int u_points;  // circle.vert's: a point sprite's coordinate stands for 
 out vec4 frag_color;
 
 void main() {
+    if (u_points != 0 && v_point_scale == 0.0) {  // a dot: the pixel is the body
+        frag_color = v_color;
+        return;
+    }
     vec2 local = u_points != 0 ? (gl_PointCoord * 2.0 - 1.0) * v_point_scale : v_local;
     float d = length(local) - 1.0;       // signed distance to the rim, in radii
     float aa = max(fwidth(d), 1e-6);     // radii per pixel

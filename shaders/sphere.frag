@@ -9,6 +9,7 @@ in vec3 v_ray;
 flat in vec3 v_centre;
 flat in float v_radius;
 flat in vec4 v_color;
+flat in int v_dot;
 
 uniform mat4 u_proj;
 uniform int u_points;      // sphere.vert's: the eye ray is rebuilt from the fragment
@@ -19,7 +20,22 @@ out vec4 frag_color;
 
 const vec3 kLight = vec3(-0.45, 0.75, 0.5);  // view space: from the upper left, towards the eye
 
+// Ambient and Lambert (darkened by `rim`) and specular at the surface point with normal n,
+// seen along rd.
+vec3 shade(vec3 n, vec3 rd, float rim) {
+    vec3 l = normalize(kLight);
+    float diffuse = max(dot(n, l), 0.0);
+    vec3 half_vector = normalize(l - rd);
+    float specular = pow(max(dot(n, half_vector), 0.0), 48.0) * 0.35;
+    return v_color.rgb * (0.22 + 0.78 * diffuse) * rim + vec3(specular);
+}
+
 void main() {
+    if (u_points != 0 && v_dot != 0) {  // a dot: lit as the point facing the eye
+        vec3 rd = normalize(v_centre);
+        frag_color = vec4(shade(-rd, rd, 1.0), v_color.a);
+        return;
+    }
     vec3 ray = v_ray;
     if (u_points != 0) {
         vec2 ndc = (gl_FragCoord.xy - u_viewport.xy) / u_viewport.zw * 2.0 - 1.0;
@@ -40,14 +56,10 @@ void main() {
     vec3 p = rd * t;
     vec3 n = normalize(p - v_centre);
 
-    vec3 l = normalize(kLight);
-    float diffuse = max(dot(n, l), 0.0);
-    vec3 half_vector = normalize(l - rd);
-    float specular = pow(max(dot(n, half_vector), 0.0), 48.0) * 0.35;
     // A darker rim separates touching spheres of the same colour.
     float facing = max(dot(n, -rd), 0.0);
     float rim = smoothstep(0.0, 0.35, facing);
-    vec3 rgb = v_color.rgb * (0.22 + 0.78 * diffuse) * mix(0.45, 1.0, rim) + vec3(specular);
+    vec3 rgb = shade(n, rd, mix(0.45, 1.0, rim));
     frag_color = vec4(rgb, v_color.a * coverage);
 
 #ifndef POINT_SPRITES

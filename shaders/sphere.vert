@@ -14,6 +14,9 @@ out vec3 v_ray;  // view-space point on the quad: the ray direction from the eye
 flat out vec3 v_centre;
 flat out float v_radius;
 flat out vec4 v_color;
+flat out int v_dot;  // points: 1 where the sphere is under a pixel and a half wide
+
+const float kDotRadiusPx = 0.75;  // as circle.vert's: one pixel, one fragment
 
 void main() {
     vec3 c = (u_view * vec4(a_centre, 1.0)).xyz;
@@ -24,6 +27,7 @@ void main() {
     v_centre = c;
     v_radius = r;
     v_color = body_colour();
+    v_dot = 0;
     if (d <= r * 1.001) {
         // The eye is inside this sphere: drop it rather than fill the screen.
         v_ray = vec3(0.0);
@@ -34,7 +38,8 @@ void main() {
         // The silhouette's radius in pixels, with a pixel for the antialiased rim.
         float s_px = r * d / sqrt(d * d - r * r) / pixel_at_depth;
         v_ray = c;
-        gl_PointSize = 2.0 * s_px + 2.0;
+        v_dot = a_radius < kDotRadiusPx * pixel_at_depth ? 1 : 0;
+        gl_PointSize = v_dot != 0 ? 1.0 : 2.0 * s_px + 2.0;
         gl_Position = u_proj * vec4(c, 1.0);
         return;
     }
