@@ -1,15 +1,8 @@
 #version 330 core
-// The instance inputs circles and spheres share, and their colour: given per instance (the
-// CPU world fills it), or computed here from the GPU world's buffers: speed on the ramp of
-// collide::ramp_color, or a hue hashed from the body's id as the CPU world does; static
-// bodies grey. Prepended to circle.vert and sphere.vert.
-layout(location = 0) in vec3 a_centre;
-layout(location = 1) in float a_radius;
-layout(location = 2) in vec4 a_color;
-layout(location = 3) in vec3 a_velocity;
-layout(location = 4) in float a_inv_mass;  // 0 = static
-
-uniform int u_colour_source;  // 0: a_color; 1: speed; 2: id
+// A body's colour from the body arrays: speed on the ramp of collide::ramp_color, or a hue
+// hashed from the body's id as the CPU world does; static bodies grey. Prepended to the
+// body shaders (with body_instance.glsl) and to dot_composite.frag.
+uniform int u_colour_source;  // 0: each instance's own (body_instance.glsl); 1: speed; 2: id
 uniform float u_inv_speed_scale;
 
 uint mix_bits(uint x) {
@@ -44,12 +37,12 @@ vec3 ramp(float t) {
     return mix(stops[i], stops[i + 1], t - float(i));
 }
 
-vec4 body_colour() {
-    if (u_colour_source == 0) return a_color;
-    if (a_inv_mass == 0.0) return vec4(vec3(140.0 / 255.0), 1.0);
+// Colour sources 1 and 2 (inv_mass 0 = static).
+vec4 colour_of(vec3 velocity, float inv_mass, uint id) {
+    if (inv_mass == 0.0) return vec4(vec3(140.0 / 255.0), 1.0);
     if (u_colour_source == 1) {
-        float t = length(a_velocity) * u_inv_speed_scale;
+        float t = length(velocity) * u_inv_speed_scale;
         return vec4(ramp(t < 1.0 ? t : 1.0), 1.0);  // NaN reads as the fastest
     }
-    return vec4(hue(float(mix_bits(uint(gl_InstanceID)) >> 8u) / 16777216.0), 1.0);
+    return vec4(hue(float(mix_bits(id) >> 8u) / 16777216.0), 1.0);
 }

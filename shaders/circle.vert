@@ -2,7 +2,8 @@
 // pixels around it so the fragment shader has room for its antialiased edge. As points,
 // bodies under a pixel and a half wide are one-pixel dots, so a million-body scene stays
 // visible and costs one fragment a body (a disc's sprite with its rim would cost 12).
-// (body_colour.glsl comes first: #version, the instance inputs and body_colour().)
+// (body_colour.glsl and body_instance.glsl come first: #version, the instance inputs and
+// body_colour().)
 
 uniform mat4 u_view_proj;
 uniform float u_world_per_pixel;

@@ -1,7 +1,8 @@
 // Instanced sphere impostors for the 3D view. Each instance becomes a quad facing the eye
 // (perpendicular to the line of sight to the centre, not to the view axis) and sized to the
 // sphere's tangent cone, so the quad covers the silhouette exactly at any position on screen.
-// (body_colour.glsl comes first: #version, the instance inputs and body_colour().)
+// (body_colour.glsl and body_instance.glsl come first: #version, the instance inputs and
+// body_colour().)
 
 uniform mat4 u_view;
 uniform mat4 u_proj;

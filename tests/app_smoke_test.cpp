@@ -208,3 +208,19 @@ INSTANTIATE_TEST_SUITE_P(Registry, AppSmoke, ::testing::ValuesIn(cases()), [](co
 });
 
 }  // namespace
+
+// Bodies under a pixel wide are dots (Renderer::draw_dots: a compute pass marks their pixels),
+// in the CPU world and in the GPU world: 150,000 bodies of radius 0.5 to 1 fill a world about
+// 950 wide, drawn about 500 pixels wide.
+TEST(AppSmokeDots, SubPixelBodiesShowInBothWorlds) {
+    for (const char* world : {"cpu", "gpu"}) {
+        const std::string png = run_app(std::string("dots_") + world,
+                                        std::string("--count 150000 --msaa 0 --overlay none "
+                                                    "--world ") +
+                                            world,
+                                        2);
+        const RegionColours colours = world_region_colours(png);
+        EXPECT_TRUE(shows_bodies(colours)) << world << ": " << colours.distinct
+                                           << " colours, commonest " << colours.most_common_share;
+    }
+}

@@ -56,6 +56,9 @@ void delete_buffer(GLuint id) {
 void delete_query(GLuint id) {
     glDeleteQueries(1, &id);
 }
+void delete_texture(GLuint id) {
+    glDeleteTextures(1, &id);
+}
 void delete_vertex_array(GLuint id) {
     glDeleteVertexArrays(1, &id);
 }
@@ -73,6 +76,12 @@ GlVertexArray make_vertex_array() {
     GLuint id = 0;
     glGenVertexArrays(1, &id);
     return GlVertexArray(id);
+}
+
+GlTexture make_texture() {
+    GLuint id = 0;
+    glGenTextures(1, &id);
+    return GlTexture(id);
 }
 
 GlProgram make_program(const char* name, const char* vertex_source, const char* fragment_source) {

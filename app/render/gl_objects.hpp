@@ -1,4 +1,4 @@
-// Small owning wrappers for OpenGL objects (buffer, vertex array, shader program), so GL
+// Small owning wrappers for OpenGL objects (buffer, vertex array, program, texture), so GL
 // resources are released exactly once, in the right order, without new/delete or manual
 // cleanup paths. They need a current GL context to be constructed and destroyed.
 #pragma once
@@ -42,14 +42,17 @@ void delete_buffer(GLuint id);
 void delete_vertex_array(GLuint id);
 void delete_program(GLuint id);
 void delete_query(GLuint id);
+void delete_texture(GLuint id);
 
 using GlBuffer = GlName<delete_buffer>;
 using GlVertexArray = GlName<delete_vertex_array>;
 using GlProgram = GlName<delete_program>;
 using GlQuery = GlName<delete_query>;
+using GlTexture = GlName<delete_texture>;
 
 GlBuffer make_buffer();
 GlVertexArray make_vertex_array();
+GlTexture make_texture();
 
 // Compiles and links a program; throws std::runtime_error with the driver's log.
 GlProgram make_program(const char* name, const char* vertex_source, const char* fragment_source);

@@ -2,13 +2,19 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
 #include <string>
 
 #include <glm/gtc/type_ptr.hpp>
 
+#include "collide/gpu/compute_context.hpp"
+#include "collide/gpu/dot_splat.hpp"
 #include "shaders/body_colour.glsl.hpp"
+#include "shaders/body_instance.glsl.hpp"
 #include "shaders/circle.frag.hpp"
 #include "shaders/circle.vert.hpp"
+#include "shaders/dot_composite.frag.hpp"
+#include "shaders/dot_composite.vert.hpp"
 #include "shaders/lines.frag.hpp"
 #include "shaders/lines.vert.hpp"
 #include "shaders/sphere.frag.hpp"
@@ -37,14 +43,16 @@ Renderer::Renderer()
     const auto colour_uniforms = [](const GlProgram& p) {
         return ColourUniforms{uniform(p, "u_colour_source"), uniform(p, "u_inv_speed_scale")};
     };
-    const std::string circle_vert = std::string(shaders::kBodyColourGlsl) + shaders::kCircleVert;
+    const std::string body_inputs =
+        std::string(shaders::kBodyColourGlsl) + shaders::kBodyInstanceGlsl;
+    const std::string circle_vert = body_inputs + shaders::kCircleVert;
     circles_.program = make_program("circle", circle_vert.c_str(), shaders::kCircleFrag);
     circles_.view_proj = uniform(circles_.program, "u_view_proj");
     circles_.world_per_pixel = uniform(circles_.program, "u_world_per_pixel");
     circles_.points = uniform(circles_.program, "u_points");
     circles_.colour = colour_uniforms(circles_.program);
 
-    const std::string sphere_vert = std::string(shaders::kBodyColourGlsl) + shaders::kSphereVert;
+    const std::string sphere_vert = body_inputs + shaders::kSphereVert;
     const auto sphere_program = [&](const char* name, const std::string& fragment) {
         SphereProgram p;
         p.program = make_program(name, sphere_vert.c_str(), fragment.c_str());
@@ -67,6 +75,17 @@ Renderer::Renderer()
 
     lines_.program = make_program("lines", shaders::kLinesVert, shaders::kLinesFrag);
     lines_.view_proj = uniform(lines_.program, "u_view_proj");
+
+    const std::string dot_frag = std::string(shaders::kBodyColourGlsl) + shaders::kDotCompositeFrag;
+    dots_.program = make_program("dots", shaders::kDotCompositeVert, dot_frag.c_str());
+    dots_.origin = uniform(dots_.program, "u_origin");
+    dots_.width = uniform(dots_.program, "u_width");
+    dots_.colour = colour_uniforms(dots_.program);
+    glUseProgram(dots_.program.get());
+    glUniform1i(uniform(dots_.program, "u_pixels"), 0);  // texture units, as draw_dots binds
+    glUniform1i(uniform(dots_.program, "u_velocity"), 1);
+    glUniform1i(uniform(dots_.program, "u_inv_mass"), 2);
+    glUseProgram(0);
 
     // Circles and spheres share one instance layout: centre, radius, colour (BGRA bytes,
     // which is how 0xAARRGGBB sits in memory on a little-endian machine). Corners come from
@@ -99,6 +118,8 @@ Renderer::Renderer()
     glGetIntegerv(GL_SAMPLES, &samples);
     multisampled_ = samples > 1;
 }
+
+Renderer::~Renderer() = default;
 
 void Renderer::begin_frame(glm::ivec2 framebuffer, glm::ivec4 clip) {
     framebuffer_ = glm::max(framebuffer, glm::ivec2(1));
@@ -241,13 +262,20 @@ void Renderer::bind_gpu_bodies(const GpuBodies& b, ColorMode mode, const ColourU
     attribute(4, b.mass, 1, b.mass_stride);  // the GPU world's: (inverse mass, contacts)
     glDisableVertexAttribArray(2);
     glVertexAttrib4f(2, 1.0f, 1.0f, 1.0f, 1.0f);
+    set_colour(colour, mode, b.speed_scale);
+}
+
+void Renderer::set_colour(const ColourUniforms& colour, ColorMode mode, float speed_scale) {
     glUniform1i(colour.source, mode == ColorMode::kId ? 2 : 1);
-    glUniform1f(colour.inv_speed_scale, 1.0f / std::max(b.speed_scale, 1e-6f));
+    glUniform1f(colour.inv_speed_scale, 1.0f / std::max(speed_scale, 1e-6f));
 }
 
 void Renderer::draw_circles(const GpuBodies& bodies, ColorMode mode, const glm::mat4& view_proj,
                             float world_per_pixel) {
     if (bodies.count == 0) return;
+    if (bodies.max_radius < kDotRadiusPx * world_per_pixel && draw_dots(bodies, mode, view_proj)) {
+        return;
+    }
     const bool points = bodies.max_radius <= kPointRadiusPx * world_per_pixel;
     circle_state(view_proj, world_per_pixel, points);
     bind_gpu_bodies(bodies, mode, circles_.colour);
@@ -258,6 +286,46 @@ void Renderer::draw_circles(const GpuBodies& bodies, ColorMode mode, const glm::
     }
     ++draw_calls_;
     glBindVertexArray(0);
+}
+
+bool Renderer::draw_dots(const GpuBodies& b, ColorMode mode, const glm::mat4& view_proj) {
+    if (!dot_splat_tried_) {
+        dot_splat_tried_ = true;
+        try {
+            dot_splat_ = std::make_unique<collide::gpu::DotSplat>();
+        } catch (const collide::gpu::GpuError& e) {
+            std::fprintf(stderr, "collidoscope: bodies under a pixel are point sprites: %s\n",
+                         e.what());
+        }
+    }
+    GLint texels = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &texels);
+    const auto pixels = std::size_t(viewport_.x) * std::size_t(viewport_.y);
+    if (!dot_splat_ || std::max(b.count, pixels) > std::size_t(texels)) return false;
+
+    dot_splat_->splat(b.pos, b.count, glm::value_ptr(view_proj), viewport_.x, viewport_.y);
+    const auto texture = [](GLenum unit, const GlTexture& t, GLenum format, GLuint buffer) {
+        glActiveTexture(unit);
+        glBindTexture(GL_TEXTURE_BUFFER, t.get());
+        glTexBuffer(GL_TEXTURE_BUFFER, format, buffer);
+    };
+    texture(GL_TEXTURE0, dot_pixels_, GL_R32UI, dot_splat_->pixels());
+    texture(GL_TEXTURE1, dot_velocity_, GL_RG32F, b.vel);
+    // The GPU world's masses are (inverse mass, contacts) pairs; the CPU world's one float.
+    texture(GL_TEXTURE2, dot_inv_mass_, b.mass_stride == 8 ? GL_RG32F : GL_R32F, b.mass);
+    glActiveTexture(GL_TEXTURE0);
+
+    glDisable(GL_DEPTH_TEST);
+    glUseProgram(dots_.program.get());
+    glUniform2i(dots_.origin, viewport_origin_.x, viewport_origin_.y);
+    glUniform1i(dots_.width, viewport_.x);
+    set_colour(dots_.colour, mode, b.speed_scale);
+    glBindVertexArray(dots_vao_.get());
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    ++draw_calls_;
+    glBindVertexArray(0);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
+    return true;
 }
 
 void Renderer::draw_spheres(const GpuBodies& bodies, ColorMode mode, const glm::mat4& view,

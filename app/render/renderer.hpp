@@ -5,6 +5,7 @@
 // draw calls so the stats panel can show them.
 #pragma once
 
+#include <memory>
 #include <span>
 
 #include <glm/glm.hpp>
@@ -13,6 +14,10 @@
 #include "common/palette.hpp"
 #include "render/gl_objects.hpp"
 
+namespace collide::gpu {
+class DotSplat;
+}
+
 namespace collidoscope {
 
 class Renderer {
@@ -20,9 +25,14 @@ public:
     // Bodies up to this drawn radius are point sprites. Points are clipped by their centre,
     // so only sprites a few pixels wide are: a disc half out of the view would vanish whole.
     static constexpr float kPointRadiusPx = 4.0f;
+    // 2D bodies all under this drawn radius are dots: one pixel each, marked by a compute pass
+    // (collide::gpu::DotSplat) where there is an OpenGL 4.3 context. circle.vert's dots, drawn
+    // as one-pixel points, begin at the same radius.
+    static constexpr float kDotRadiusPx = 0.75f;
 
     // Compiles the embedded shaders; needs a current OpenGL 3.3 core context.
     Renderer();
+    ~Renderer();
 
     // Sets the viewport, clears colour and depth, and resets the draw-call count. Drawing
     // then stays inside `clip` (x, y from the bottom, width, height in framebuffer pixels):
@@ -86,13 +96,25 @@ private:
         GlProgram program;
         GLint view_proj = -1;
     };
+    struct DotProgram {
+        GlProgram program;
+        GLint origin = -1;
+        GLint width = -1;
+        ColourUniforms colour;
+    };
 
     void upload_instances(std::span<const Instance> instances);
     // Points the GPU world's vertex array at `bodies`' buffers and sets the colour uniforms.
     void bind_gpu_bodies(const GpuBodies& bodies, ColorMode mode, const ColourUniforms& colour);
+    // body_colour.glsl's uniforms for `mode` (speed or id) in the program in use.
+    static void set_colour(const ColourUniforms& colour, ColorMode mode, float speed_scale);
     void circle_state(const glm::mat4& view_proj, float world_per_pixel, bool points);
     void sphere_state(const glm::mat4& view, const glm::mat4& proj, bool points);
     void end_spheres();
+    // Draws `bodies` (2D) as dots: the splat marks a pixel per body, and one triangle over the
+    // view colours the marked pixels. False where the splat cannot run (no OpenGL 4.3, or more
+    // bodies than a buffer texture holds); the caller then draws point sprites.
+    bool draw_dots(const GpuBodies& bodies, ColorMode mode, const glm::mat4& view_proj);
     void draw_vertices(GLenum mode, std::span<const LineVertex> vertices,
                        const glm::mat4& view_proj, bool depth_test);
 
@@ -100,6 +122,13 @@ private:
     SphereProgram spheres_;
     SphereProgram sphere_points_;  // the POINT_SPRITES build of sphere.frag
     LineProgram lines_;
+    DotProgram dots_;
+    GlVertexArray dots_vao_ =
+        make_vertex_array();  // no attributes: the triangle comes from gl_VertexID
+    GlTexture dot_pixels_ = make_texture(), dot_velocity_ = make_texture(),
+              dot_inv_mass_ = make_texture();
+    std::unique_ptr<collide::gpu::DotSplat> dot_splat_;
+    bool dot_splat_tried_ = false;
     GlVertexArray instance_vao_;
     StreamBuffer instance_buffer_;
     GlVertexArray gpu_bodies_vao_;
