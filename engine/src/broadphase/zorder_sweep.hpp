@@ -99,8 +99,9 @@ template <typename Test, typename Skipped>
 void KeySweep<D, Key>::walk(std::size_t first, std::uint64_t zmin, std::uint64_t last,
                             const Test& test, const Skipped& skipped) const {
     // A jump (BIGMIN, then a search) costs as much as checking a few dozen codes against
-    // the region, so short runs outside it are stepped over one by one.
-    constexpr int kStepsBeforeJump = 8;
+    // the region, so short runs outside it are stepped over one by one (16 was the fastest
+    // of 4 to 64 on every scene at 100k in both dimensions; 8 cost powerlaw 15-20%).
+    constexpr int kStepsBeforeJump = 16;
     const bool skip = skips();
     const std::size_t n = entries_.size();
     int misses = 0;
@@ -126,9 +127,12 @@ template <int D, typename Key>
 template <typename Test, typename Skipped>
 void KeySweep<D, Key>::scan(std::size_t rank, const Test& test, const Skipped& skipped) const {
     const std::uint64_t lo_key = entries_[rank].lo_key;
+    const std::uint64_t last = entries_[rank].hi_key;
+    // Most small boxes end before the next key: no walk, and no skip region to work out.
+    if (rank + 1 == entries_.size() || entries_[rank + 1].lo_key > last) return;
     const std::uint64_t zmin =
         skips() ? morton::encode<D>(lowered(morton::decode<D>(lo_key))) : lo_key;
-    walk(rank + 1, zmin, entries_[rank].hi_key, test, skipped);
+    walk(rank + 1, zmin, last, test, skipped);
 }
 
 template <int D>
