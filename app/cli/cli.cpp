@@ -396,7 +396,9 @@ template <int D>
 std::vector<collide::Param> params_of(std::string_view algorithm) {
     // The GPU rows have no tunables; making one here would make a GL context before the window.
     if (collide::runs_on_gpu(algorithm)) return {};
-    const std::span<collide::Param> params = collide::make_broadphase<D>(algorithm)->params();
+    // The tunables live in the algorithm: copy them while it is alive.
+    const auto broadphase = collide::make_broadphase<D>(algorithm);
+    const std::span<collide::Param> params = broadphase->params();
     return {params.begin(), params.end()};
 }
 
