@@ -457,7 +457,11 @@ RawArgs with_preset(std::span<const std::string_view> args, RawArgs raw) {
 CliResult parse_cli(std::span<const std::string_view> args) {
     // --help wins over everything else on the line, even over mistakes.
     for (std::string_view a : args) {
-        if (a == "--help" || a == "-h") return {CliAction::kHelp, {}};
+        if (a == "--help" || a == "-h") {
+            CliResult help;
+            help.action = CliAction::kHelp;
+            return help;
+        }
     }
     RawArgs raw;
     split_args(args, raw);
