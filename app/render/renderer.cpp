@@ -117,6 +117,9 @@ Renderer::Renderer()
     GLint samples = 0;
     glGetIntegerv(GL_SAMPLES, &samples);
     multisampled_ = samples > 1;
+    GLint texels = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &texels);
+    max_texels_ = static_cast<std::size_t>(std::max(texels, 0));
 }
 
 Renderer::~Renderer() = default;
@@ -298,10 +301,18 @@ bool Renderer::draw_dots(const GpuBodies& b, ColorMode mode, const glm::mat4& vi
                          e.what());
         }
     }
-    GLint texels = 0;
-    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &texels);
+    if (!dot_splat_) return false;
     const auto pixels = std::size_t(viewport_.x) * std::size_t(viewport_.y);
-    if (!dot_splat_ || std::max(b.count, pixels) > std::size_t(texels)) return false;
+    if (std::max(b.count, pixels) > max_texels_) {
+        if (!dot_limit_told_) {
+            std::fprintf(stderr,
+                         "collidoscope: %zu bodies or %zu pixels pass this driver's buffer "
+                         "texture limit of %zu: bodies under a pixel are point sprites\n",
+                         b.count, pixels, max_texels_);
+        }
+        dot_limit_told_ = true;
+        return false;
+    }
 
     dot_splat_->splat(b.pos, b.count, glm::value_ptr(view_proj), viewport_.x, viewport_.y);
     const auto texture = [](GLenum unit, const GlTexture& t, GLenum format, GLuint buffer) {

@@ -5,6 +5,7 @@
 // draw calls so the stats panel can show them.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <span>
 
@@ -129,6 +130,8 @@ private:
               dot_inv_mass_ = make_texture();
     std::unique_ptr<collide::gpu::DotSplat> dot_splat_;
     bool dot_splat_tried_ = false;
+    std::size_t max_texels_ = 0;  // GL_MAX_TEXTURE_BUFFER_SIZE: the most bodies dots can draw
+    bool dot_limit_told_ = false;
     GlVertexArray instance_vao_;
     StreamBuffer instance_buffer_;
     GlVertexArray gpu_bodies_vao_;
