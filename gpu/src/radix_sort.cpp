@@ -6,13 +6,16 @@
 
 #include "shaders/gpu/radix_count.comp.hpp"
 #include "shaders/gpu/radix_scan.comp.hpp"
+#include "shaders/gpu/radix_scan_tiles.comp.hpp"
 #include "shaders/gpu/radix_scatter.comp.hpp"
 
 namespace collide::gpu {
 
 namespace {
 constexpr std::size_t kBlock = 1024;  // keys per work group (256 threads x 4)
-constexpr int kDigitBits = 4;
+constexpr int kDigitBits = 8;
+constexpr std::size_t kDigits = std::size_t{1} << kDigitBits;
+constexpr std::size_t kScanTile = 2048;  // counts per group of the multi-group scan
 }  // namespace
 
 int bits_below(std::size_t n) {
@@ -26,13 +29,22 @@ void RadixSort::sort(ComputeContext& context, std::span<StorageBuffer* const> da
     if (count <= 1) return;
     using namespace collidoscope::shaders;
     const GLuint count_program = context.program("radix_count", 0, {kRadixCountComp});
-    const GLuint scan_program = context.program("radix_scan", 0, {kRadixScanComp});
+    const GLuint tile_sums_program =
+        context.program("radix_scan_tile_sums", 0, {"#define TILE_SUMS\n", kRadixScanTilesComp});
+    const GLuint one_group_scan = context.program("radix_scan", 0, {kRadixScanComp});
+    const GLuint tiles_program = context.program("radix_scan_tiles", 0, {kRadixScanTilesComp});
     const GLuint scatter_program = context.program("radix_scatter", 0, {kRadixScatterComp});
     const GLuint blocks = groups_for(count, kBlock);
-    histogram_.reserve(std::size_t{16} * blocks * sizeof(std::uint32_t));
+    const auto counts = static_cast<GLuint>(kDigits * blocks);
+    const GLuint tiles = groups_for(counts, kScanTile);
+    histogram_.reserve(std::size_t{counts} * sizeof(std::uint32_t));
+    tiles_.reserve(std::size_t{tiles} * sizeof(std::uint32_t));
     unused_.reserve(16);
     const auto words = static_cast<GLuint>(data.size());
     for (StorageBuffer* s : scratch) s->reserve(count * sizeof(std::uint32_t));
+    const auto set = [](GLuint program, const char* name, GLuint value) {
+        glUniform1ui(glGetUniformLocation(program, name), value);
+    };
 
     bool in_scratch = false;  // after an odd number of passes the records sit in scratch
     for (const Field& field : fields) {
@@ -40,23 +52,35 @@ void RadixSort::sort(ComputeContext& context, std::span<StorageBuffer* const> da
             std::span<StorageBuffer* const> src = in_scratch ? scratch : data;
             std::span<StorageBuffer* const> dst = in_scratch ? data : scratch;
             glUseProgram(count_program);
-            glUniform1ui(glGetUniformLocation(count_program, "u_count"), GLuint(count));
-            glUniform1ui(glGetUniformLocation(count_program, "u_shift"), GLuint(shift));
-            glUniform1ui(glGetUniformLocation(count_program, "u_blocks"), blocks);
+            set(count_program, "u_count", GLuint(count));
+            set(count_program, "u_shift", GLuint(shift));
+            set(count_program, "u_blocks", blocks);
             src[field.word]->bind(0);
             histogram_.bind(1);
             dispatch(blocks);
 
-            glUseProgram(scan_program);
-            glUniform1ui(glGetUniformLocation(scan_program, "u_count"), 16 * blocks);
+            // The exclusive scan of the counts: each tile's total, the totals scanned, then
+            // each tile scanned from its start.
+            glUseProgram(tile_sums_program);
+            set(tile_sums_program, "u_count", counts);
+            tiles_.bind(2);
+            dispatch(tiles);
+            glUseProgram(one_group_scan);
+            set(one_group_scan, "u_count", tiles);
+            tiles_.bind(1);
             dispatch(1);
+            glUseProgram(tiles_program);
+            set(tiles_program, "u_count", counts);
+            histogram_.bind(1);
+            tiles_.bind(2);
+            dispatch(tiles);
 
             glUseProgram(scatter_program);
-            glUniform1ui(glGetUniformLocation(scatter_program, "u_count"), GLuint(count));
-            glUniform1ui(glGetUniformLocation(scatter_program, "u_shift"), GLuint(shift));
-            glUniform1ui(glGetUniformLocation(scatter_program, "u_blocks"), blocks);
-            glUniform1ui(glGetUniformLocation(scatter_program, "u_words"), words);
-            glUniform1ui(glGetUniformLocation(scatter_program, "u_key_word"), GLuint(field.word));
+            set(scatter_program, "u_count", GLuint(count));
+            set(scatter_program, "u_shift", GLuint(shift));
+            set(scatter_program, "u_blocks", blocks);
+            set(scatter_program, "u_words", words);
+            set(scatter_program, "u_key_word", GLuint(field.word));
             for (GLuint w = 0; w < 3; ++w) {
                 if (w < words) {
                     src[w]->bind(2 + w);

@@ -1,8 +1,10 @@
-// A stable least-significant-digit radix sort on the GPU, 4 bits a pass, for records of up
+// A stable least-significant-digit radix sort on the GPU, 8 bits a pass, for records of up
 // to three 32-bit words kept as structure of arrays. The grid sorts (cell row, cell column,
 // body), the tree (Morton code, body) and both sort their pairs (a, b) with it, so the
-// pair list comes out in the one order brute force gives. Each pass is three dispatches:
-// count digits per block of 1024, one exclusive scan, scatter. No subgroup operations.
+// pair list comes out in the one order brute force gives. Each pass counts the digits per
+// block of 1024 records, scans the counts (tile totals, the totals in one group, the tiles)
+// and scatters. No subgroup operations. (With 4-bit digits and a one-group scan, the sorts
+// took 17 of the 10M GPU world's 28-ms step on an H100.)
 #pragma once
 
 #include <array>
@@ -29,10 +31,11 @@ public:
               std::span<StorageBuffer* const> scratch, std::size_t count,
               std::span<const Field> fields);
 
-    std::size_t bytes() const { return histogram_.bytes() + unused_.bytes(); }
+    std::size_t bytes() const { return histogram_.bytes() + tiles_.bytes() + unused_.bytes(); }
 
 private:
     StorageBuffer histogram_;
+    StorageBuffer tiles_;  // the scan's tile totals
     StorageBuffer unused_;  // bound where a record has fewer than three words
 };
 

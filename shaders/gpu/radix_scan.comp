@@ -1,6 +1,6 @@
-// Radix sort, pass 2 of 3: the exclusive prefix sum of the digit counts, in one group of
-// 1024 threads. Each thread sums a contiguous run, the group scans the run totals, and each
-// thread writes its run's prefixes. Also used for any exclusive scan of u_count words.
+// Radix sort: the exclusive prefix sum of radix_scan_tiles.comp's tile totals, in one group
+// of 1024 threads. Each thread sums a contiguous run, the group scans the run totals, and
+// each thread writes its run's prefixes.
 layout(local_size_x = 1024) in;
 
 layout(std430, binding = 1) buffer Values { uint values[]; };

@@ -1,8 +1,10 @@
 // Radix sort, pass 3 of 3: each key of a block moves to its slot, its digit's offset for
 // the block plus its rank among the block's keys of that digit before it. Records are up
 // to three words (structure of arrays); u_key_word says which word the digit comes from.
-// Stable without subgroup operations: thread t holds keys 4t..4t+3 of the block, and one
-// shared-memory scan over (digit, thread) gives every thread its keys' ranks.
+// Stable without subgroup operations: thread t holds keys 4t..4t+3 of the block, and the
+// block is cut into 16 chunks of 64 keys. Shared counters give each chunk's count of every
+// digit, a scan over the chunks gives where each chunk's keys of a digit start, and a key's
+// rank inside its chunk is counted from the chunk's keys before it.
 layout(local_size_x = 256) in;
 
 layout(std430, binding = 1) readonly buffer Offsets { uint offsets[]; };
@@ -18,57 +20,47 @@ uniform uint u_blocks;
 uniform uint u_words;     // 1 to 3
 uniform uint u_key_word;  // 0 to u_words - 1
 
-shared uint s_counts[16 * 256];  // [digit * 256 + thread]
-shared uint s_sums[256];
+const uint kNone = 256u;  // the digit of a slot past the last key
+shared uint s_chunk[16 * 256];  // [chunk * 256 + digit]: counts, then starts in the block
+shared uint s_digit[1024];
 
-uint key_of(uint i) {
+uint digit_of(uint i) {
     uint k = u_key_word == 0u ? src0[i] : (u_key_word == 1u ? src1[i] : src2[i]);
-    return (k >> u_shift) & 15u;
+    return (k >> u_shift) & 255u;
 }
 
 void main() {
     uint lid = gl_LocalInvocationIndex;
     uint block = gl_WorkGroupID.x;
     uint first = block * 1024u + lid * 4u;
-    for (uint d = 0u; d < 16u; ++d) s_counts[d * 256u + lid] = 0u;
+    for (uint c = 0u; c < 16u; ++c) s_chunk[c * 256u + lid] = 0u;
+    barrier();
+    uint chunk = lid / 16u;
     uint digits[4];
     for (uint k = 0u; k < 4u; ++k) {
         uint i = first + k;
-        digits[k] = i < u_count ? key_of(i) : 16u;
+        digits[k] = i < u_count ? digit_of(i) : kNone;
+        s_digit[lid * 4u + k] = digits[k];
+        if (digits[k] != kNone) atomicAdd(s_chunk[chunk * 256u + digits[k]], 1u);
     }
     barrier();
-    for (uint k = 0u; k < 4u; ++k) {
-        if (digits[k] < 16u) s_counts[digits[k] * 256u + lid] += 1u;
+    // Thread d: where each chunk's keys of digit d start among the block's keys of d.
+    uint running = 0u;
+    for (uint c = 0u; c < 16u; ++c) {
+        uint n = s_chunk[c * 256u + lid];
+        s_chunk[c * 256u + lid] = running;
+        running += n;
     }
     barrier();
-    // Exclusive scan of s_counts in (digit, thread) order: runs of 16, then the run totals.
-    uint run = lid * 16u;
-    uint total = 0u;
-    for (uint r = 0u; r < 16u; ++r) total += s_counts[run + r];
-    s_sums[lid] = total;
-    barrier();
-    for (uint step = 1u; step < 256u; step <<= 1u) {
-        uint add = lid >= step ? s_sums[lid - step] : 0u;
-        barrier();
-        s_sums[lid] += add;
-        barrier();
-    }
-    uint running = s_sums[lid] - total;
-    for (uint r = 0u; r < 16u; ++r) {
-        uint c = s_counts[run + r];
-        s_counts[run + r] = running;
-        running += c;
-    }
-    barrier();
+    uint chunk_first = chunk * 64u;
+    uint mine = lid * 4u;
     for (uint k = 0u; k < 4u; ++k) {
         uint d = digits[k];
-        if (d >= 16u) continue;
+        if (d == kNone) continue;
+        uint rank = 0u;  // the chunk's keys of digit d ahead of this one
+        for (uint j = chunk_first; j < mine + k; ++j) rank += s_digit[j] == d ? 1u : 0u;
         uint i = first + k;
-        uint before = 0u;  // this thread's keys of the same digit ahead of this one
-        for (uint e = 0u; e < k; ++e) before += digits[e] == d ? 1u : 0u;
-        // s_counts[d * 256] is where digit d starts in this block.
-        uint rank = s_counts[d * 256u + lid] - s_counts[d * 256u] + before;
-        uint slot = offsets[d * u_blocks + block] + rank;
+        uint slot = offsets[d * u_blocks + block] + s_chunk[chunk * 256u + d] + rank;
         dst0[slot] = src0[i];
         if (u_words > 1u) dst1[slot] = src1[i];
         if (u_words > 2u) dst2[slot] = src2[i];
