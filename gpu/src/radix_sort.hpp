@@ -35,7 +35,7 @@ public:
 
 private:
     StorageBuffer histogram_;
-    StorageBuffer tiles_;  // the scan's tile totals
+    StorageBuffer tiles_;   // the scan's tile totals
     StorageBuffer unused_;  // bound where a record has fewer than three words
 };
 
