@@ -1,6 +1,7 @@
 // The instance inputs circles and spheres share, and their colour: given per instance (the
 // CPU world's cost colours), else body_colour.glsl's from the arrays. Prepended, after
-// body_colour.glsl, to circle.vert and sphere.vert.
+// body_colour.glsl, to circle.vert and sphere.vert; the renderer defines kDotRadiusPx
+// (Renderer::kDotRadiusPx) just before it.
 layout(location = 0) in vec3 a_centre;
 layout(location = 1) in float a_radius;
 layout(location = 2) in vec4 a_color;

@@ -16,8 +16,6 @@ out float v_radius_px;  // drawn radius in pixels, to size the outline
 flat out vec4 v_color;
 flat out float v_point_scale;  // points: the sprite's half side in drawn radii; 0: a dot
 
-const float kDotRadiusPx = 0.75;
-
 void main() {
     float radius_px = max(a_radius / u_world_per_pixel, kDotRadiusPx);
     // The coverage ramp ends half a pixel past the rim: a pixel of margin never cuts it off,

@@ -17,8 +17,6 @@ flat out float v_radius;
 flat out vec4 v_color;
 flat out int v_dot;  // points: 1 where the sphere is under a pixel and a half wide
 
-const float kDotRadiusPx = 0.75;  // as circle.vert's: one pixel, one fragment
-
 void main() {
     vec3 c = (u_view * vec4(a_centre, 1.0)).xyz;
     // Never smaller than a pixel, so distant or tiny bodies stay visible.

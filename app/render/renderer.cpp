@@ -43,8 +43,11 @@ Renderer::Renderer()
     const auto colour_uniforms = [](const GlProgram& p) {
         return ColourUniforms{uniform(p, "u_colour_source"), uniform(p, "u_inv_speed_scale")};
     };
-    const std::string body_inputs =
-        std::string(shaders::kBodyColourGlsl) + shaders::kBodyInstanceGlsl;
+    // The dot radius the shaders test each body against is the one draw_circles tests all of
+    // them against.
+    const std::string body_inputs = std::string(shaders::kBodyColourGlsl) +
+                                    "const float kDotRadiusPx = " + std::to_string(kDotRadiusPx) +
+                                    ";\n" + shaders::kBodyInstanceGlsl;
     const std::string circle_vert = body_inputs + shaders::kCircleVert;
     circles_.program = make_program("circle", circle_vert.c_str(), shaders::kCircleFrag);
     circles_.view_proj = uniform(circles_.program, "u_view_proj");

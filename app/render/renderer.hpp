@@ -27,8 +27,8 @@ public:
     // so only sprites a few pixels wide are: a disc half out of the view would vanish whole.
     static constexpr float kPointRadiusPx = 4.0f;
     // 2D bodies all under this drawn radius are dots: one pixel each, marked by a compute pass
-    // (collide::gpu::DotSplat) where there is an OpenGL 4.3 context. circle.vert's dots, drawn
-    // as one-pixel points, begin at the same radius.
+    // (collide::gpu::DotSplat) where there is an OpenGL 4.3 context. The body shaders get it
+    // too: as point sprites, bodies under it are one-pixel points.
     static constexpr float kDotRadiusPx = 0.75f;
 
     // Compiles the embedded shaders; needs a current OpenGL 3.3 core context.

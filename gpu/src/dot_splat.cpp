@@ -10,8 +10,7 @@
 namespace collide::gpu {
 
 namespace {
-constexpr std::size_t kGroup = 256;
-constexpr std::size_t kMaxGroups = 65535;  // the kernel loops over the rest
+constexpr std::size_t kGroup = 256;  // dot_splat.comp's local_size_x
 }  // namespace
 
 struct DotSplat::Impl {
@@ -36,12 +35,12 @@ void DotSplat::splat(unsigned positions, std::size_t count, const float* view_pr
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
     pixels.fill(0);
     glUseProgram(program);
-    glUniform1ui(glGetUniformLocation(program, "u_count"), static_cast<GLuint>(count));
+    set_uint(program, "u_count", static_cast<std::uint32_t>(count));
     glUniform2i(glGetUniformLocation(program, "u_size"), width, height);
     glUniformMatrix4fv(glGetUniformLocation(program, "u_view_proj"), 1, GL_FALSE, view_proj);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, positions);
     pixels.bind(1);
-    dispatch(std::clamp<GLuint>(groups_for(count, kGroup), 1, kMaxGroups));
+    dispatch(stride_groups(count, kGroup));
     // The renderer reads the pixels through a buffer texture.
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
 }

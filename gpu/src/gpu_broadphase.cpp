@@ -37,11 +37,6 @@ GpuBroadPhase<D>::~GpuBroadPhase() {
 }
 
 template <int D>
-void GpuBroadPhase<D>::set_uint(GLuint program, const char* name, std::uint32_t value) {
-    glUniform1ui(glGetUniformLocation(program, name), value);
-}
-
-template <int D>
 void GpuBroadPhase<D>::bind_common() const {
     boxes_.bind(kBoxBinding);
     statics_.bind(kStaticBinding);

@@ -56,9 +56,6 @@ protected:
     // Structure statistics beyond the base's (nodes, depth, bytes of the structure).
     virtual BroadPhaseStats structure_stats() const = 0;
 
-    // Sets an unsigned uniform of `program` by name.
-    static void set_uint(GLuint program, const char* name, std::uint32_t value);
-
     // The boxes of the last update, read back from the GPU when a view or query asks.
     const std::vector<Aabb<D>>& boxes_on_host() const;
     // One body's box of the last update (from the host copy if there is one, else read alone).

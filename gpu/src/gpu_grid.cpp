@@ -72,7 +72,7 @@ void GridKeys::build(ComputeContext& ctx, RadixSort& sort, const GridLayout<D>& 
     level_mask.fill(0);
     const GLuint keys = ctx.program("grid_keys", D, {kCommonGlsl, kGridLevelsGlsl, kGridKeysComp});
     glUseProgram(keys);
-    glUniform1ui(glGetUniformLocation(keys, "u_count"), static_cast<GLuint>(n));
+    set_uint(keys, "u_count", static_cast<std::uint32_t>(n));
     set_grid_uniforms(keys, layout);
     bind();
     dispatch(groups_for(n, kGroup));

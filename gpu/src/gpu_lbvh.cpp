@@ -32,7 +32,7 @@ void GpuLbvh<D>::build(const SceneBounds<D>& bounds) {
 
     const GLuint codes = ctx.program("lbvh_codes", D, {kCommonGlsl, kLbvhCodesComp});
     glUseProgram(codes);
-    this->set_uint(codes, "u_count", static_cast<std::uint32_t>(n));
+    set_uint(codes, "u_count", static_cast<std::uint32_t>(n));
     const float top = D == 2 ? 65535.0f : 1023.0f;
     Vec<D> scale(0.0f);
     for (int k = 0; k < D; ++k) {
@@ -61,7 +61,7 @@ void GpuLbvh<D>::build(const SceneBounds<D>& bounds) {
     if (n >= 2) {
         const GLuint build = ctx.program("lbvh_build", D, {kCommonGlsl, kLbvhBuildComp});
         glUseProgram(build);
-        this->set_uint(build, "u_count", static_cast<std::uint32_t>(n));
+        set_uint(build, "u_count", static_cast<std::uint32_t>(n));
         codes_.bind(2);
         nodes_.bind(4);
         parents_.bind(5);
@@ -69,7 +69,7 @@ void GpuLbvh<D>::build(const SceneBounds<D>& bounds) {
     }
     const GLuint boxes = ctx.program("lbvh_boxes", D, {kCommonGlsl, kLbvhBoxesComp});
     glUseProgram(boxes);
-    this->set_uint(boxes, "u_count", static_cast<std::uint32_t>(n));
+    set_uint(boxes, "u_count", static_cast<std::uint32_t>(n));
     this->boxes_.bind(kBoxBinding);
     ids_.bind(3);
     nodes_.bind(4);

@@ -101,17 +101,6 @@ std::uint32_t slots_for(std::size_t pairs) {
     return static_cast<std::uint32_t>(std::min(kMaxSlots, pairs + pairs / 2 + 1024));
 }
 
-// Groups for a grid-stride loop over n items.
-GLuint stride_groups(std::size_t n) {
-    return static_cast<GLuint>(std::clamp<std::size_t>(groups_for(n, kGroup), 1, kMaxGroups));
-}
-
-void set_uint(GLuint program, const char* name, std::uint32_t value) {
-    glUniform1ui(glGetUniformLocation(program, name), value);
-}
-void set_float(GLuint program, const char* name, float value) {
-    glUniform1f(glGetUniformLocation(program, name), value);
-}
 template <int D>
 void set_vec(GLuint program, const char* name, const Vec<D>& v) {
     if constexpr (D == 2) {
@@ -221,7 +210,7 @@ struct GpuWorld<D>::Impl {
         radius.bind(kRadius);
         mass.bind(kMass);
         boxes.bind(kBoxes);
-        dispatch(stride_groups(n));
+        dispatch(stride_groups(n, kGroup));
     }
 
     // Slots [first, end) of each body's run of `sorted` keys into `runs`.
@@ -230,7 +219,7 @@ struct GpuWorld<D>::Impl {
         use(Kernel::kRuns);
         sorted.bind(kKeys);
         runs.bind(kRunsA);
-        dispatch(stride_groups(capacity));
+        dispatch(stride_groups(capacity, kGroup));
     }
 
     // The grid, the pairs (sorted by (a, b), padded to the capacity) and each body's runs.
@@ -257,7 +246,7 @@ struct GpuWorld<D>::Impl {
         pair_a.bind(kPairA);
         pair_b.bind(kPairB);
         counters.bind(kCounters);
-        dispatch(stride_groups(capacity));
+        dispatch(stride_groups(capacity, kGroup));
         // Padding holds n, which sorts after every body.
         const int bits = bits_below(n + 1);
         const std::array<RadixSort::Field, 2> pair_fields{{{1, bits}, {0, bits}}};
@@ -271,7 +260,7 @@ struct GpuWorld<D>::Impl {
         pair_b.bind(kPairB);
         keys.bind(kKeys);
         b_slot.bind(kBSlot);
-        dispatch(stride_groups(capacity));
+        dispatch(stride_groups(capacity, kGroup));
         const std::array<RadixSort::Field, 1> b_field{{{0, bits}}};
         const std::array<StorageBuffer*, 2> b_data{&keys, &b_slot};
         const std::array<StorageBuffer*, 2> b_scratch{&keys_scratch, &b_slot_scratch};
@@ -315,11 +304,11 @@ struct GpuWorld<D>::Impl {
         const GLuint narrow = use_solver(Kernel::kNarrow);
         set_uint(narrow, "u_keep", warm && substep > 0 ? 1u : 0u);
         set_float(narrow, "u_bias", warm ? kBiasShare * s.position_correction / dt : 0.0f);
-        dispatch(stride_groups(capacity));
+        dispatch(stride_groups(capacity, kGroup));
         use_solver(Kernel::kCount);
-        dispatch(stride_groups(n));
+        dispatch(stride_groups(n, kGroup));
         use_solver(Kernel::kWalls);
-        dispatch(stride_groups(n));
+        dispatch(stride_groups(n, kGroup));
         stamp(kNarrow);
 
         if (warm) {
@@ -328,32 +317,32 @@ struct GpuWorld<D>::Impl {
             prev_runs_a.bind(kBoxes);  // the boxes' binding is free once the grid is built
             prev_pair_b.bind(kKeys);
             prev_state.bind(kWalls);
-            dispatch(stride_groups(capacity));
+            dispatch(stride_groups(capacity, kGroup));
             walls.bind(kWalls);
             use_solver(Kernel::kGatherVelocity);
-            dispatch(stride_groups(n));
+            dispatch(stride_groups(n, kGroup));
         }
         choice.reserve(n * 4);
         for (int it = 0; it < s.solver_iterations; ++it) {
             if (warm) {
                 use_solver(Kernel::kImpulse);
-                dispatch(stride_groups(capacity));
+                dispatch(stride_groups(capacity, kGroup));
             } else {
                 choice.bind(kKeys);
                 use_solver(Kernel::kChoose);
-                dispatch(stride_groups(n));
+                dispatch(stride_groups(n, kGroup));
                 use_solver(Kernel::kPairwise);
-                dispatch(stride_groups(capacity));
+                dispatch(stride_groups(capacity, kGroup));
             }
             use_solver(Kernel::kGatherVelocity);
-            dispatch(stride_groups(n));
+            dispatch(stride_groups(n, kGroup));
         }
         for (int it = 0; it < s.position_iterations; ++it) {
             const GLuint push = use_solver(Kernel::kPush);
             set_float(push, "u_beta", s.position_correction);
-            dispatch(stride_groups(capacity));
+            dispatch(stride_groups(capacity, kGroup));
             use_solver(Kernel::kGatherPosition);
-            dispatch(stride_groups(n));
+            dispatch(stride_groups(n, kGroup));
         }
         stamp(kResolve);
     }
@@ -370,7 +359,7 @@ struct GpuWorld<D>::Impl {
         mass.bind(kMass);
         speeds.reserve(samples * 4);
         speeds.bind(kBoxes);
-        dispatch(stride_groups(samples));
+        dispatch(stride_groups(samples, kGroup));
         slot.copy.reserve(16 + 2 * kBody + samples * 4);
         glBindBuffer(GL_COPY_WRITE_BUFFER, slot.copy.id());
         const auto copy = [](const StorageBuffer& from, std::size_t offset, std::size_t to,

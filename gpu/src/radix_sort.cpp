@@ -42,9 +42,6 @@ void RadixSort::sort(ComputeContext& context, std::span<StorageBuffer* const> da
     unused_.reserve(16);
     const auto words = static_cast<GLuint>(data.size());
     for (StorageBuffer* s : scratch) s->reserve(count * sizeof(std::uint32_t));
-    const auto set = [](GLuint program, const char* name, GLuint value) {
-        glUniform1ui(glGetUniformLocation(program, name), value);
-    };
 
     bool in_scratch = false;  // after an odd number of passes the records sit in scratch
     for (const Field& field : fields) {
@@ -52,9 +49,9 @@ void RadixSort::sort(ComputeContext& context, std::span<StorageBuffer* const> da
             std::span<StorageBuffer* const> src = in_scratch ? scratch : data;
             std::span<StorageBuffer* const> dst = in_scratch ? data : scratch;
             glUseProgram(count_program);
-            set(count_program, "u_count", GLuint(count));
-            set(count_program, "u_shift", GLuint(shift));
-            set(count_program, "u_blocks", blocks);
+            set_uint(count_program, "u_count", GLuint(count));
+            set_uint(count_program, "u_shift", GLuint(shift));
+            set_uint(count_program, "u_blocks", blocks);
             src[field.word]->bind(0);
             histogram_.bind(1);
             dispatch(blocks);
@@ -62,25 +59,25 @@ void RadixSort::sort(ComputeContext& context, std::span<StorageBuffer* const> da
             // The exclusive scan of the counts: each tile's total, the totals scanned, then
             // each tile scanned from its start.
             glUseProgram(tile_sums_program);
-            set(tile_sums_program, "u_count", counts);
+            set_uint(tile_sums_program, "u_count", counts);
             tiles_.bind(2);
             dispatch(tiles);
             glUseProgram(one_group_scan);
-            set(one_group_scan, "u_count", tiles);
+            set_uint(one_group_scan, "u_count", tiles);
             tiles_.bind(1);
             dispatch(1);
             glUseProgram(tiles_program);
-            set(tiles_program, "u_count", counts);
+            set_uint(tiles_program, "u_count", counts);
             histogram_.bind(1);
             tiles_.bind(2);
             dispatch(tiles);
 
             glUseProgram(scatter_program);
-            set(scatter_program, "u_count", GLuint(count));
-            set(scatter_program, "u_shift", GLuint(shift));
-            set(scatter_program, "u_blocks", blocks);
-            set(scatter_program, "u_words", words);
-            set(scatter_program, "u_key_word", GLuint(field.word));
+            set_uint(scatter_program, "u_count", GLuint(count));
+            set_uint(scatter_program, "u_shift", GLuint(shift));
+            set_uint(scatter_program, "u_blocks", blocks);
+            set_uint(scatter_program, "u_words", words);
+            set_uint(scatter_program, "u_key_word", GLuint(field.word));
             for (GLuint w = 0; w < 3; ++w) {
                 if (w < words) {
                     src[w]->bind(2 + w);

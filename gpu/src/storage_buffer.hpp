@@ -5,8 +5,10 @@
 
 #include <glad/gl.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <utility>
 
@@ -79,6 +81,21 @@ private:
 // Groups of `group` threads covering `n` items.
 inline GLuint groups_for(std::size_t n, std::size_t group) {
     return static_cast<GLuint>((n + group - 1) / group);
+}
+
+// Groups of `group` threads for a grid-stride loop over `n` items: at least one, and no more
+// than one dispatch takes (the kernel loops over the rest).
+inline GLuint stride_groups(std::size_t n, std::size_t group) {
+    constexpr std::size_t kMaxGroups = 65535;
+    return static_cast<GLuint>(std::clamp<std::size_t>(groups_for(n, group), 1, kMaxGroups));
+}
+
+// Uniform `name` of `program`, which must be the one in use.
+inline void set_uint(GLuint program, const char* name, std::uint32_t value) {
+    glUniform1ui(glGetUniformLocation(program, name), value);
+}
+inline void set_float(GLuint program, const char* name, float value) {
+    glUniform1f(glGetUniformLocation(program, name), value);
 }
 
 // Runs `program` over `groups` work groups, after the previous passes' writes to storage
