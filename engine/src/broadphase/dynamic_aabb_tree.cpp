@@ -400,7 +400,7 @@ void DynamicAabbTree<D>::validate() const {
         const AabbTree<D>& tree = tree_of(p);
         const std::int32_t leaf = leaf_[p];
         if (leaf < 0 || static_cast<std::size_t>(leaf) >= tree.slots() || !tree.node(leaf).leaf() ||
-            tree.node(leaf).height != 0 || tree.node(leaf).proxy() != p)
+            tree.height_of(leaf) != 0 || tree.node(leaf).proxy() != p)
             fail("body " + str(b) + "'s leaf " + str(leaf) + " is not a live leaf of proxy " +
                  str(p));
         if (!same_box(tree.node(leaf).box, fat_[p]))

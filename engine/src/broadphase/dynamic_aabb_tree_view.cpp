@@ -35,8 +35,7 @@ template <int D>
 int DynamicAabbTree<D>::leaf_depth(std::uint32_t proxy) const {
     const AabbTree<D>& tree = tree_of(proxy);
     int depth = 0;
-    for (std::int32_t i = tree.node(leaf_[proxy]).parent; i != AabbTree<D>::kNull;
-         i = tree.node(i).parent) {
+    for (std::int32_t i = tree.parent(leaf_[proxy]); i != AabbTree<D>::kNull; i = tree.parent(i)) {
         ++depth;
     }
     return depth;
@@ -76,8 +75,7 @@ void DynamicAabbTree<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) cons
         // The selected body's fat box in white, its ancestors up to the root in magenta.
         const std::uint32_t p = proxy_of_[which.selected];
         const AabbTree<D>& tree = tree_of(p);
-        for (std::int32_t i = tree.node(leaf_[p]).parent; i != AabbTree<D>::kNull;
-             i = tree.node(i).parent) {
+        for (std::int32_t i = tree.parent(leaf_[p]); i != AabbTree<D>::kNull; i = tree.parent(i)) {
             draw.box(tree.node(i).box, kAncestorColor);
         }
         draw.box(fat_[p], kHighlightColor);
