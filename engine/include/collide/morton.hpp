@@ -187,6 +187,8 @@ struct Quantizer {
     // Keeps the frame while it holds every box and is not too loose; otherwise moves it to
     // cover them and returns true (every code changes then).
     bool refit(std::span<const Aabb<D>> boxes);
+    // The same, given the boxes' extent (a caller that measured it in parallel).
+    bool refit(const Aabb<D>& extent);
 
     std::uint32_t axis(float v, int k) const {
         const float g = (v - origin[k]) * scale;

@@ -18,20 +18,37 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
     costs_.reset(n);
-    bool rebuilt = frame_.refit(boxes) || !persistent();
+    // The per-body passes (extent, keys, copies) run in blocks; only the insertion sort is
+    // serial, and it mostly reads.
+    const std::size_t blocks = (n + kBodiesPerBlock - 1) / kBodiesPerBlock;
+    block_extent_.assign(blocks, Aabb<D>::empty());
+    for_each_block(n, kBodiesPerBlock, [&](std::size_t begin, std::size_t end, std::size_t b) {
+        for (std::size_t i = begin; i < end; ++i) block_extent_[b].grow(boxes[i]);
+    });
+    Aabb<D> extent = Aabb<D>::empty();
+    for (const Aabb<D>& e : block_extent_) extent.grow(e);
+    bool rebuilt = (n > 0 && frame_.refit(extent)) || !persistent();
     if (entries_.size() != n) {
         entries_.resize(n);
         for (std::size_t i = 0; i < n; ++i) entries_[i].id = BodyId(i);
         rebuilt = true;
     }
+    block_cells_.assign(blocks, morton::Coords<D>{});
+    for_each_block(n, kBodiesPerBlock, [&](std::size_t begin, std::size_t end, std::size_t b) {
+        morton::Coords<D>& cells = block_cells_[b];
+        for (std::size_t i = begin; i < end; ++i) {
+            Entry& e = entries_[i];
+            const Aabb<D>& box = boxes[e.id];
+            const morton::Coords<D> lo = frame_(box.lo);
+            const morton::Coords<D> hi = frame_(box.hi);
+            e.lo_key = Key::template key<D>(lo);
+            e.hi_key = Key::template key<D>(hi);
+            for (int k = 0; k < D; ++k) cells[k] = std::max(cells[k], hi[k] - lo[k]);
+        }
+    });
     max_cells_ = {};
-    for (Entry& e : entries_) {
-        const Aabb<D>& b = boxes[e.id];
-        const morton::Coords<D> lo = frame_(b.lo);
-        const morton::Coords<D> hi = frame_(b.hi);
-        e.lo_key = Key::template key<D>(lo);
-        e.hi_key = Key::template key<D>(hi);
-        for (int k = 0; k < D; ++k) max_cells_[k] = std::max(max_cells_[k], hi[k] - lo[k]);
+    for (const morton::Coords<D>& cells : block_cells_) {
+        for (int k = 0; k < D; ++k) max_cells_[k] = std::max(max_cells_[k], cells[k]);
     }
     // Last frame's order is nearly right when bodies move little: insertion sort repairs it.
     const auto less = [](const Entry& a, const Entry& b) { return a.lo_key < b.lo_key; };
@@ -45,10 +62,12 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
 
     sorted_.resize(n);
     static_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        sorted_[i] = boxes[entries_[i].id];
-        static_[i] = is_static[entries_[i].id];
-    }
+    for_each_block(n, kBodiesPerBlock, [&](std::size_t begin, std::size_t end, std::size_t) {
+        for (std::size_t i = begin; i < end; ++i) {
+            sorted_[i] = boxes[entries_[i].id];
+            static_[i] = is_static[entries_[i].id];
+        }
+    });
 
     const BodyCosts* costs = costs_.if_on();
     const auto sweep_rows = [&](std::size_t begin, std::size_t end, PairList& pairs,

@@ -86,6 +86,11 @@ private:
     std::vector<Aabb<D>> sorted_;       // boxes in key order, for a cache-friendly scan
     std::vector<std::uint8_t> static_;  // is_static in key order
     morton::Coords<D> max_cells_{};     // largest box size per axis, in grid cells
+    // Per block of kBodiesPerBlock bodies: the extent of its boxes and its largest box size
+    // in grid cells, combined in block order.
+    static constexpr std::size_t kBodiesPerBlock = 16384;
+    std::vector<Aabb<D>> block_extent_;
+    std::vector<morton::Coords<D>> block_cells_;
     ChunkedSweep chunks_;
     using EngineBroadPhase<D>::costs_;
     // The last is zorder-sweep's alone (params() hides it from norm-sweep).

@@ -104,6 +104,11 @@ bool Quantizer<D>::refit(std::span<const Aabb<D>> boxes) {
     if (boxes.empty()) return false;
     Aabb<D> extent = Aabb<D>::empty();
     for (const Aabb<D>& b : boxes) extent.grow(b);
+    return refit(extent);
+}
+
+template <int D>
+bool Quantizer<D>::refit(const Aabb<D>& extent) {
     if (holds(extent) && !too_loose(extent)) return false;
     *this = covering(extent);
     return true;

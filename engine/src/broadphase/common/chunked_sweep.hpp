@@ -1,5 +1,6 @@
 // Helpers shared by the sweeping broad phases: an insertion sort for nearly sorted input,
-// a parallel driver that sweeps rows in fixed chunks, the stats of a sorted sweep.
+// a parallel driver that sweeps rows in fixed chunks, per-body passes in fixed blocks, the
+// stats of a sorted sweep.
 #pragma once
 
 #include <algorithm>
@@ -59,10 +60,21 @@ public:
         } else {
             tbb::parallel_for(std::size_t{0}, chunks, sweep_chunk);
         }
-        std::size_t total = out.size();
-        for (const PairList& p : pairs_) total += p.size();
-        out.reserve(total);
-        for (const PairList& p : pairs_) out.insert(out.end(), p.begin(), p.end());
+        // Joined in chunk order, each chunk copied by its own task: at a million pairs a
+        // serial join is a millisecond that no thread count shortens.
+        offsets_.resize(chunks + 1);
+        offsets_[0] = out.size();
+        for (std::size_t c = 0; c < chunks; ++c) offsets_[c + 1] = offsets_[c] + pairs_[c].size();
+        out.resize(offsets_[chunks]);
+        const auto join_chunk = [&](std::size_t c) {
+            std::copy(pairs_[c].begin(), pairs_[c].end(),
+                      out.begin() + static_cast<std::ptrdiff_t>(offsets_[c]));
+        };
+        if (chunks == 1) {
+            join_chunk(0);
+        } else {
+            tbb::parallel_for(std::size_t{0}, chunks, join_chunk);
+        }
     }
 
     // The same sweep on the calling thread, straight into `out` (no chunk lists to join),
@@ -96,7 +108,24 @@ public:
 private:
     std::vector<PairList> pairs_;
     std::vector<std::uint64_t> tests_;
+    std::vector<std::size_t> offsets_;  // where each chunk's pairs go in the joined list
 };
+
+// body(begin, end, block) for the blocks [block * per_block, ...) of n items, on oneTBB's
+// threads. Blocks depend on n alone, so results kept per block and combined in block order
+// are the same on any thread count.
+template <typename Body>
+void for_each_block(std::size_t n, std::size_t per_block, const Body& body) {
+    const std::size_t blocks = (n + per_block - 1) / per_block;
+    const auto run = [&](std::size_t b) {
+        body(b * per_block, std::min(n, (b + 1) * per_block), b);
+    };
+    if (blocks <= 1) {
+        if (n > 0) run(0);
+    } else {
+        tbb::parallel_for(std::size_t{0}, blocks, run);
+    }
+}
 
 // The stats of the sweeps over boxes kept in a sorted order (sort-and-sweep, the key
 // sweeps): the sorted entries, the boxes and static flags copied in that order, the chunks.
