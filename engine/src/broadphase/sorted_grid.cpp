@@ -73,7 +73,7 @@ void SortedGrid<D>::choose_levels(std::span<const Aabb<D>> boxes) {
     std::array<float, kMaxParts> largest_of{};
     for_each_part(parts_, [&](std::size_t p) {
         float largest = 0.0f;
-        for (std::size_t i = cut(n, parts_, p); i < cut(n, parts_, p + 1); ++i)
+        for (std::size_t i = cut(n, parts_, p), end = cut(n, parts_, p + 1); i < end; ++i)
             largest = std::max(largest, boxes[i].largest_side());
         largest_of[p] = largest;
     });
@@ -95,7 +95,7 @@ void SortedGrid<D>::choose_levels(std::span<const Aabb<D>> boxes) {
     for_each_part(parts_, [&](std::size_t p) {
         Tally& t = tallies[p];
         t.lows.fill(Aabb<D>::empty());
-        for (std::size_t i = cut(n, parts_, p); i < cut(n, parts_, p + 1); ++i) {
+        for (std::size_t i = cut(n, parts_, p), end = cut(n, parts_, p + 1); i < end; ++i) {
             const float e = boxes[i].largest_side();
             int k = 0;
             while (e > levels_[k].cell && k + 1 < kMaxLevels) ++k;
@@ -269,7 +269,7 @@ void SortedGrid<D>::sort_bodies(std::span<const Aabb<D>> boxes,
     std::uint32_t* start = start_.data();
     const std::size_t cells = start_.size() - 1;
     for_each_part(parts_, [&](std::size_t p) {
-        for (std::size_t k = cut(n, parts_, p); k < cut(n, parts_, p + 1); ++k) {
+        for (std::size_t k = cut(n, parts_, p), end = cut(n, parts_, p + 1); k < end; ++k) {
             const BodyId id = order[k];
             const Level& level = levels_[level_of_[id]];
             // The box is read once, where the ids jump (last frame's cell order, not the
@@ -283,14 +283,34 @@ void SortedGrid<D>::sort_bodies(std::span<const Aabb<D>> boxes,
     first[parts_] = cells;
     for (std::size_t p = 1; p < parts_; ++p)
         first[p] = std::clamp<std::size_t>(keys[cut(n, parts_, p)], first[p - 1], cells);
+    // Each part counts and scatters the keys in its cells. Last frame's order leaves the keys
+    // nearly sorted, so most of a part's keys lie in its own slice of the input; the few that
+    // do not (strays: bodies that crossed into another part's cells) are listed, and each
+    // part then takes the strays aimed at it. A part reads about n / parts keys, not all n.
     std::array<std::uint32_t, kMaxParts> counted{};
     for_each_part(parts_, [&](std::size_t p) {
         const std::size_t lo = first[p], span = first[p + 1] - lo;
+        std::vector<std::uint32_t>& strays = strays_[p];
+        strays.clear();
         std::uint32_t count = 0;
-        for (std::size_t k = 0; k < n; ++k) {
-            if (keys[k] - lo < span) ++start[keys[k]], ++count;
+        const std::size_t end = cut(n, parts_, p + 1);
+        for (std::size_t k = cut(n, parts_, p); k < end; ++k) {
+            if (keys[k] - lo < span) {
+                ++start[keys[k]], ++count;
+            } else {
+                strays.push_back(static_cast<std::uint32_t>(k));
+            }
         }
         counted[p] = count;
+    });
+    for_each_part(parts_, [&](std::size_t p) {  // after every part listed its strays
+        const std::size_t lo = first[p], span = first[p + 1] - lo;
+        for (std::size_t q = 0; q < parts_; ++q) {
+            if (q == p) continue;
+            for (const std::uint32_t k : strays_[q]) {
+                if (keys[k] - lo < span) ++start[keys[k]], ++counted[p];
+            }
+        }
     });
     // Counts to cell ends (each part after those before it), and the occupied cells.
     std::array<std::array<std::uint32_t, kMaxLevels>, kMaxParts> occupied_of{};
@@ -317,15 +337,16 @@ void SortedGrid<D>::sort_bodies(std::span<const Aabb<D>> boxes,
         lo_[a].resize(n + kPad);
         hi_[a].resize(n + kPad);
     }
-    // The scatter, from the back, moves each cell's end back to its start.
+    // The scatter, from the back, moves each cell's end back to its start: a part's keys in
+    // descending input order (the strays from later slices, its own, those from earlier
+    // ones), so each cell keeps its bodies in input order, whatever the number of parts.
     for_each_part(parts_, [&](std::size_t p) {
         const std::size_t lo = first[p], span = first[p + 1] - lo;
         BodyId* ids = ids_.data();
         std::uint8_t* fixed = static_.data();
         std::array<float*, D> low, high;
         for (int a = 0; a < D; ++a) low[a] = lo_[a].data(), high[a] = hi_[a].data();
-        for (std::size_t k = n; k-- > 0;) {
-            if (keys[k] - lo >= span) continue;
+        const auto place = [&](std::size_t k) {
             const std::uint32_t e = --start[keys[k]];
             ids[e] = order[k];
             fixed[e] = is_static[order[k]];
@@ -333,7 +354,19 @@ void SortedGrid<D>::sort_bodies(std::span<const Aabb<D>> boxes,
                 low[a][e] = staged[k].lo[a];
                 high[a][e] = staged[k].hi[a];
             }
+        };
+        const auto take_strays = [&](std::size_t q) {
+            const std::vector<std::uint32_t>& strays = strays_[q];
+            for (auto k = strays.rbegin(); k != strays.rend(); ++k) {
+                if (keys[*k] - lo < span) place(*k);
+            }
+        };
+        for (std::size_t q = parts_; q-- > p + 1;) take_strays(q);
+        const std::size_t begin = cut(n, parts_, p);
+        for (std::size_t k = cut(n, parts_, p + 1); k-- > begin;) {
+            if (keys[k] - lo < span) place(k);
         }
+        for (std::size_t q = p; q-- > 0;) take_strays(q);
     });
     // A level whose bodies crowd into few cells (more than kCrowded a cell on average) is
     // folded from the next frame on, until its number of bodies changes much.
@@ -622,6 +655,7 @@ BroadPhaseStats SortedGrid<D>::stats() const {
         sample_.capacity() * 4 + within_.bytes() + across_.bytes() +
         levels_.capacity() * sizeof(Level);
     for (int a = 0; a < D; ++a) bytes += (lo_[a].capacity() + hi_[a].capacity()) * 4;
+    for (const auto& strays : strays_) bytes += strays.capacity() * 4;
     return {.candidate_tests = within_.tests() + across_.tests(),
             .structure_bytes = bytes,
             .nodes = occupied_,

@@ -131,6 +131,9 @@ private:
     // Per body: its level; and the bodies in last frame's sorted order (the sort's input,
     // swapped with ids_ at each sort).
     std::vector<std::uint8_t> level_of_;
+    // Per part of the sort: the input positions in its slice whose keys lie in other parts'
+    // cells.
+    std::array<std::vector<std::uint32_t>, kMaxParts> strays_;
     std::vector<BodyId> order_;
     std::vector<std::uint32_t> keys_;  // global cell of order_[k]
     std::vector<Aabb<D>> staged_;      // the box of order_[k]
