@@ -1,8 +1,8 @@
 // The speed paths of two algorithms, checked where the registry suites may not reach them:
 // the sorted grid's folded levels (bodies crowded on centre lines and planes), their region
 // queries and their return to plain levels, and its sort in parallel parts (only from tens
-// of thousands of bodies); the dynamic tree's margin jitter at its ends and its refits
-// between top-down builds.
+// of thousands of bodies); the dynamic tree's margin jitter at its ends, its refits
+// between top-down builds, and its builds and refits in parallel.
 #include <gtest/gtest.h>
 #include <tbb/task_arena.h>
 
@@ -155,6 +155,36 @@ TEST(DynamicAabbTree, MarginJitterAndRefitsAreExact) {
         jitter_is_exact<2>(jitter, refit);
         jitter_is_exact<3>(jitter, refit);
     }
+}
+
+// From tens of thousands of bodies the tree's top-down builds and refits split into oneTBB
+// tasks, into the slots a serial build uses: the same pairs, in the same order, as with
+// `parallel` off (itself checked against brute force by the registry suites).
+template <int D>
+void tree_parallel_is_exact() {
+    for (const char* scene : {"uniform", "powerlaw"}) {
+        BallisticMotion<D> motion(make_scene<D>(scene, 40000, 3), 0.5f, 3);
+        auto serial = make_broadphase<D>("dynamic-aabb-tree");
+        auto parallel = make_broadphase<D>("dynamic-aabb-tree");
+        for (Param& p : serial->params()) {
+            if (std::string_view(p.name) == "parallel") p.value = 0;
+        }
+        PairList want, got;
+        for (int frame = 0; frame < 4; ++frame) {
+            serial->update(motion.boxes(), motion.is_static(), want);
+            tbb::task_arena(4).execute(
+                [&] { parallel->update(motion.boxes(), motion.is_static(), got); });
+            ASSERT_FALSE(want.empty());
+            ASSERT_EQ(got, want) << scene << " frame " << frame;
+            ASSERT_EQ(parallel->stats().candidate_tests, serial->stats().candidate_tests);
+            motion.advance();
+        }
+    }
+}
+
+TEST(DynamicAabbTree, ParallelBuildsAndRefitsMatchSerial) {
+    tree_parallel_is_exact<2>();
+    tree_parallel_is_exact<3>();
 }
 
 }  // namespace

@@ -81,25 +81,46 @@ void DynamicAabbTree<D>::build_tree(bool statics) {
             if (static_[p] == statics) keyed.push_back({0, p});
         }
     }
+    // The per-proxy passes run in blocks (on oneTBB's threads when parallel); only the
+    // insertion sort is serial.
+    const std::size_t m = keyed.size();
+    const auto blocks = [&](const auto& body) {
+        if (parallel()) {
+            for_each_block(m, kProxiesPerBlock, body);
+        } else if (m > 0) {
+            body(std::size_t{0}, m, std::size_t{0});
+        }
+    };
+    block_extent_.assign(parallel() ? (m + kProxiesPerBlock - 1) / kProxiesPerBlock : 1,
+                         Aabb<D>::empty());
+    blocks([&](std::size_t begin, std::size_t end, std::size_t b) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const Vec<D> c = fat_[keyed[i].second].center();
+            bool finite = true;
+            for (int k = 0; k < D; ++k) finite = finite && std::isfinite(c[k]);
+            if (finite) block_extent_[b].grow({c, c});
+        }
+    });
     Aabb<D> extent = Aabb<D>::empty();
-    for (const auto& [code, p] : keyed) {
-        const Vec<D> c = fat_[p].center();
-        bool finite = true;
-        for (int k = 0; k < D; ++k) finite = finite && std::isfinite(c[k]);
-        if (finite) extent.grow({c, c});
-    }
+    for (const Aabb<D>& e : block_extent_) extent.grow(e);
     const morton::Quantizer<D> q = morton::Quantizer<D>::covering(extent);
-    for (auto& [code, p] : keyed) code = morton::encode<D>(q(fat_[p].center()));
-    if (!insertion_sort_within(keyed, 4 * keyed.size() + 64, std::less<>())) {
+    blocks([&](std::size_t begin, std::size_t end, std::size_t) {
+        for (std::size_t i = begin; i < end; ++i) {
+            keyed[i].first = morton::encode<D>(q(fat_[keyed[i].second].center()));
+        }
+    });
+    if (!insertion_sort_within(keyed, 4 * m + 64, std::less<>())) {
         std::sort(keyed.begin(), keyed.end());
     }
-    order_.resize(keyed.size());
-    codes_.resize(keyed.size());
-    for (std::size_t i = 0; i < keyed.size(); ++i) {
-        codes_[i] = keyed[i].first;
-        order_[i] = keyed[i].second;
-    }
-    (statics ? static_tree_ : moving_tree_).build(order_, codes_, fat_, leaf_);
+    order_.resize(m);
+    codes_.resize(m);
+    blocks([&](std::size_t begin, std::size_t end, std::size_t) {
+        for (std::size_t i = begin; i < end; ++i) {
+            codes_[i] = keyed[i].first;
+            order_[i] = keyed[i].second;
+        }
+    });
+    (statics ? static_tree_ : moving_tree_).build(order_, codes_, fat_, leaf_, parallel());
     rebuilt_ = true;
     if (!statics) built_frame_ = frame_;
 }
@@ -255,7 +276,7 @@ void DynamicAabbTree<D>::reinsert_moved() {
         for (std::uint32_t p : move_buffer_) {
             if (!static_[p]) moving_tree_.set_leaf_box(leaf_[p], fat_[p]);
         }
-        moving_tree_.refit();
+        moving_tree_.refit(parallel());
     } else if (bulk_moving) {
         build_tree(false);
     }

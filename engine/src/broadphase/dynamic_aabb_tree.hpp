@@ -98,6 +98,8 @@ private:
     std::vector<std::vector<std::int32_t>> list_stacks_;
     std::uint32_t per_list_ = 1;
     std::vector<std::uint32_t> order_;     // scratch: proxies in Morton order
+    static constexpr std::size_t kProxiesPerBlock = 16384;  // a build's per-proxy passes
+    std::vector<Aabb<D>> block_extent_;                     // scratch: the build's extent per block
     std::vector<std::uint64_t> codes_;     // scratch: their codes
     // (Morton code, proxy) of each tree's last top-down build, in sorted order.
     std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed_moving_, keyed_static_;

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include <tbb/parallel_invoke.h>
+
 #include "collide/core.hpp"
 
 namespace collide {
@@ -124,13 +126,11 @@ public:
     bool in_build_order() const { return in_build_order_; }
     void set_leaf_box(std::int32_t leaf, const Aabb<D>& box) { nodes_[leaf].box = box; }
     // Every internal box made the union of its children's again, in one backward pass over
-    // the nodes; needs the build's order.
-    void refit() {
+    // the nodes; needs the build's order. With `parallel`, large subtrees (contiguous in
+    // that order) are refitted in oneTBB tasks.
+    void refit(bool parallel) {
         assert(in_build_order_);
-        for (std::size_t i = nodes_.size(); i-- > 0;) {
-            Node& n = nodes_[i];
-            if (!n.leaf()) n.box = box_union(nodes_[n.child[0]].box, nodes_[n.child[1]].box);
-        }
+        if (root_ != kNull) refit_range(0, nodes_.size(), parallel);
     }
 
     // Adds a leaf and returns its node index.
@@ -184,13 +184,18 @@ public:
     // split where the highest differing code bit flips, in half where all codes are
     // equal. Nodes are allocated in depth-first order, so a subtree is contiguous.
     // Writes each proxy's leaf node to leaf_of[proxy].
+    // With `parallel`, large halves are built in oneTBB tasks, into the same slots.
     void build(std::span<const std::uint32_t> proxies, std::span<const std::uint64_t> codes,
-               std::span<const Aabb<D>> fat, std::span<std::int32_t> leaf_of) {
+               std::span<const Aabb<D>> fat, std::span<std::int32_t> leaf_of, bool parallel) {
         clear();
-        nodes_.reserve(2 * proxies.size());
-        links_.reserve(2 * proxies.size());
-        if (!proxies.empty()) root_ = build_range(proxies, codes, fat, leaf_of, 0, proxies.size(), kNull);
         in_build_order_ = true;
+        if (proxies.empty()) return;
+        live_ = 2 * proxies.size() - 1;
+        nodes_.resize(live_);
+        links_.resize(live_);
+        root_ = 0;
+        const BuildInput in{proxies, codes, fat, leaf_of, parallel};
+        build_range(in, 0, proxies.size(), 0, kNull);
     }
 
     // Calls hit(proxy) for each leaf whose box overlaps `box`, and on_node(index, overlaps)
@@ -395,32 +400,65 @@ private:
         links_[a].height = 1 + std::max(links_[other].height, links_[up].height);
     }
 
-    std::int32_t build_range(std::span<const std::uint32_t> proxies,
-                             std::span<const std::uint64_t> codes, std::span<const Aabb<D>> fat,
-                             std::span<std::int32_t> leaf_of, std::size_t begin, std::size_t end,
-                             std::int32_t parent) {
-        const std::int32_t i = allocate();
+    // Below this many leaves a subtree is built, or refitted, on the calling thread.
+    static constexpr std::size_t kLeavesPerTask = 8192;
+
+    struct BuildInput {
+        std::span<const std::uint32_t> proxies;
+        std::span<const std::uint64_t> codes;
+        std::span<const Aabb<D>> fat;
+        std::span<std::int32_t> leaf_of;
+        bool parallel;
+    };
+    // The subtree of proxies [begin, end) at node i, its 2 (end - begin) - 1 nodes from i on
+    // in depth-first order (the left subtree right after i, then the right one): every slot
+    // is known in advance, so the halves can be built at once.
+    void build_range(const BuildInput& in, std::size_t begin, std::size_t end, std::int32_t i,
+                     std::int32_t parent) {
         if (end - begin == 1) {
-            const std::uint32_t p = proxies[begin];
-            nodes_[i] = {fat[p], {kNull, static_cast<std::int32_t>(p)}};
+            const std::uint32_t p = in.proxies[begin];
+            nodes_[i] = {in.fat[p], {kNull, static_cast<std::int32_t>(p)}};
             links_[i] = {parent, 0};
-            leaf_of[p] = i;
-            return i;
+            in.leaf_of[p] = i;
+            return;
         }
         std::size_t mid = begin + (end - begin) / 2;
-        const std::uint64_t diff = codes[begin] ^ codes[end - 1];
+        const std::uint64_t diff = in.codes[begin] ^ in.codes[end - 1];
         if (diff != 0) {
             const std::uint64_t bit = std::uint64_t{1} << (63 - std::countl_zero(diff));
             mid = static_cast<std::size_t>(
-                std::partition_point(codes.begin() + begin, codes.begin() + end,
+                std::partition_point(in.codes.begin() + begin, in.codes.begin() + end,
                                      [bit](std::uint64_t c) { return (c & bit) == 0; }) -
-                codes.begin());
+                in.codes.begin());
         }
-        const std::int32_t l = build_range(proxies, codes, fat, leaf_of, begin, mid, i);
-        const std::int32_t r = build_range(proxies, codes, fat, leaf_of, mid, end, i);
+        const std::int32_t l = i + 1;
+        const std::int32_t r = i + static_cast<std::int32_t>(2 * (mid - begin));
+        const auto left = [&] { build_range(in, begin, mid, l, i); };
+        const auto right = [&] { build_range(in, mid, end, r, i); };
+        if (in.parallel && end - begin >= 2 * kLeavesPerTask) {
+            tbb::parallel_invoke(left, right);
+        } else {
+            left();
+            right();
+        }
         nodes_[i] = {box_union(nodes_[l].box, nodes_[r].box), {l, r}};
         links_[i] = {parent, 1 + std::max(links_[l].height, links_[r].height)};
-        return i;
+    }
+
+    // refit() of the subtree whose nodes are [i, end) in build order.
+    void refit_range(std::size_t i, std::size_t end, bool parallel) {
+        if (!parallel || end - i < 4 * kLeavesPerTask) {
+            for (std::size_t k = end; k-- > i;) {
+                Node& n = nodes_[k];
+                if (!n.leaf()) n.box = box_union(nodes_[n.child[0]].box, nodes_[n.child[1]].box);
+            }
+            return;
+        }
+        Node& n = nodes_[i];
+        const auto right = static_cast<std::size_t>(n.child[1]);
+        tbb::parallel_invoke([&] { refit_range(i + 1, right, parallel); },
+                             [&] { refit_range(right, end, parallel); });
+        n.box = box_union(nodes_[n.child[0]].box, nodes_[n.child[1]].box);
     }
 
     std::vector<Node> nodes_;
