@@ -3,6 +3,8 @@
 // queries and their return to plain levels, and its sort in parallel parts (only from tens
 // of thousands of bodies); the dynamic tree's margin jitter at its ends, its refits
 // between top-down builds, and its builds and refits in parallel.
+#include <initializer_list>
+
 #include <gtest/gtest.h>
 #include <tbb/task_arena.h>
 
@@ -90,22 +92,23 @@ TEST(SortedGrid, FoldedLevelsAreExact3D) {
     folded_grid_is_exact<3>();
 }
 
-// From kParallelFrom bodies the sort and the level choice run in one part per thread. The
-// parallel grid must give the very pairs of the serial one (itself checked against brute
-// force on every scene by the registry suites), in the same order, on scenes of one level,
-// of many levels, and folded.
+// `algorithm` with its `parallel` switch on, in an arena of four threads, must give the very
+// pairs of the same algorithm with it off (itself checked against brute force on every scene
+// by the registry suites), in the same order, with as many candidate tests.
 template <int D>
-void parallel_sort_is_exact() {
-    const std::size_t n = SortedGrid<D>::kParallelFrom + 1000;
-    for (const char* scene : {"uniform", "powerlaw", "centerline"}) {
+void parallel_matches_serial(const char* algorithm, std::size_t n,
+                             std::initializer_list<const char*> scenes, int frames) {
+    for (const char* scene : scenes) {
         BallisticMotion<D> motion(make_scene<D>(scene, n, 9), 0.5f, 9);
-        auto serial = make_broadphase<D>("sorted-grid");
-        auto parallel = make_broadphase<D>("sorted-grid");
+        auto serial = make_broadphase<D>(algorithm);
+        auto parallel = make_broadphase<D>(algorithm);
+        int switches = 0;
         for (Param& p : serial->params()) {
-            if (std::string_view(p.name) == "parallel") p.value = 0;
+            if (std::string_view(p.name) == "parallel") p.value = 0, ++switches;
         }
+        ASSERT_EQ(switches, 1) << algorithm;
         PairList want, got;
-        for (int frame = 0; frame < 3; ++frame) {
+        for (int frame = 0; frame < frames; ++frame) {
             serial->update(motion.boxes(), motion.is_static(), want);
             tbb::task_arena(4).execute(
                 [&] { parallel->update(motion.boxes(), motion.is_static(), got); });
@@ -115,6 +118,14 @@ void parallel_sort_is_exact() {
             motion.advance();
         }
     }
+}
+
+// From kParallelFrom bodies the sort and the level choice run in one part per thread: on
+// scenes of one level, of many levels, and folded.
+template <int D>
+void parallel_sort_is_exact() {
+    parallel_matches_serial<D>("sorted-grid", SortedGrid<D>::kParallelFrom + 1000,
+                               {"uniform", "powerlaw", "centerline"}, 3);
 }
 
 TEST(SortedGrid, ParallelSortIsExact2D) {
@@ -158,33 +169,10 @@ TEST(DynamicAabbTree, MarginJitterAndRefitsAreExact) {
 }
 
 // From tens of thousands of bodies the tree's top-down builds and refits split into oneTBB
-// tasks, into the slots a serial build uses: the same pairs, in the same order, as with
-// `parallel` off (itself checked against brute force by the registry suites).
-template <int D>
-void tree_parallel_is_exact() {
-    for (const char* scene : {"uniform", "powerlaw"}) {
-        BallisticMotion<D> motion(make_scene<D>(scene, 40000, 3), 0.5f, 3);
-        auto serial = make_broadphase<D>("dynamic-aabb-tree");
-        auto parallel = make_broadphase<D>("dynamic-aabb-tree");
-        for (Param& p : serial->params()) {
-            if (std::string_view(p.name) == "parallel") p.value = 0;
-        }
-        PairList want, got;
-        for (int frame = 0; frame < 4; ++frame) {
-            serial->update(motion.boxes(), motion.is_static(), want);
-            tbb::task_arena(4).execute(
-                [&] { parallel->update(motion.boxes(), motion.is_static(), got); });
-            ASSERT_FALSE(want.empty());
-            ASSERT_EQ(got, want) << scene << " frame " << frame;
-            ASSERT_EQ(parallel->stats().candidate_tests, serial->stats().candidate_tests);
-            motion.advance();
-        }
-    }
-}
-
+// tasks, into the slots a serial build uses.
 TEST(DynamicAabbTree, ParallelBuildsAndRefitsMatchSerial) {
-    tree_parallel_is_exact<2>();
-    tree_parallel_is_exact<3>();
+    parallel_matches_serial<2>("dynamic-aabb-tree", 40000, {"uniform", "powerlaw"}, 4);
+    parallel_matches_serial<3>("dynamic-aabb-tree", 40000, {"uniform", "powerlaw"}, 4);
 }
 
 }  // namespace
