@@ -91,8 +91,7 @@ void DynamicAabbTree<D>::build_tree(bool statics) {
             body(std::size_t{0}, m, std::size_t{0});
         }
     };
-    block_extent_.assign(parallel() ? (m + kProxiesPerBlock - 1) / kProxiesPerBlock : 1,
-                         Aabb<D>::empty());
+    block_extent_.assign(parallel() ? block_count(m, kProxiesPerBlock) : 1, Aabb<D>::empty());
     blocks([&](std::size_t begin, std::size_t end, std::size_t b) {
         for (std::size_t i = begin; i < end; ++i) {
             const Vec<D> c = fat_[keyed[i].second].center();

@@ -20,7 +20,7 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     costs_.reset(n);
     // The per-body passes (extent, keys, copies) run in blocks; only the insertion sort is
     // serial, and it mostly reads.
-    const std::size_t blocks = (n + kBodiesPerBlock - 1) / kBodiesPerBlock;
+    const std::size_t blocks = block_count(n, kBodiesPerBlock);
     block_extent_.assign(blocks, Aabb<D>::empty());
     for_each_block(n, kBodiesPerBlock, [&](std::size_t begin, std::size_t end, std::size_t b) {
         for (std::size_t i = begin; i < end; ++i) block_extent_[b].grow(boxes[i]);

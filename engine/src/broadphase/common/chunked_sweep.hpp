@@ -111,12 +111,17 @@ private:
     std::vector<std::size_t> offsets_;  // where each chunk's pairs go in the joined list
 };
 
+// How many blocks of per_block items n items make (the last one may be short).
+inline std::size_t block_count(std::size_t n, std::size_t per_block) {
+    return (n + per_block - 1) / per_block;
+}
+
 // body(begin, end, block) for the blocks [block * per_block, ...) of n items, on oneTBB's
 // threads. Blocks depend on n alone, so results kept per block and combined in block order
 // are the same on any thread count.
 template <typename Body>
 void for_each_block(std::size_t n, std::size_t per_block, const Body& body) {
-    const std::size_t blocks = (n + per_block - 1) / per_block;
+    const std::size_t blocks = block_count(n, per_block);
     const auto run = [&](std::size_t b) {
         body(b * per_block, std::min(n, (b + 1) * per_block), b);
     };
