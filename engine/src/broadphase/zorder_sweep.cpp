@@ -51,13 +51,17 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
         for (int k = 0; k < D; ++k) max_cells_[k] = std::max(max_cells_[k], cells[k]);
     }
     // Last frame's order is nearly right when bodies move little: insertion sort repairs it.
+    // Where it gives up, some bodies jumped far (fast ones, or a drag) and the rest is still
+    // in order, which sort_nearly_sorted uses.
     const auto less = [](const Entry& a, const Entry& b) { return a.lo_key < b.lo_key; };
-    if (rebuilt || !insertion_sort_within(entries_, 8 * n + 1024, less)) {
+    if (rebuilt) {
         if (parallel_sort()) {
             tbb::parallel_sort(entries_.begin(), entries_.end(), less);
         } else {
             std::sort(entries_.begin(), entries_.end(), less);
         }
+    } else if (!insertion_sort_within(entries_, 8 * n + 1024, less)) {
+        sort_nearly_sorted(entries_, kept_, aside_, less);
     }
 
     sorted_.resize(n);
@@ -132,7 +136,9 @@ void KeySweep<D, Key>::query(const Aabb<D>& region, std::vector<BodyId>& out,
 
 template <int D, typename Key>
 BroadPhaseStats KeySweep<D, Key>::stats() const {
-    return sorted_sweep_stats(entries_, sorted_, static_, chunks_);
+    BroadPhaseStats stats = sorted_sweep_stats(entries_, sorted_, static_, chunks_);
+    stats.structure_bytes += (kept_.capacity() + aside_.capacity()) * sizeof(Entry);
+    return stats;
 }
 
 // Every body once, each entry's two keys those of its box copy's corners in the current

@@ -83,6 +83,7 @@ private:
 
     morton::Quantizer<D> frame_;
     std::vector<Entry> entries_;        // sorted by lo_key, persistent between updates
+    std::vector<Entry> kept_, aside_;   // scratch for sort_nearly_sorted
     std::vector<Aabb<D>> sorted_;       // boxes in key order, for a cache-friendly scan
     std::vector<std::uint8_t> static_;  // is_static in key order
     morton::Coords<D> max_cells_{};     // largest box size per axis, in grid cells

@@ -37,6 +37,28 @@ bool insertion_sort_within(std::vector<T>& v, std::size_t budget, Less less) {
     return true;
 }
 
+// Sorts v when most of it is in order but some elements are far from their place (where
+// insertion_sort_within gave up): each element out of order with the last one kept is set
+// aside together with that one (so one element far ahead does not set aside all that follow
+// it), the kept ones stay in order, and the set-aside ones are sorted and merged back in.
+// O(n + k log k) for k set aside; `kept` and `aside` are scratch.
+template <typename T, typename Less>
+void sort_nearly_sorted(std::vector<T>& v, std::vector<T>& kept, std::vector<T>& aside, Less less) {
+    kept.clear();
+    aside.clear();
+    for (const T& x : v) {
+        if (!kept.empty() && less(x, kept.back())) {
+            aside.push_back(kept.back());
+            kept.pop_back();
+            aside.push_back(x);
+        } else {
+            kept.push_back(x);
+        }
+    }
+    std::sort(aside.begin(), aside.end(), less);
+    std::merge(kept.begin(), kept.end(), aside.begin(), aside.end(), v.begin(), less);
+}
+
 // Rows are cut into fixed chunks swept in parallel (oneTBB), each into its own pair list;
 // the lists are joined in chunk order, so the output does not depend on the thread count.
 class ChunkedSweep {

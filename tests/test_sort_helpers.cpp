@@ -1,0 +1,83 @@
+// The sweeps' sorts of nearly sorted input (broadphase/common/chunked_sweep.hpp): the
+// insertion sort that gives up after a budget of moves, and the sort that takes over then,
+// setting aside the elements out of place. Each against std::sort, on the shapes a frame
+// gives: a few bodies moved a little, a few jumped far (one far ahead of the rest), many
+// jumped, all reversed, ties, nothing.
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "broadphase/common/chunked_sweep.hpp"
+#include "tooling/random.hpp"
+
+namespace collide {
+namespace {
+
+using Keys = std::vector<std::uint32_t>;
+
+// 0..n-1 in order, then `far` elements moved to random places and `near` swapped with a
+// neighbour up to 3 places on.
+Keys nearly_sorted(std::size_t n, std::size_t far, std::size_t near, std::uint64_t seed) {
+    Keys v(n);
+    std::iota(v.begin(), v.end(), 0u);
+    Rng rng(seed);
+    const auto index = [&](std::size_t below) {
+        return std::min(below - 1, static_cast<std::size_t>(rng.uniform(0.0f, 1.0f) * below));
+    };
+    for (std::size_t k = 0; k < far && n > 1; ++k) std::swap(v[index(n)], v[index(n)]);
+    for (std::size_t k = 0; k < near && n > 4; ++k) {
+        const std::size_t i = index(n - 3);
+        std::swap(v[i], v[i + 1 + index(3)]);
+    }
+    return v;
+}
+
+std::vector<Keys> shapes() {
+    std::vector<Keys> out = {{}, {7}, {2, 1}, {3, 3, 1, 1, 2, 2}};
+    out.push_back(nearly_sorted(5000, 0, 40, 1));     // moved a little
+    out.push_back(nearly_sorted(5000, 12, 40, 2));    // a few jumped far
+    out.push_back(nearly_sorted(5000, 1500, 0, 3));   // many jumped
+    Keys ahead = nearly_sorted(5000, 0, 0, 4);        // the first element belongs at the end
+    std::rotate(ahead.begin(), ahead.end() - 1, ahead.end());
+    out.push_back(ahead);
+    Keys reversed(3000);
+    std::iota(reversed.rbegin(), reversed.rend(), 0u);
+    out.push_back(reversed);
+    Keys ties = nearly_sorted(4000, 300, 100, 5);
+    for (std::uint32_t& k : ties) k /= 7;
+    out.push_back(ties);
+    return out;
+}
+
+TEST(SortHelpers, NearlySortedSortMatchesStdSort) {
+    Keys kept, aside;
+    for (const Keys& input : shapes()) {
+        Keys want = input, got = input;
+        std::sort(want.begin(), want.end());
+        sort_nearly_sorted(got, kept, aside, std::less<>());
+        ASSERT_EQ(got, want) << input.size() << " keys";
+    }
+}
+
+TEST(SortHelpers, InsertionSortSortsWithinItsBudgetAndKeepsEveryElementWhenItGivesUp) {
+    for (const Keys& input : shapes()) {
+        Keys want = input, got = input;
+        std::sort(want.begin(), want.end());
+        if (insertion_sort_within(got, 8 * got.size() + 64, std::less<>())) {
+            EXPECT_EQ(got, want);
+            continue;
+        }
+        std::sort(got.begin(), got.end());  // gave up: still a permutation of the input
+        EXPECT_EQ(got, want);
+    }
+    // The far jumps and the reversal are over that budget: the fallback is reached.
+    Keys reversed(3000);
+    std::iota(reversed.rbegin(), reversed.rend(), 0u);
+    EXPECT_FALSE(insertion_sort_within(reversed, 8 * reversed.size() + 64, std::less<>()));
+}
+
+}  // namespace
+}  // namespace collide
