@@ -109,7 +109,7 @@ void DynamicAabbTree<D>::build_tree(bool statics) {
         }
     });
     if (!insertion_sort_within(keyed, 4 * m + 64, std::less<>())) {
-        std::sort(keyed.begin(), keyed.end());
+        sort_nearly_sorted(keyed, keyed_kept_, keyed_aside_, std::less<>());
     }
     order_.resize(m);
     codes_.resize(m);
@@ -500,13 +500,16 @@ template <int D>
 BroadPhaseStats DynamicAabbTree<D>::stats() const {
     const std::size_t per_proxy =
         (boxes_.capacity() + fat_.capacity()) * sizeof(Aabb<D>) +
-        (body_of_.capacity() + proxy_of_.capacity() + leaf_.capacity() +
-         move_buffer_.capacity() + order_.capacity()) * 4 +
+        (body_of_.capacity() + proxy_of_.capacity() + leaf_.capacity() + move_buffer_.capacity() +
+         order_.capacity()) *
+            4 +
         static_.capacity() + input_static_.capacity() + moved_.capacity() +
         displacement_.capacity() * sizeof(Vec<D>) + codes_.capacity() * 8 +
-        (keyed_moving_.capacity() + keyed_static_.capacity()) * 12 + stack_.capacity() * 4 +
-        pair_stack_.capacity() * 8 + marks_moving_.capacity() + marks_static_.capacity() +
-        list_tests_.capacity() * 8;
+        (keyed_moving_.capacity() + keyed_static_.capacity() + keyed_kept_.capacity() +
+         keyed_aside_.capacity()) *
+            12 +
+        stack_.capacity() * 4 + pair_stack_.capacity() * 8 + marks_moving_.capacity() +
+        marks_static_.capacity() + list_tests_.capacity() * 8;
     std::size_t lists = 0;
     for (std::size_t l = 0; l < fat_lists_.size(); ++l) {
         lists += (fat_lists_[l].capacity() + out_lists_[l].capacity()) * sizeof(Pair) +
