@@ -84,41 +84,35 @@ void DynamicAabbTree<D>::build_tree(bool statics) {
     // The per-proxy passes run in blocks (on oneTBB's threads when parallel); only the
     // insertion sort is serial.
     const std::size_t m = keyed.size();
-    const auto blocks = [&](const auto& body) {
-        if (parallel()) {
-            for_each_block(m, kProxiesPerBlock, body);
-        } else if (m > 0) {
-            body(std::size_t{0}, m, std::size_t{0});
-        }
-    };
-    block_extent_.assign(parallel() ? block_count(m, kProxiesPerBlock) : 1, Aabb<D>::empty());
-    blocks([&](std::size_t begin, std::size_t end, std::size_t b) {
-        for (std::size_t i = begin; i < end; ++i) {
-            const Vec<D> c = fat_[keyed[i].second].center();
-            bool finite = true;
-            for (int k = 0; k < D; ++k) finite = finite && std::isfinite(c[k]);
-            if (finite) block_extent_[b].grow({c, c});
-        }
-    });
+    block_extent_.assign(block_count(m, kProxiesPerBlock), Aabb<D>::empty());
+    for_each_block(m, kProxiesPerBlock, parallel(),
+                   [&](std::size_t begin, std::size_t end, std::size_t b) {
+                       for (std::size_t i = begin; i < end; ++i) {
+                           const Vec<D> c = fat_[keyed[i].second].center();
+                           bool finite = true;
+                           for (int k = 0; k < D; ++k) finite = finite && std::isfinite(c[k]);
+                           if (finite) block_extent_[b].grow({c, c});
+                       }
+                   });
     Aabb<D> extent = Aabb<D>::empty();
     for (const Aabb<D>& e : block_extent_) extent.grow(e);
     const morton::Quantizer<D> q = morton::Quantizer<D>::covering(extent);
-    blocks([&](std::size_t begin, std::size_t end, std::size_t) {
-        for (std::size_t i = begin; i < end; ++i) {
-            keyed[i].first = morton::encode<D>(q(fat_[keyed[i].second].center()));
-        }
-    });
-    if (!insertion_sort_within(keyed, 4 * m + 64, std::less<>())) {
-        sort_nearly_sorted(keyed, keyed_kept_, keyed_aside_, std::less<>());
-    }
+    for_each_block(m, kProxiesPerBlock, parallel(),
+                   [&](std::size_t begin, std::size_t end, std::size_t) {
+                       for (std::size_t i = begin; i < end; ++i) {
+                           keyed[i].first = morton::encode<D>(q(fat_[keyed[i].second].center()));
+                       }
+                   });
+    sort_from_last_order(keyed, 4 * m + 64, keyed_kept_, keyed_aside_, std::less<>());
     order_.resize(m);
     codes_.resize(m);
-    blocks([&](std::size_t begin, std::size_t end, std::size_t) {
-        for (std::size_t i = begin; i < end; ++i) {
-            codes_[i] = keyed[i].first;
-            order_[i] = keyed[i].second;
-        }
-    });
+    for_each_block(m, kProxiesPerBlock, parallel(),
+                   [&](std::size_t begin, std::size_t end, std::size_t) {
+                       for (std::size_t i = begin; i < end; ++i) {
+                           codes_[i] = keyed[i].first;
+                           order_[i] = keyed[i].second;
+                       }
+                   });
     (statics ? static_tree_ : moving_tree_).build(order_, codes_, fat_, leaf_, parallel());
     rebuilt_ = true;
     if (!statics) built_frame_ = frame_;

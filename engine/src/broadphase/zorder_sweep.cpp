@@ -22,9 +22,10 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     // serial, and it mostly reads.
     const std::size_t blocks = block_count(n, kBodiesPerBlock);
     block_extent_.assign(blocks, Aabb<D>::empty());
-    for_each_block(n, kBodiesPerBlock, [&](std::size_t begin, std::size_t end, std::size_t b) {
-        for (std::size_t i = begin; i < end; ++i) block_extent_[b].grow(boxes[i]);
-    });
+    for_each_block(n, kBodiesPerBlock, true,
+                   [&](std::size_t begin, std::size_t end, std::size_t b) {
+                       for (std::size_t i = begin; i < end; ++i) block_extent_[b].grow(boxes[i]);
+                   });
     Aabb<D> extent = Aabb<D>::empty();
     for (const Aabb<D>& e : block_extent_) extent.grow(e);
     bool rebuilt = (n > 0 && frame_.refit(extent)) || !persistent();
@@ -34,18 +35,19 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
         rebuilt = true;
     }
     block_cells_.assign(blocks, morton::Coords<D>{});
-    for_each_block(n, kBodiesPerBlock, [&](std::size_t begin, std::size_t end, std::size_t b) {
-        morton::Coords<D>& cells = block_cells_[b];
-        for (std::size_t i = begin; i < end; ++i) {
-            Entry& e = entries_[i];
-            const Aabb<D>& box = boxes[e.id];
-            const morton::Coords<D> lo = frame_(box.lo);
-            const morton::Coords<D> hi = frame_(box.hi);
-            e.lo_key = Key::template key<D>(lo);
-            e.hi_key = Key::template key<D>(hi);
-            for (int k = 0; k < D; ++k) cells[k] = std::max(cells[k], hi[k] - lo[k]);
-        }
-    });
+    for_each_block(n, kBodiesPerBlock, true,
+                   [&](std::size_t begin, std::size_t end, std::size_t b) {
+                       morton::Coords<D>& cells = block_cells_[b];
+                       for (std::size_t i = begin; i < end; ++i) {
+                           Entry& e = entries_[i];
+                           const Aabb<D>& box = boxes[e.id];
+                           const morton::Coords<D> lo = frame_(box.lo);
+                           const morton::Coords<D> hi = frame_(box.hi);
+                           e.lo_key = Key::template key<D>(lo);
+                           e.hi_key = Key::template key<D>(hi);
+                           for (int k = 0; k < D; ++k) cells[k] = std::max(cells[k], hi[k] - lo[k]);
+                       }
+                   });
     max_cells_ = {};
     for (const morton::Coords<D>& cells : block_cells_) {
         for (int k = 0; k < D; ++k) max_cells_[k] = std::max(max_cells_[k], cells[k]);
@@ -60,13 +62,13 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
         } else {
             std::sort(entries_.begin(), entries_.end(), less);
         }
-    } else if (!insertion_sort_within(entries_, 8 * n + 1024, less)) {
-        sort_nearly_sorted(entries_, kept_, aside_, less);
+    } else {
+        sort_from_last_order(entries_, 8 * n + 1024, kept_, aside_, less);
     }
 
     sorted_.resize(n);
     static_.resize(n);
-    for_each_block(n, kBodiesPerBlock, [&](std::size_t begin, std::size_t end, std::size_t) {
+    for_each_block(n, kBodiesPerBlock, true, [&](std::size_t begin, std::size_t end, std::size_t) {
         for (std::size_t i = begin; i < end; ++i) {
             sorted_[i] = boxes[entries_[i].id];
             static_[i] = is_static[entries_[i].id];

@@ -59,6 +59,14 @@ void sort_nearly_sorted(std::vector<T>& v, std::vector<T>& kept, std::vector<T>&
     std::merge(kept.begin(), kept.end(), aside.begin(), aside.end(), v.begin(), less);
 }
 
+// Sorts v from last frame's order: the insertion sort within `budget` moves, and where it
+// gives up (some elements jumped far), sort_nearly_sorted on what it left.
+template <typename T, typename Less>
+void sort_from_last_order(std::vector<T>& v, std::size_t budget, std::vector<T>& kept,
+                          std::vector<T>& aside, Less less) {
+    if (!insertion_sort_within(v, budget, less)) sort_nearly_sorted(v, kept, aside, less);
+}
+
 // Rows are cut into fixed chunks swept in parallel (oneTBB), each into its own pair list;
 // the lists are joined in chunk order, so the output does not depend on the thread count.
 class ChunkedSweep {
@@ -139,18 +147,18 @@ inline std::size_t block_count(std::size_t n, std::size_t per_block) {
 }
 
 // body(begin, end, block) for the blocks [block * per_block, ...) of n items, on oneTBB's
-// threads. Blocks depend on n alone, so results kept per block and combined in block order
-// are the same on any thread count.
+// threads when `parallel`, else in order on the calling thread. Blocks depend on n alone, so
+// results kept per block and combined in block order are the same either way.
 template <typename Body>
-void for_each_block(std::size_t n, std::size_t per_block, const Body& body) {
+void for_each_block(std::size_t n, std::size_t per_block, bool parallel, const Body& body) {
     const std::size_t blocks = block_count(n, per_block);
     const auto run = [&](std::size_t b) {
         body(b * per_block, std::min(n, (b + 1) * per_block), b);
     };
-    if (blocks <= 1) {
-        if (n > 0) run(0);
-    } else {
+    if (parallel && blocks > 1) {
         tbb::parallel_for(std::size_t{0}, blocks, run);
+    } else {
+        for (std::size_t b = 0; b < blocks; ++b) run(b);
     }
 }
 
