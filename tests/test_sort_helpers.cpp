@@ -1,4 +1,4 @@
-// The sweeps' sorts of nearly sorted input (broadphase/common/chunked_sweep.hpp): the
+// The sweeps' sorts of nearly sorted input (broadphase/common/nearly_sorted.hpp): the
 // insertion sort that gives up after a budget of moves, and the sort that takes over then,
 // setting aside the elements out of place. Each against std::sort, on the shapes a frame
 // gives: a few bodies moved a little, a few jumped far (one far ahead of the rest), many
@@ -9,8 +9,9 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <tbb/task_arena.h>
 
-#include "broadphase/common/chunked_sweep.hpp"
+#include "broadphase/common/nearly_sorted.hpp"
 #include "tooling/random.hpp"
 
 namespace collide {
@@ -77,6 +78,30 @@ TEST(SortHelpers, InsertionSortSortsWithinItsBudgetAndKeepsEveryElementWhenItGiv
     Keys reversed(3000);
     std::iota(reversed.rbegin(), reversed.rend(), 0u);
     EXPECT_FALSE(insertion_sort_within(reversed, 8 * reversed.size() + 64, std::less<>()));
+}
+
+// The parallel path (blocks sorted at once, their overlaps merged, sort_nearly_sorted where
+// elements jumped over a block) against std::sort, with blocks of 256 so that every shape
+// spans many, on four threads.
+TEST(SortHelpers, SortFromLastOrderInBlocksMatchesStdSort) {
+    std::vector<Keys> inputs = shapes();
+    inputs.push_back(nearly_sorted(20000, 0, 2000, 6));  // many overlaps, none far
+    inputs.push_back(nearly_sorted(20000, 3, 2000, 7));  // and a few jumps over blocks
+    Keys shifted = nearly_sorted(20000, 0, 0, 8);        // a block's worth moved one block on
+    std::rotate(shifted.begin() + 1000, shifted.begin() + 1256, shifted.begin() + 1600);
+    inputs.push_back(shifted);
+    tbb::task_arena four(4);
+    four.execute([&] {
+        Keys kept, aside;
+        for (const Keys& input : inputs) {
+            for (const bool parallel : {false, true}) {
+                Keys want = input, got = input;
+                std::sort(want.begin(), want.end());
+                sort_from_last_order(got, 8, kept, aside, std::less<>(), parallel, 256);
+                ASSERT_EQ(got, want) << input.size() << " keys, parallel " << parallel;
+            }
+        }
+    });
 }
 
 }  // namespace

@@ -8,8 +8,9 @@
 
 #include <tbb/parallel_for.h>
 
-#include "broadphase/common/pair_test.hpp"
 #include "broadphase/common/chunked_sweep.hpp"
+#include "broadphase/common/nearly_sorted.hpp"
+#include "broadphase/common/pair_test.hpp"
 #include "collide/morton.hpp"
 
 namespace collide {
@@ -81,8 +82,7 @@ void DynamicAabbTree<D>::build_tree(bool statics) {
             if (static_[p] == statics) keyed.push_back({0, p});
         }
     }
-    // The per-proxy passes run in blocks (on oneTBB's threads when parallel); only the
-    // insertion sort is serial.
+    // The per-proxy passes and the sort run in blocks (on oneTBB's threads when parallel).
     const std::size_t m = keyed.size();
     block_extent_.assign(block_count(m, kProxiesPerBlock), Aabb<D>::empty());
     for_each_block(m, kProxiesPerBlock, parallel(),
@@ -103,7 +103,7 @@ void DynamicAabbTree<D>::build_tree(bool statics) {
                            keyed[i].first = morton::encode<D>(q(fat_[keyed[i].second].center()));
                        }
                    });
-    sort_from_last_order(keyed, 4 * m + 64, keyed_kept_, keyed_aside_, std::less<>());
+    sort_from_last_order(keyed, 4, keyed_kept_, keyed_aside_, std::less<>(), parallel());
     order_.resize(m);
     codes_.resize(m);
     for_each_block(m, kProxiesPerBlock, parallel(),
@@ -228,7 +228,10 @@ template <int D>
 void DynamicAabbTree<D>::gather_moves(std::span<const Aabb<D>> boxes) {
     const std::size_t n = boxes_.size();
     for_each_list([&](std::size_t l) {
-        std::vector<std::uint32_t>& moved = moved_lists_[l];
+        // The list is moved onto this thread's stack while it works (no copy):
+        // neighbouring lists' headers share cache lines, and rewritten in place at every
+        // push and pop, the cores fight over those lines at 16 threads.
+        std::vector<std::uint32_t> moved = std::move(moved_lists_[l]);
         moved.clear();
         const std::uint32_t end = static_cast<std::uint32_t>(std::min(n, (l + 1) * per_list_));
         for (std::uint32_t p = static_cast<std::uint32_t>(l * per_list_); p < end; ++p) {
@@ -242,6 +245,7 @@ void DynamicAabbTree<D>::gather_moves(std::span<const Aabb<D>> boxes) {
             }
             boxes_[p] = b;
         }
+        moved_lists_[l] = std::move(moved);
     });
     move_buffer_.clear();
     for (const auto& moved : moved_lists_) move_buffer_.insert(move_buffer_.end(), moved.begin(), moved.end());
@@ -290,8 +294,10 @@ template <int D>
 void DynamicAabbTree<D>::pair_pass(bool join, PairList& out) {
     const BodyCosts* costs = costs_.if_on();  // read once, not per pair
     for_each_list([&](std::size_t l) {
-        PairList& fat = fat_lists_[l];
-        PairList& found = out_lists_[l];
+        // Moved onto this thread's stack while it works, as in gather_moves.
+        PairList fat = std::move(fat_lists_[l]);
+        PairList found = std::move(out_lists_[l]);
+        std::vector<std::int32_t> stack = std::move(list_stacks_[l]);
         found.clear();
         std::size_t w = 0;
         for (const Pair& pr : fat) {
@@ -315,18 +321,18 @@ void DynamicAabbTree<D>::pair_pass(bool join, PairList& out) {
                     if (real.overlaps(boxes_[q])) found.push_back(make_pair(body_of_[p], body_of_[q]));
                 };
                 const std::uint64_t before = tests;
-                moving_tree_.query(fat_[p], list_stacks_[l], tests, hit, kNoTrace);
-                if (!static_[p]) static_tree_.query(fat_[p], list_stacks_[l], tests, hit, kNoTrace);
+                moving_tree_.query(fat_[p], stack, tests, hit, kNoTrace);
+                if (!static_[p]) static_tree_.query(fat_[p], stack, tests, hit, kNoTrace);
                 // p's cost: every node and leaf its queries tested (q counted its own above).
                 if (costs) costs->add(body_of_[p], static_cast<std::uint32_t>(tests - before));
             }
         }
         list_tests_[l] = tests;
+        fat_lists_[l] = std::move(fat);
+        out_lists_[l] = std::move(found);
+        list_stacks_[l] = std::move(stack);
     });
-    std::size_t total = 0;
-    for (const PairList& found : out_lists_) total += found.size();
-    out.reserve(total);
-    for (const PairList& found : out_lists_) out.insert(out.end(), found.begin(), found.end());
+    append_in_order(out_lists_, out_offsets_, out, parallel());
     for (std::uint64_t t : list_tests_) tests_ += t;
 }
 

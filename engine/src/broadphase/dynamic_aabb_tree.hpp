@@ -93,6 +93,7 @@ private:
     // overlap, the first proxy in the range), its re-inserted proxies, this frame's pairs,
     // candidate tests and a descent stack.
     std::vector<PairList> fat_lists_, out_lists_;
+    std::vector<std::size_t> out_offsets_;  // where each list's pairs go in the output
     std::vector<std::vector<std::uint32_t>> moved_lists_;
     std::vector<std::uint64_t> list_tests_;
     std::vector<std::vector<std::int32_t>> list_stacks_;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "broadphase/common/nearly_sorted.hpp"
 #include "collide/morton.hpp"
 
 namespace collide {

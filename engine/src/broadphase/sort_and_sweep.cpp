@@ -4,6 +4,7 @@
 #include <cassert>
 
 #include "broadphase/common/chunked_sweep.hpp"
+#include "broadphase/common/nearly_sorted.hpp"
 
 namespace collide {
 

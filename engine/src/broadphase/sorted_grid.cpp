@@ -6,9 +6,7 @@
 #include <cstdio>
 #include <numeric>
 
-#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -47,11 +45,7 @@ std::size_t cut(std::size_t n, std::size_t parts, std::size_t p) {
 template <int D>
 std::size_t SortedGrid<D>::parts_for(std::size_t n) const {
     if (!parallel() || n < kParallelFrom) return 1;
-    const std::size_t threads = std::min<std::size_t>(
-        {static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
-         tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism),
-         kMaxParts});
-    return std::max<std::size_t>(threads, 1);
+    return std::clamp<std::size_t>(threads_allowed(), 1, kMaxParts);
 }
 
 template <int D>

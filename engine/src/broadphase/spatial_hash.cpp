@@ -1,5 +1,6 @@
-#include "broadphase/common/sorted_patch.hpp"
 #include "broadphase/spatial_hash.hpp"
+#include "broadphase/common/nearly_sorted.hpp"
+#include "broadphase/common/sorted_patch.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -7,6 +7,7 @@
 
 #include <tbb/parallel_sort.h>
 
+#include "broadphase/common/nearly_sorted.hpp"
 #include "broadphase/common/pair_test.hpp"
 
 namespace collide {
@@ -55,7 +56,10 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     // Last frame's order is nearly right when bodies move little: insertion sort repairs it.
     // Where it gives up, some bodies jumped far (fast ones, or a drag) and the rest is still
     // in order, which sort_nearly_sorted uses.
-    const auto less = [](const Entry& a, const Entry& b) { return a.lo_key < b.lo_key; };
+    // Ties broken by id: a total order, the same however the sort is cut.
+    const auto less = [](const Entry& a, const Entry& b) {
+        return a.lo_key != b.lo_key ? a.lo_key < b.lo_key : a.id < b.id;
+    };
     if (rebuilt) {
         if (parallel_sort()) {
             tbb::parallel_sort(entries_.begin(), entries_.end(), less);
@@ -63,7 +67,7 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
             std::sort(entries_.begin(), entries_.end(), less);
         }
     } else {
-        sort_from_last_order(entries_, 8 * n + 1024, kept_, aside_, less);
+        sort_from_last_order(entries_, 8, kept_, aside_, less, parallel_sort());
     }
 
     sorted_.resize(n);

@@ -1,6 +1,6 @@
-// Helpers shared by the sweeping broad phases: an insertion sort for nearly sorted input,
-// a parallel driver that sweeps rows in fixed chunks, per-body passes in fixed blocks, the
-// stats of a sorted sweep.
+// Helpers shared by the sweeping broad phases: a parallel driver that sweeps rows in fixed
+// chunks, the join of per-task pair lists, per-body passes in fixed blocks, the stats of a
+// sorted sweep.
 #pragma once
 
 #include <algorithm>
@@ -8,63 +8,33 @@
 #include <numeric>
 #include <vector>
 
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include "collide/broadphase.hpp"
 #include "collide/core.hpp"
 
 namespace collide {
 
-// Insertion sort that gives up after `budget` moves, so a frame where bodies jumped
-// (a reset, a drag across the world) costs a full sort instead of O(n^2). Returns false
-// when it gave up; every element is still present then.
-template <typename T, typename Less>
-bool insertion_sort_within(std::vector<T>& v, std::size_t budget, Less less) {
-    std::size_t moves = 0;
-    for (std::size_t i = 1; i < v.size(); ++i) {
-        const T item = v[i];
-        std::size_t j = i;
-        while (j > 0 && less(item, v[j - 1])) {
-            v[j] = v[j - 1];
-            --j;
-            if (++moves > budget) {
-                v[j] = item;
-                return false;
-            }
-        }
-        v[j] = item;
+// Appends the lists to `out` in list order, each list copied by its own task when
+// `parallel`: at a million pairs a serial join is a millisecond that no thread count
+// shortens. `offsets` is scratch.
+inline void append_in_order(const std::vector<PairList>& lists, std::vector<std::size_t>& offsets,
+                            PairList& out, bool parallel = true) {
+    offsets.resize(lists.size() + 1);
+    offsets[0] = out.size();
+    for (std::size_t c = 0; c < lists.size(); ++c) offsets[c + 1] = offsets[c] + lists[c].size();
+    out.resize(offsets.back());
+    const auto copy = [&](std::size_t c) {
+        std::copy(lists[c].begin(), lists[c].end(),
+                  out.begin() + static_cast<std::ptrdiff_t>(offsets[c]));
+    };
+    if (parallel && lists.size() > 1) {
+        tbb::parallel_for(std::size_t{0}, lists.size(), copy);
+    } else {
+        for (std::size_t c = 0; c < lists.size(); ++c) copy(c);
     }
-    return true;
-}
-
-// Sorts v when most of it is in order but some elements are far from their place (where
-// insertion_sort_within gave up): each element out of order with the last one kept is set
-// aside together with that one (so one element far ahead does not set aside all that follow
-// it), the kept ones stay in order, and the set-aside ones are sorted and merged back in.
-// O(n + k log k) for k set aside; `kept` and `aside` are scratch.
-template <typename T, typename Less>
-void sort_nearly_sorted(std::vector<T>& v, std::vector<T>& kept, std::vector<T>& aside, Less less) {
-    kept.clear();
-    aside.clear();
-    for (const T& x : v) {
-        if (!kept.empty() && less(x, kept.back())) {
-            aside.push_back(kept.back());
-            kept.pop_back();
-            aside.push_back(x);
-        } else {
-            kept.push_back(x);
-        }
-    }
-    std::sort(aside.begin(), aside.end(), less);
-    std::merge(kept.begin(), kept.end(), aside.begin(), aside.end(), v.begin(), less);
-}
-
-// Sorts v from last frame's order: the insertion sort within `budget` moves, and where it
-// gives up (some elements jumped far), sort_nearly_sorted on what it left.
-template <typename T, typename Less>
-void sort_from_last_order(std::vector<T>& v, std::size_t budget, std::vector<T>& kept,
-                          std::vector<T>& aside, Less less) {
-    if (!insertion_sort_within(v, budget, less)) sort_nearly_sorted(v, kept, aside, less);
 }
 
 // Rows are cut into fixed chunks swept in parallel (oneTBB), each into its own pair list;
@@ -81,30 +51,22 @@ public:
         pairs_.resize(chunks);
         tests_.assign(chunks, 0);
         const auto sweep_chunk = [&](std::size_t c) {
-            pairs_[c].clear();
-            sweep_rows(c * rows_per_chunk, std::min(rows, (c + 1) * rows_per_chunk), pairs_[c],
-                       tests_[c]);
+            // The chunk's list and count live on this thread's stack while it sweeps (a move,
+            // no copy): neighbouring chunks' list headers and counts share cache lines, and
+            // written in place at every pair, the cores fight over those lines at 16 threads.
+            PairList pairs = std::move(pairs_[c]);
+            std::uint64_t tests = 0;
+            pairs.clear();
+            sweep_rows(c * rows_per_chunk, std::min(rows, (c + 1) * rows_per_chunk), pairs, tests);
+            pairs_[c] = std::move(pairs);
+            tests_[c] = tests;
         };
         if (chunks == 1) {
             sweep_chunk(0);
         } else {
             tbb::parallel_for(std::size_t{0}, chunks, sweep_chunk);
         }
-        // Joined in chunk order, each chunk copied by its own task: at a million pairs a
-        // serial join is a millisecond that no thread count shortens.
-        offsets_.resize(chunks + 1);
-        offsets_[0] = out.size();
-        for (std::size_t c = 0; c < chunks; ++c) offsets_[c + 1] = offsets_[c] + pairs_[c].size();
-        out.resize(offsets_[chunks]);
-        const auto join_chunk = [&](std::size_t c) {
-            std::copy(pairs_[c].begin(), pairs_[c].end(),
-                      out.begin() + static_cast<std::ptrdiff_t>(offsets_[c]));
-        };
-        if (chunks == 1) {
-            join_chunk(0);
-        } else {
-            tbb::parallel_for(std::size_t{0}, chunks, join_chunk);
-        }
+        append_in_order(pairs_, offsets_, out);
     }
 
     // The same sweep on the calling thread, straight into `out` (no chunk lists to join),
@@ -140,6 +102,14 @@ private:
     std::vector<std::uint64_t> tests_;
     std::vector<std::size_t> offsets_;  // where each chunk's pairs go in the joined list
 };
+
+// The threads oneTBB may use here: the arena's, under any global_control limit (the bench's
+// and the app's --threads).
+inline std::size_t threads_allowed() {
+    return std::min(
+        static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
+        tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+}
 
 // How many blocks of per_block items n items make (the last one may be short).
 inline std::size_t block_count(std::size_t n, std::size_t per_block) {
