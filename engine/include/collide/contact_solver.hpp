@@ -74,7 +74,7 @@ private:
     void find_wall_contacts(const Input& in, const Bodies<D>& bodies, float threshold);
     void solve_walls(float restitution, bool warm_start, bool as_system, Bodies<D>& bodies);
     void order_contacts(const Input& in, const Bodies<D>& bodies);
-    void level_contacts(const Input& in, std::size_t bodies);
+    void level_contacts(const Input& in);
     // Runs fn(contact) over every contact in solve order, level by level; a level's
     // contacts share no moving body, so a large level runs in parallel with the result of
     // the sequential order, bit for bit, on any number of threads.
@@ -92,8 +92,11 @@ private:
     // the last contact before it in order_ that moves one of its bodies.
     std::vector<std::uint32_t> by_level_;
     std::vector<std::uint32_t> level_start_;  // by_level_ offsets, one past the end last
-    std::vector<std::uint32_t> level_;        // scratch: per contact, its level
-    std::vector<std::uint32_t> body_level_;   // scratch: per body, one past its last level
+    std::vector<std::uint32_t> level_;        // scratch: per place in order_, its level
+    // Scratch: the contacts' moving ends as (body, place and side) keys, sorted; and per end,
+    // the place of the last contact before it on its body.
+    std::vector<std::uint64_t> ends_;
+    std::vector<std::uint32_t> before_;
     std::vector<float> height_;               // per contact, for the ground-up order
     std::vector<float> target_;               // target normal velocity per contact
     std::vector<std::uint64_t> prev_keys_;    // last step's contacts, for warm starting
