@@ -15,6 +15,7 @@
 
 #include "sim/demo.hpp"
 #include "sim/session_file.hpp"
+#include "sim/session_history.hpp"
 #include "sim/sim_world.hpp"
 #include "tooling/input_error.hpp"
 
@@ -55,6 +56,25 @@ TEST_P(Rewind, RestoreThenStepReproducesTheRun) {
     EXPECT_EQ(world->pair_count(), pairs_at);  // the broad phase re-ran on the restored frame
     for (int i = kAt; i < kEnd; ++i) world->step();
     EXPECT_EQ(world->state_hash(), hash_end);
+}
+
+// The rewind buffer, capped at four snapshots, takes each new one into the buffers of the
+// one it drops: every kept step still restores to the state the run had there.
+TEST(RewindBuffer, SnapshotsTakenIntoDroppedOnesRestoreExactly) {
+    auto world = make_sim_world(2, "rain", 1500, 7, "dynamic-aabb-tree");
+    SessionHistory history(std::size_t{1} << 30, 4);
+    std::vector<std::uint64_t> hashes;
+    for (int i = 0; i < 30; ++i) {
+        world->step();
+        history.record(*world);
+        hashes.push_back(world->state_hash());
+    }
+    ASSERT_EQ(history.size(), 4u);
+    ASSERT_EQ(history.first_step(), 27u);
+    for (std::uint64_t step = 27; step <= 30; ++step) {
+        world->restore(*history.find(step));
+        EXPECT_EQ(world->state_hash(), hashes[step - 1]) << "step " << step;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Worlds, Rewind,

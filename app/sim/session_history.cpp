@@ -6,8 +6,18 @@ void SessionHistory::record(const SimWorld& world) {
     const std::uint64_t step = world.steps();
     if (!empty() && step > 0) drop_after(step - 1);
     if (!empty() && (step == 0 || last_step() + 1 != step)) clear();  // keep the steps consecutive
-    if (world.snapshot_bytes() > max_bytes_) return;
-    snapshots_.push_back(world.snapshot());
+    const std::size_t incoming = world.snapshot_bytes();
+    if (incoming > max_bytes_) return;
+    // The oldest snapshots the new one pushes out go first, the last of them lending its
+    // buffers to the new one.
+    std::unique_ptr<WorldSnapshot> spare;
+    while (!snapshots_.empty() &&
+           (bytes_ + incoming > max_bytes_ || snapshots_.size() + 1 > max_steps_)) {
+        bytes_ -= snapshots_.front()->bytes();
+        spare = std::move(snapshots_.front());
+        snapshots_.pop_front();
+    }
+    snapshots_.push_back(world.snapshot(std::move(spare)));
     bytes_ += snapshots_.back()->bytes();
     while (snapshots_.size() > 1 && (bytes_ > max_bytes_ || snapshots_.size() > max_steps_)) {
         bytes_ -= snapshots_.front()->bytes();

@@ -195,9 +195,18 @@ public:
         if (gpu_) gpu_->set_settings(s);
     }
 
-    std::unique_ptr<WorldSnapshot> snapshot() const override {
-        auto s = std::make_unique<SnapshotOf<D>>();
-        s->world = gpu_ ? snapshot_from_gpu() : world_.snapshot();
+    std::unique_ptr<WorldSnapshot> snapshot(std::unique_ptr<WorldSnapshot> spare) const override {
+        std::unique_ptr<SnapshotOf<D>> s(dynamic_cast<SnapshotOf<D>*>(spare.get()));
+        if (s) {
+            spare.release();
+        } else {
+            s = std::make_unique<SnapshotOf<D>>();
+        }
+        if (gpu_) {
+            s->world = snapshot_from_gpu();
+        } else {
+            world_.snapshot_into(s->world);
+        }
         s->tunnelling = tunnelling_.count();
         return s;
     }

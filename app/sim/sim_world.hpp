@@ -134,7 +134,10 @@ public:
     virtual void set_physics(const Physics& p) = 0;
 
     // --- Rewind (session_history.hpp keeps the snapshots).
-    virtual std::unique_ptr<WorldSnapshot> snapshot() const = 0;
+    // `spare`, a snapshot of this world about to be dropped, lends its buffers (no fresh
+    // pages to fault in at a million bodies); null for a new one.
+    virtual std::unique_ptr<WorldSnapshot> snapshot(std::unique_ptr<WorldSnapshot> spare) const = 0;
+    std::unique_ptr<WorldSnapshot> snapshot() const { return snapshot(nullptr); }
     // Puts back a snapshot this world made (a snapshot of another world is ignored); the
     // broad phase re-runs on the restored frame, so overlays and panels show that frame.
     virtual void restore(const WorldSnapshot& snapshot) = 0;

@@ -87,6 +87,10 @@ public:
     void step(StepObserver<D>* observer = nullptr);
 
     Snapshot snapshot() const;
+    // The same into `s`, reusing its buffers: at a million bodies a fresh snapshot is 40 MB
+    // of new pages, and faulting them in cost more than copying (the app's rewind buffer
+    // takes one every step).
+    void snapshot_into(Snapshot& s) const;
     // Puts the world back in the state of `s`, a snapshot of this world (same bodies), and
     // runs the broad phase on the restored boxes, so its structure and pairs() are that
     // step's again.

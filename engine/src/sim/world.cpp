@@ -26,6 +26,13 @@ void for_each_body(std::size_t n, const Fn& fn) {
                       });
 }
 
+// to = from, reusing to's buffer, copied in blocks on oneTBB's threads.
+template <typename T>
+void copy_in_blocks(const std::vector<T>& from, std::vector<T>& to) {
+    to.resize(from.size());
+    for_each_body(from.size(), [&](std::size_t i) { to[i] = from[i]; });
+}
+
 double ms_since(Clock::time_point& t) {
     const auto now = Clock::now();
     const double ms = std::chrono::duration<double, std::milli>(now - t).count();
@@ -71,19 +78,26 @@ void World<D>::move_body(BodyId id, const Vec<D>& pos, const Vec<D>& vel) {
 
 template <int D>
 typename World<D>::Snapshot World<D>::snapshot() const {
-    return {settings_,
-            bodies_.pos,
-            bodies_.vel,
-            bodies_.rotation,
-            bodies_.spin,
-            steps_,
-            solver_.warm_start(),
-            boxes_,
-            contacts_,
-            continuous_.impact_pairs(),
-            implicit_.contacts(),
-            implicit_.counters(),
-            implicit_.tests()};
+    Snapshot s;
+    snapshot_into(s);
+    return s;
+}
+
+template <int D>
+void World<D>::snapshot_into(Snapshot& s) const {
+    s.settings = settings_;
+    copy_in_blocks(bodies_.pos, s.pos);
+    copy_in_blocks(bodies_.vel, s.vel);
+    copy_in_blocks(bodies_.rotation, s.rotation);
+    copy_in_blocks(bodies_.spin, s.spin);
+    s.steps = steps_;
+    s.warm_start = solver_.warm_start();
+    copy_in_blocks(boxes_, s.boxes);
+    s.contacts = contacts_;
+    s.impact_pairs = continuous_.impact_pairs();
+    s.implicit_contacts = implicit_.contacts();
+    s.implicit_counters = implicit_.counters();
+    s.implicit_tests = implicit_.tests();
 }
 
 template <int D>
