@@ -31,6 +31,19 @@ void keep_inside(const Aabb<D>& bounds, float r, Vec<D>& p) {
     }
 }
 
+// Whether a body at p of radius r touches a wall: within 1% of its radius of one. The
+// solver's wall contacts are those, and the world lists the bodies it finds so as it
+// integrates them, so that the solver need not read every body again.
+template <int D>
+bool touches_wall(const Aabb<D>& bounds, float r, const Vec<D>& p) {
+    const float slop = 0.01f * r;
+    bool touching = false;
+    for (int k = 0; k < D; ++k) {
+        touching = touching || p[k] - r <= bounds.lo[k] + slop || p[k] + r >= bounds.hi[k] - slop;
+    }
+    return touching;
+}
+
 template <int D>
 class ContactSolver {
 public:
@@ -42,6 +55,8 @@ public:
         std::span<const float> inv_mass;
         const std::vector<Contact<D>>& contacts;
         std::span<const ContactOffset<D>> offsets;
+        // Every moving body that touches_wall() where the bodies are now, in body order.
+        std::span<const BodyId> at_walls;
     };
 
     struct WallContact {
@@ -85,7 +100,6 @@ private:
 
     std::vector<WallContact> wall_contacts_;
     std::vector<WallContact> prev_wall_contacts_;
-    std::vector<std::vector<WallContact>> wall_chunks_;  // scratch: per chunk of bodies
     std::vector<float> impulse_;        // accumulated normal impulse per contact
     std::vector<std::uint32_t> order_;  // solve order of the contacts
     // The contacts of order_ grouped by level: a contact's level is one more than that of

@@ -133,8 +133,19 @@ public:
     }
 
 private:
-    void integrate(float dt);
+    // Moves the bodies by dt and lists those at walls (at_walls_); with `boxes`, also each
+    // sphere's box around its new place (compute_boxes' first pass, fused: one read of the
+    // bodies).
+    void integrate(float dt, bool boxes);
+    // at_walls_ again, where the bodies were moved since integrate (a swept step's impacts).
+    void find_bodies_at_walls();
+    template <typename Body>
+    void for_each_block_at_walls(const Body& body);
+    // Appends the moving bodies in [begin, end) that touch a wall.
+    void list_at_walls(std::size_t begin, std::size_t end, std::vector<BodyId>& at_walls) const;
     void compute_boxes();
+    // The boxes of what is not a plain sphere at its place: swept paths, implicit bodies.
+    void finish_boxes();
     void find_contacts();
     void solve(float dt);
 
@@ -148,6 +159,10 @@ private:
     std::size_t pairs_over_budget_ = 0;
     std::vector<Contact<D>> contacts_;
     std::vector<Vec<D>> start_pos_;
+    // The moving bodies that touch a wall, in body order (the solver's wall contacts), and
+    // per block of bodies, those found by its task.
+    std::vector<BodyId> at_walls_;
+    std::vector<std::vector<BodyId>> at_walls_of_block_;
     ContinuousCollision<D> continuous_;
     ContactSolver<D> solver_;
     StepTimings timings_;

@@ -65,57 +65,39 @@ void ContactSolver<D>::solve(const Input& in, Bodies<D>& bodies) {
 }
 
 // Bodies touching a wall, each with the impulse it had last step (warm start, matched by
-// body, axis and side; both lists are in body order).
+// body, axis and side; both lists are in body order). The world lists the bodies at walls
+// as it integrates them (a few thousand of a million), so only those are read here.
 template <int D>
 void ContactSolver<D>::find_wall_contacts(const Input& in, const Bodies<D>& bodies,
                                           float threshold) {
     std::swap(wall_contacts_, prev_wall_contacts_);
+    wall_contacts_.clear();
     const Aabb<D>& w = in.settings.bounds;
     const auto key = [](const WallContact& x) { return std::tuple(x.body, x.axis, x.side); };
-    // Every body is looked at, so the scan runs in fixed chunks of bodies, each into its own
-    // list, joined in chunk order: the body order of one pass, on any number of threads.
-    constexpr std::size_t kBodiesPerChunk = 16384;
-    const std::size_t n = bodies.size();
-    const std::size_t chunks = (n + kBodiesPerChunk - 1) / kBodiesPerChunk;
-    wall_chunks_.resize(chunks);
-    tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t chunk) {
-        std::vector<WallContact>& found = wall_chunks_[chunk];
-        found.clear();
-        const std::size_t first = chunk * kBodiesPerChunk;
-        const std::size_t end = std::min(n, first + kBodiesPerChunk);
-        // Last step's contacts from this chunk's first body on (both lists are in body order).
-        std::size_t prev = static_cast<std::size_t>(
-            std::lower_bound(prev_wall_contacts_.begin(), prev_wall_contacts_.end(), BodyId(first),
-                             [](const WallContact& x, BodyId b) { return x.body < b; }) -
-            prev_wall_contacts_.begin());
-        for (std::size_t i = first; i < end; ++i) {
-            if (bodies.is_static[i]) continue;
-            const float r = bodies.radius[i];
-            const float slop = 0.01f * r;
-            for (int k = 0; k < D; ++k) {
-                for (const float side : {-1.0f, 1.0f}) {
-                    const bool touching = side < 0 ? bodies.pos[i][k] - r <= w.lo[k] + slop
-                                                   : bodies.pos[i][k] + r >= w.hi[k] - slop;
-                    if (!touching) continue;
-                    const float away = -bodies.vel[i][k] * side;  // normal velocity
-                    const float target = bounce_target(away, in.settings.restitution, threshold);
-                    WallContact c{BodyId(i), k, side, target, 0.0f};
-                    while (prev < prev_wall_contacts_.size() &&
-                           key(prev_wall_contacts_[prev]) < key(c)) {
-                        ++prev;
-                    }
-                    if (target == 0.0f && prev < prev_wall_contacts_.size() &&
-                        key(prev_wall_contacts_[prev]) == key(c)) {
-                        c.impulse = prev_wall_contacts_[prev].impulse;
-                    }
-                    found.push_back(c);
+    std::size_t prev = 0;
+    for (const BodyId i : in.at_walls) {
+        assert(!bodies.is_static[i] && touches_wall<D>(w, bodies.radius[i], bodies.pos[i]));
+        const float r = bodies.radius[i];
+        const float slop = 0.01f * r;
+        for (int k = 0; k < D; ++k) {
+            for (const float side : {-1.0f, 1.0f}) {
+                const bool touching = side < 0 ? bodies.pos[i][k] - r <= w.lo[k] + slop
+                                               : bodies.pos[i][k] + r >= w.hi[k] - slop;
+                if (!touching) continue;
+                const float away = -bodies.vel[i][k] * side;  // normal velocity
+                const float target = bounce_target(away, in.settings.restitution, threshold);
+                WallContact c{i, k, side, target, 0.0f};
+                while (prev < prev_wall_contacts_.size() &&
+                       key(prev_wall_contacts_[prev]) < key(c)) {
+                    ++prev;
                 }
+                if (target == 0.0f && prev < prev_wall_contacts_.size() &&
+                    key(prev_wall_contacts_[prev]) == key(c)) {
+                    c.impulse = prev_wall_contacts_[prev].impulse;
+                }
+                wall_contacts_.push_back(c);
             }
         }
-    });
-    wall_contacts_.clear();
-    for (const std::vector<WallContact>& found : wall_chunks_) {
-        wall_contacts_.insert(wall_contacts_.end(), found.begin(), found.end());
     }
 }
 
@@ -224,9 +206,10 @@ void ContactSolver<D>::level_contacts(const Input& in) {
 template <int D>
 template <typename Fn>
 void ContactSolver<D>::for_each_contact(const Fn& fn) const {
-    // Below this many a level is cheaper on the calling thread than as tasks.
-    constexpr std::uint32_t kParallelLevel = 4096;
-    constexpr std::size_t kContactsPerTask = 1024;
+    // Below this many a level is cheaper on the calling thread than as tasks. Tasks of 256
+    // contacts keep 16 threads even: each contact waits on two bodies read at random.
+    constexpr std::uint32_t kParallelLevel = 1024;
+    constexpr std::size_t kContactsPerTask = 256;
     for (std::size_t l = 0; l + 1 < level_start_.size(); ++l) {
         const std::uint32_t begin = level_start_[l], end = level_start_[l + 1];
         if (end - begin < kParallelLevel) {

@@ -142,8 +142,8 @@ void World<D>::step(StepObserver<D>* observer) {
     auto t = Clock::now();
     if (swept || observer) start_pos_ = bodies_.pos;
     implicit_.begin_step(bodies_, swept);
-    integrate(dt);
-    compute_boxes();
+    integrate(dt, true);
+    finish_boxes();
     timings_.integrate_ms = ms_since(t);
 
     broad_phase_->update(boxes_, bodies_.is_static, pairs_);
@@ -159,6 +159,7 @@ void World<D>::step(StepObserver<D>* observer) {
 
     if (swept) {
         continuous_.stop_at_impacts(start_pos_, pairs_, bodies_);
+        find_bodies_at_walls();  // bodies stopped at impacts are not where integrate left them
     } else {
         continuous_.clear();
     }
@@ -173,7 +174,7 @@ void World<D>::step(StepObserver<D>* observer) {
 
     solve(dt);
     for (int k = 1; k < substeps; ++k) {
-        integrate(dt);
+        integrate(dt, false);
         find_contacts();
         solve(dt);
     }
@@ -181,27 +182,80 @@ void World<D>::step(StepObserver<D>* observer) {
     ++steps_;
 }
 
+// Per block of bodies: body(begin, end, found) on oneTBB's threads, each block listing its
+// bodies at walls in `found`; the lists are then joined in block order.
 template <int D>
-void World<D>::integrate(float dt) {
+template <typename Body>
+void World<D>::for_each_block_at_walls(const Body& body) {
+    const std::size_t n = bodies_.size();
+    const std::size_t blocks = (n + kBodiesPerTask - 1) / kBodiesPerTask;
+    at_walls_of_block_.resize(blocks);
+    tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
+        // On this task's stack while it fills (see ChunkedSweep: no false sharing).
+        std::vector<BodyId> found = std::move(at_walls_of_block_[b]);
+        found.clear();
+        const std::size_t begin = b * kBodiesPerTask;
+        body(begin, std::min(n, begin + kBodiesPerTask), found);
+        at_walls_of_block_[b] = std::move(found);
+    });
+    at_walls_.clear();
+    for (const std::vector<BodyId>& found : at_walls_of_block_) {
+        at_walls_.insert(at_walls_.end(), found.begin(), found.end());
+    }
+}
+
+template <int D>
+void World<D>::integrate(float dt, bool boxes) {
     const Vec<D> dv = settings_.gravity * dt;
+    const Aabb<D>& bounds = settings_.bounds;
     auto& pos = bodies_.pos;
     auto& vel = bodies_.vel;
-    for_each_body(bodies_.size(), [&](std::size_t i) {
-        if (bodies_.is_static[i]) return;
-        vel[i] += dv;
-        pos[i] += vel[i] * dt;
-        keep_inside<D>(settings_.bounds, bodies_.radius[i], pos[i]);
+    const auto& radius = bodies_.radius;
+    for_each_block_at_walls([&](std::size_t begin, std::size_t end, std::vector<BodyId>& at_walls) {
+        for (std::size_t i = begin; i < end; ++i) {
+            if (!bodies_.is_static[i]) {
+                vel[i] += dv;
+                pos[i] += vel[i] * dt;
+                keep_inside<D>(bounds, radius[i], pos[i]);
+            }
+            if (boxes) boxes_[i] = Aabb<D>::around(pos[i], radius[i]);
+        }
+        // Apart from the loop above, which then vectorizes; the block is still in cache.
+        list_at_walls(begin, end, at_walls);
     });
     implicit_.rotate(bodies_, dt);
+}
+
+template <int D>
+void World<D>::list_at_walls(std::size_t begin, std::size_t end,
+                             std::vector<BodyId>& at_walls) const {
+    for (std::size_t i = begin; i < end; ++i) {
+        if (!bodies_.is_static[i] &&
+            touches_wall<D>(settings_.bounds, bodies_.radius[i], bodies_.pos[i])) {
+            at_walls.push_back(BodyId(i));
+        }
+    }
+}
+
+template <int D>
+void World<D>::find_bodies_at_walls() {
+    for_each_block_at_walls([&](std::size_t begin, std::size_t end, std::vector<BodyId>& at_walls) {
+        list_at_walls(begin, end, at_walls);
+    });
 }
 
 // Spheres' boxes, grown over the path in a swept step; then the implicit bodies' own.
 template <int D>
 void World<D>::compute_boxes() {
-    const std::size_t n = bodies_.size();
-    for_each_body(n, [&](std::size_t i) {
+    for_each_body(bodies_.size(), [&](std::size_t i) {
         boxes_[i] = Aabb<D>::around(bodies_.pos[i], bodies_.radius[i]);
     });
+    finish_boxes();
+}
+
+template <int D>
+void World<D>::finish_boxes() {
+    const std::size_t n = bodies_.size();
     std::span<const Vec<D>> path_start;  // where the paths began, in a swept step
     if (settings_.swept && start_pos_.size() == n) {
         path_start = start_pos_;
@@ -223,7 +277,7 @@ void World<D>::find_contacts() {
 template <int D>
 void World<D>::solve(float dt) {
     const auto offsets = implicit_.match_offsets(contacts_);
-    solver_.solve({settings_, dt, inv_mass_, contacts_, offsets}, bodies_);
+    solver_.solve({settings_, dt, inv_mass_, contacts_, offsets, at_walls_}, bodies_);
 }
 
 template <int D>
