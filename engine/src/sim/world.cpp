@@ -220,7 +220,7 @@ void World<D>::integrate(float dt, bool boxes) {
             }
             if (boxes) boxes_[i] = Aabb<D>::around(pos[i], radius[i]);
         }
-        // Apart from the loop above, which then vectorizes; the block is still in cache.
+        // Then the block's bodies at walls, read while the block is still in cache.
         list_at_walls(begin, end, at_walls);
     });
     implicit_.rotate(bodies_, dt);
