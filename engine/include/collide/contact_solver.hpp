@@ -31,15 +31,22 @@ void keep_inside(const Aabb<D>& bounds, float r, Vec<D>& p) {
     }
 }
 
-// Whether a body at p of radius r touches a wall: within 1% of its radius of one. The
-// solver's wall contacts are those, and the world lists the bodies it finds so as it
-// integrates them, so that the solver need not read every body again.
+// Whether a body at p of radius r touches the wall on `side` (-1 low, +1 high) of axis k:
+// within 1% of its radius of it. Each such wall is one of the solver's wall contacts.
+template <int D>
+bool touches_wall_side(const Aabb<D>& bounds, float r, const Vec<D>& p, int k, float side) {
+    const float slop = 0.01f * r;
+    return side < 0 ? p[k] - r <= bounds.lo[k] + slop : p[k] + r >= bounds.hi[k] - slop;
+}
+
+// Whether it touches any wall: the world lists the bodies that do as it integrates them, so
+// that the solver need not read every body again.
 template <int D>
 bool touches_wall(const Aabb<D>& bounds, float r, const Vec<D>& p) {
-    const float slop = 0.01f * r;
     bool touching = false;
     for (int k = 0; k < D; ++k) {
-        touching = touching || p[k] - r <= bounds.lo[k] + slop || p[k] + r >= bounds.hi[k] - slop;
+        touching = touching || touches_wall_side<D>(bounds, r, p, k, -1.0f) ||
+                   touches_wall_side<D>(bounds, r, p, k, 1.0f);
     }
     return touching;
 }

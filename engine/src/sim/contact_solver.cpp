@@ -9,18 +9,14 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 
+#include "sim/for_each_index.hpp"
+
 namespace collide {
 
 namespace {
 
-// fn(i) for i in [0, n) on oneTBB's threads: each i writes only its own outputs.
-template <typename Fn>
-void for_each_index(std::size_t n, const Fn& fn) {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 2048),
-                      [&](const tbb::blocked_range<std::size_t>& r) {
-                          for (std::size_t i = r.begin(); i != r.end(); ++i) fn(i);
-                      });
-}
+// Contacts per task of the per-contact loops (for_each_index).
+constexpr std::size_t kPerTask = 2048;
 
 // The impulse (in velocity units) one contact gets in one solver pass, given its normal
 // velocity vn (positive = separating).
@@ -78,12 +74,9 @@ void ContactSolver<D>::find_wall_contacts(const Input& in, const Bodies<D>& bodi
     for (const BodyId i : in.at_walls) {
         assert(!bodies.is_static[i] && touches_wall<D>(w, bodies.radius[i], bodies.pos[i]));
         const float r = bodies.radius[i];
-        const float slop = 0.01f * r;
         for (int k = 0; k < D; ++k) {
             for (const float side : {-1.0f, 1.0f}) {
-                const bool touching = side < 0 ? bodies.pos[i][k] - r <= w.lo[k] + slop
-                                               : bodies.pos[i][k] + r >= w.hi[k] - slop;
-                if (!touching) continue;
+                if (!touches_wall_side<D>(w, r, bodies.pos[i], k, side)) continue;
                 const float away = -bodies.vel[i][k] * side;  // normal velocity
                 const float target = bounce_target(away, in.settings.restitution, threshold);
                 WallContact c{i, k, side, target, 0.0f};
@@ -151,7 +144,7 @@ void ContactSolver<D>::level_contacts(const Input& in) {
     constexpr std::uint64_t kStatic = ~std::uint64_t{0};
     // Key of end `side` of the contact at place i: its body, then the place and side.
     ends_.resize(2 * m);
-    for_each_index(m, [&](std::size_t i) {
+    for_each_index(m, kPerTask, [&](std::size_t i) {
         const Contact<D>& k = in.contacts[order_[i]];
         const auto key = [&](BodyId body, std::size_t side) {
             return in.inv_mass[body] > 0.0f ? (std::uint64_t{body} << 32) | (2 * i + side)
@@ -163,7 +156,7 @@ void ContactSolver<D>::level_contacts(const Input& in) {
     tbb::parallel_sort(ends_.begin(), ends_.end());
     // before_[2 i + side]: the place of the last contact before place i on that end's body.
     before_.assign(2 * m, kNone);
-    for_each_index(ends_.size(), [&](std::size_t j) {
+    for_each_index(ends_.size(), kPerTask, [&](std::size_t j) {
         if (j == 0 || ends_[j] == kStatic || ends_[j - 1] >> 32 != ends_[j] >> 32) return;
         before_[ends_[j] & 0xffffffffu] =
             static_cast<std::uint32_t>((ends_[j - 1] & 0xffffffffu) / 2);
@@ -236,7 +229,7 @@ void ContactSolver<D>::solve_velocities(const Input& in, float threshold, Bodies
     target_.resize(m);
     // Targets first, from the velocities before any impulse: warm-start impulses must not
     // look like an approach to the neighbouring contacts.
-    for_each_index(m, [&](std::size_t c) {
+    for_each_index(m, kPerTask, [&](std::size_t c) {
         const Contact<D>& k = contacts[c];
         target_[c] = bounce_target(glm::dot(vel[k.b] - vel[k.a], k.normal), e, threshold);
     });
@@ -275,7 +268,7 @@ void ContactSolver<D>::solve_velocities(const Input& in, float threshold, Bodies
     }
 
     prev_keys_.resize(m);
-    for_each_index(m, [&](std::size_t c) {
+    for_each_index(m, kPerTask, [&](std::size_t c) {
         prev_keys_[c] = Pair{contacts[c].a, contacts[c].b}.key();
     });
     prev_impulse_ = impulse_;

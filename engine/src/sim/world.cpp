@@ -8,6 +8,8 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "sim/for_each_index.hpp"
+
 namespace collide {
 
 namespace {
@@ -20,10 +22,7 @@ constexpr std::size_t kBodiesPerTask = 8192;
 
 template <typename Fn>
 void for_each_body(std::size_t n, const Fn& fn) {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kBodiesPerTask),
-                      [&](const tbb::blocked_range<std::size_t>& r) {
-                          for (std::size_t i = r.begin(); i != r.end(); ++i) fn(i);
-                      });
+    for_each_index(n, kBodiesPerTask, fn);
 }
 
 // to = from, reusing to's buffer, copied in blocks on oneTBB's threads.
