@@ -117,7 +117,7 @@ TEST(Presets, BruteForceNeverRunsAWorldOverTheReferenceLimit) {
         << demo.notice();
     collidoscope::Demo started(
         parse({"--count", "20000", "--broadphase", "brute-force", "--no-settings"}));
-    EXPECT_EQ(started.broad_phase(), collide::kDefaultBroadPhase);
+    EXPECT_EQ(started.broad_phase(), collide::default_broadphase(20000));
     EXPECT_FALSE(started.notice().empty());
     // Under the limit it runs as asked.
     collidoscope::Demo small(parse({"--count", "500", "--no-settings"}));
@@ -125,7 +125,22 @@ TEST(Presets, BruteForceNeverRunsAWorldOverTheReferenceLimit) {
     EXPECT_EQ(small.broad_phase(), "brute-force");
     EXPECT_EQ(small.notice(), "");
     small.set_count(20000);  // growing past the limit falls back too
-    EXPECT_EQ(small.broad_phase(), collide::kDefaultBroadPhase);
+    EXPECT_EQ(small.broad_phase(), collide::default_broadphase(20000));
+}
+
+// At 1M bodies the app started on sort-and-sweep (0.68 fps on 2 cores): without
+// --broadphase a world over kLargeWorldBodies starts on the sorted grid; one asked for stays.
+TEST(Presets, LargeWorldsStartOnTheSortedGrid) {
+    EXPECT_EQ(parse({"--count", "20000", "--no-settings"}).broadphase, "sort-and-sweep");
+    EXPECT_EQ(parse({"--count", "20001", "--no-settings"}).broadphase, "sorted-grid");
+    EXPECT_EQ(
+        parse({"--count", "1000000", "--broadphase", "zorder-sweep", "--no-settings"}).broadphase,
+        "zorder-sweep");
+    collidoscope::Demo large(parse({"--count", "30000", "--paused", "--no-settings"}));
+    EXPECT_EQ(large.broad_phase(), "sorted-grid");
+    // Past the reference limit brute force falls back to the default for the count.
+    large.set_broad_phase("brute-force");
+    EXPECT_EQ(large.broad_phase(), "sorted-grid");
 }
 
 // Bug (issue 26): --ui-scale was overwritten by the stored setting, because the command line

@@ -58,7 +58,8 @@ void define_flags(CLI::App& app, RawArgs& raw) {
     value("Scene", "--count", raw.count, "N", "number of bodies, 0 to 10000000; default 5000");
     value("Scene", "--seed", raw.seed, "S", "random seed (unsigned 64-bit); default 1");
     value("Scene", "--broadphase", raw.broadphase, "NAME",
-          "algorithm (see --list); default the first fast one for the dimension");
+          "algorithm (see --list); default sort-and-sweep, above 20000 bodies\n"
+          "sorted-grid");
     toggle("Scene", "--paused", raw.paused, "start paused (P pauses, O steps once)");
     toggle("Scene", "--swept", raw.swept,
            "swept boxes and time-of-impact contacts (no tunnelling)");
@@ -245,7 +246,7 @@ void check_algorithm(const char* flag, std::string_view name, int dim) {
 
 void validate_broadphase(const RawArgs& raw, Options& opt) {
     if (!raw.broadphase) {
-        opt.broadphase = std::string(collide::kDefaultBroadPhase);
+        opt.broadphase = std::string(collide::default_broadphase(opt.count));
         return;
     }
     check_algorithm("--broadphase", *raw.broadphase, opt.dim);

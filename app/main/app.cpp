@@ -50,7 +50,7 @@ int run_app(const Options& options) {
     const bool gpu_first = options.replay.empty() && collide::runs_on_gpu(options.broadphase);
     try {
         Options first = options;
-        if (gpu_first) first.broadphase = std::string(collide::kDefaultBroadPhase);
+        if (gpu_first) first.broadphase = std::string(collide::default_broadphase(first.count));
         try {
             demo = std::make_unique<Demo>(first);
         } catch (const collide::InputError& e) {
@@ -60,7 +60,7 @@ int run_app(const Options& options) {
                          "collidoscope: settings: the stored scene %s: %s; using the default\n",
                          first.scene.c_str(), e.what());
             first.scene = Options{}.scene;
-            first.broadphase = std::string(collide::kDefaultBroadPhase);
+            first.broadphase = std::string(collide::default_broadphase(first.count));
             demo = std::make_unique<Demo>(first);
         }
     } catch (const collide::InputError& e) {

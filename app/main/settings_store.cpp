@@ -239,7 +239,7 @@ std::optional<std::string> apply_settings(const Settings& s, Options& options) {
         options.scene = scene;
         options.scene_from_settings = true;
     }
-    options.broadphase = std::string(collide::kDefaultBroadPhase);
+    options.broadphase = std::string(collide::default_broadphase(options.count));
     if (!s.broadphase.empty()) {
         const collide::BroadPhaseEntry* entry = collide::find_any_broadphase(s.broadphase);
         if (entry != nullptr && entry->supports(s.dim)) {

@@ -48,7 +48,7 @@ Demo::Demo(const Options& options) : race_live_(options.race) {
     if (scene_is_csv()) count_ = start_.count = world_->body_count();  // the file decides
     notice_ = too_slow_for_the_world(broad_phase_, count_).value_or("");
     if (!notice_.empty()) {
-        broad_phase_ = std::string(collide::kDefaultBroadPhase);
+        broad_phase_ = std::string(collide::default_broadphase(count_));
         world_->set_broad_phase(broad_phase_);
     }
     world_->refresh_broad_phase();  // its pairs before the first step, as after a rebuild
@@ -158,10 +158,11 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
     // Keep the algorithm across dimensions when it exists in both.
     std::string algorithm = wanted;
     const collide::BroadPhaseEntry* entry = collide::find_any_broadphase(algorithm);
-    if (!entry || !entry->supports(dim)) algorithm = std::string(collide::kDefaultBroadPhase);
+    if (!entry || !entry->supports(dim))
+        algorithm = std::string(collide::default_broadphase(count));
     // A world that would freeze the app gets the default algorithm, and the panel says why.
     notice_ = too_slow_for_the_world(algorithm, count).value_or("");
-    if (!notice_.empty()) algorithm = std::string(collide::kDefaultBroadPhase);
+    if (!notice_.empty()) algorithm = std::string(collide::default_broadphase(count));
     const Physics physics = world_ ? world_->physics() : Physics{};
     std::unique_ptr<SimWorld> world;
     try {

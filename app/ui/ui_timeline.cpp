@@ -80,8 +80,8 @@ void timeline_panel(Demo& demo, const ScreenRect& at) {
         ImGui::TextDisabled("GPU world over %s bodies: no rewind snapshots",
                             format_count(kGpuRewindBodies).c_str());
     } else {
-        ImGui::Text("%zu steps kept (%" PRIu64 "-%" PRIu64 "), %s of %s", history.size(),
-                    history.first_step(), history.last_step(),
+        ImGui::Text("%zu step%s kept (%" PRIu64 "-%" PRIu64 "), %s of %s", history.size(),
+                    history.size() == 1 ? "" : "s", history.first_step(), history.last_step(),
                     format_bytes(history.bytes()).c_str(),
                     format_bytes(history.max_bytes()).c_str());
     }
