@@ -14,7 +14,8 @@ namespace collide {
 
 // Brute force is the reference every algorithm is checked against (and quadratic: benches
 // leave it out at large n). Sort-and-sweep, exact in both dimensions and never quadratic on
-// the generated scenes, is where the app starts and the reference above that n.
+// the generated scenes, is the reference above that n and where the app starts on small
+// worlds (default_broadphase below).
 inline constexpr std::string_view kReferenceBroadPhase = "brute-force";
 inline constexpr std::string_view kDefaultBroadPhase = "sort-and-sweep";
 
