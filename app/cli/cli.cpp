@@ -57,9 +57,12 @@ void define_flags(CLI::App& app, RawArgs& raw) {
           "header sets the dimension; default uniform");
     value("Scene", "--count", raw.count, "N", "number of bodies, 0 to 10000000; default 5000");
     value("Scene", "--seed", raw.seed, "S", "random seed (unsigned 64-bit); default 1");
-    value("Scene", "--broadphase", raw.broadphase, "NAME",
-          "algorithm (see --list); default sort-and-sweep, above 20000 bodies\n"
-          "sorted-grid");
+    // The default's text from the constants that pick it, so the two cannot drift apart.
+    const std::string default_algorithm = "algorithm (see --list); default " +
+                                          std::string(collide::kDefaultBroadPhase) + ", above " +
+                                          std::to_string(collide::kLargeWorldBodies) + " bodies\n" +
+                                          std::string(collide::kLargeWorldBroadPhase);
+    value("Scene", "--broadphase", raw.broadphase, "NAME", default_algorithm.c_str());
     toggle("Scene", "--paused", raw.paused, "start paused (P pauses, O steps once)");
     toggle("Scene", "--swept", raw.swept,
            "swept boxes and time-of-impact contacts (no tunnelling)");
