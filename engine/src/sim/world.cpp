@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cmath>
 
-#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include "sim/for_each_index.hpp"
