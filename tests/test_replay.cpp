@@ -2,7 +2,8 @@
 // reproduces the original run bit for bit (with persistent broad phases, whose structure
 // after a restore has seen other frames, and with gravity, where warm starting matters),
 // and a recorded session replays to the same state hash at every 100th step; the GPU world
-// takes the bodies and gives them back to the float.
+// takes the bodies and gives them back to the float; a large generated world is numbered
+// along the Morton curve, except in a replay of a version 1 session.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -11,13 +12,16 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "collide/registry.hpp"
 #include "sim/demo.hpp"
 #include "sim/session_file.hpp"
 #include "sim/session_history.hpp"
 #include "sim/sim_world.hpp"
 #include "tooling/input_error.hpp"
+#include "tooling/scenes.hpp"
 
 namespace collidoscope {
 namespace {
@@ -278,6 +282,99 @@ TEST(GpuWorldSwitch, SessionWithTheGpuWorldReplays) {
     for (int i = 0; i < 400 && !replay.replay()->finished; ++i) run(replay, 1, replayed);
     EXPECT_EQ(replayed, recorded);
     EXPECT_EQ(replay.replay()->failed, 0u);
+    std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace collidoscope
+
+namespace collidoscope {
+namespace {
+
+// The bodies' places in the order a generated scene gives them, Morton-ordered or not.
+template <int D>
+std::vector<glm::vec3> scene_positions(const char* scene, std::size_t count, std::uint64_t seed,
+                                       bool morton) {
+    collide::Scene<D> s = collide::make_scene<D>(scene, count, seed);
+    if (morton) collide::order_by_morton(s.bodies);
+    std::vector<glm::vec3> out;
+    for (const auto& p : s.bodies.pos) {
+        if constexpr (D == 2) {
+            out.emplace_back(p, 0.0f);
+        } else {
+            out.push_back(p);
+        }
+    }
+    return out;
+}
+
+std::vector<glm::vec3> scene_positions(int dim, const char* scene, std::size_t count,
+                                       std::uint64_t seed, bool morton) {
+    return dim == 2 ? scene_positions<2>(scene, count, seed, morton)
+                    : scene_positions<3>(scene, count, seed, morton);
+}
+
+// A generated world over kLargeWorldBodies is numbered along the Morton curve; at the cut,
+// and where the generator's numbering is asked for, it keeps the generator's order.
+TEST(BodyNumbering, LargeGeneratedWorldsFollowTheMortonCurve) {
+    const std::size_t large = collide::kLargeWorldBodies + 1;
+    for (int dim : {2, 3}) {
+        SCOPED_TRACE(dim);
+        EXPECT_EQ(positions(*make_sim_world(dim, "powerlaw", large, 4, "sorted-grid")),
+                  scene_positions(dim, "powerlaw", large, 4, true));
+        EXPECT_NE(scene_positions(dim, "powerlaw", large, 4, true),
+                  scene_positions(dim, "powerlaw", large, 4, false));
+        EXPECT_EQ(positions(*make_sim_world(dim, "powerlaw", large, 4, "sorted-grid",
+                                            BodyNumbering::kGenerated)),
+                  scene_positions(dim, "powerlaw", large, 4, false));
+        EXPECT_EQ(positions(*make_sim_world(dim, "powerlaw", collide::kLargeWorldBodies, 4,
+                                            "sorted-grid")),
+                  scene_positions(dim, "powerlaw", collide::kLargeWorldBodies, 4, false));
+    }
+}
+
+// A version 1 session was recorded with the generator's numbering at every count, and
+// replays with it; a version 2 one numbers a large world along the Morton curve. The
+// recorder writes the version it was started with.
+TEST(BodyNumbering, SessionVersionDecidesTheNumbering) {
+    const std::size_t large = collide::kLargeWorldBodies + 1;
+    const std::string path = temp_path("collidoscope_test_session_version.txt");
+    for (int version : {1, 2}) {
+        SCOPED_TRACE(version);
+        {
+            SessionRecorder recorder(path, {2, "uniform", large, 9, "sorted-grid", version});
+            recorder.finish(0);
+        }
+        EXPECT_EQ(load_session(path).start.version, version);
+        Options options;
+        options.replay = path;
+        Demo demo(options);
+        EXPECT_EQ(positions(demo.world()), scene_positions(2, "uniform", large, 9, version == 2));
+    }
+    std::filesystem::remove(path);
+}
+
+TEST(BodyNumbering, UnknownSessionVersionIsRefused) {
+    const std::string path = temp_path("collidoscope_test_session_v3.txt");
+    const std::pair<const char*, const char*> cases[] = {
+        {"collidoscope-session 3", "'3' is not a session file version this build reads (1 to 2)"},
+        {"collidoscope-session 0", "'0' is not a session file version this build reads (1 to 2)"},
+        {"collidoscope-session",
+         "not a session file: the first line must be 'collidoscope-session 2'"},
+        {"collidoscope-sessions 1",
+         "not a session file: the first line must be 'collidoscope-session 2'"},
+    };
+    for (const auto& [first, message] : cases) {
+        std::ofstream(path) << first
+                            << "\ndim 2\nscene uniform\ncount 100\nseed 1\n"
+                               "broadphase sort-and-sweep\nend 0\n";
+        try {
+            load_session(path);
+            ADD_FAILURE() << first << ": no error";
+        } catch (const collide::InputError& e) {
+            EXPECT_EQ(std::string(e.what()), path + ":1: " + message);
+        }
+    }
     std::filesystem::remove(path);
 }
 

@@ -10,6 +10,14 @@
 #include "tooling/scene_names.hpp"
 
 namespace collidoscope {
+namespace {
+
+// A version 1 session was recorded when every world kept the generator's numbering.
+BodyNumbering numbering_of(const SessionStart& start) {
+    return start.version >= 2 ? BodyNumbering::kMortonWhenLarge : BodyNumbering::kGenerated;
+}
+
+}  // namespace
 
 Demo::Demo(const Options& options) : race_live_(options.race) {
     if (options.replay.empty()) {
@@ -40,7 +48,7 @@ Demo::Demo(const Options& options) : race_live_(options.race) {
         scenes_.push_back({scene_, "csv: " + file, "bodies loaded from " + path, dim_});
     }
     try {
-        world_ = make_sim_world(dim_, scene_, count_, seed_, broad_phase_);
+        world_ = make_sim_world(dim_, scene_, count_, seed_, broad_phase_, numbering_of(start_));
     } catch (const collide::InputError& e) {
         if (!replay_) throw;
         throw collide::InputError(options.replay + ": " + e.what());
@@ -166,7 +174,7 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
     const Physics physics = world_ ? world_->physics() : Physics{};
     std::unique_ptr<SimWorld> world;
     try {
-        world = make_sim_world(dim, scene, count, seed, algorithm);
+        world = make_sim_world(dim, scene, count, seed, algorithm, numbering_of(start_));
     } catch (const std::exception& e) {
         last_error_ = e.what();
         return false;

@@ -10,7 +10,8 @@
 namespace collidoscope {
 namespace {
 
-constexpr std::string_view kMagic = "collidoscope-session 1";
+// The first line: this word, then the format's version (1 to kSessionVersion).
+constexpr std::string_view kMagic = "collidoscope-session";
 // No action comes near this; a longer line is not a session's, and reading on would let a
 // file without newlines (/dev/zero) take all memory. The CSV loader caps its lines the same.
 constexpr std::size_t kMaxLine = 4096;
@@ -52,6 +53,21 @@ void read_header_line(std::string_view line, SessionStart& start) {
     }
 }
 
+// The first line's version: "collidoscope-session N" with N from 1 to kSessionVersion.
+int read_version(const std::vector<std::string_view>& words) {
+    const std::string expected = std::string(kMagic) + " " + std::to_string(kSessionVersion);
+    if (words.front() != kMagic || words.size() != 2) {
+        throw collide::InputError("not a session file: the first line must be '" + expected + "'");
+    }
+    const auto version = collide::parse_number<int>(words[1]);
+    if (!version || *version < 1 || *version > kSessionVersion) {
+        throw collide::InputError("'" + collide::excerpt(words[1], 80) +
+                                  "' is not a session file version this build reads (1 to " +
+                                  std::to_string(kSessionVersion) + ")");
+    }
+    return *version;
+}
+
 }  // namespace
 
 Session load_session(const std::string& path) {
@@ -71,10 +87,7 @@ Session load_session(const std::string& path) {
             const std::vector<std::string_view> words = split_words(line);
             if (words.empty() || words.front().starts_with('#')) continue;
             if (!started) {
-                if (line.find(kMagic) != 0) {
-                    throw collide::InputError("not a session file: the first line must be '" +
-                                              std::string(kMagic) + "'");
-                }
+                session.start.version = read_version(words);
                 started = true;
                 continue;
             }
@@ -135,7 +148,8 @@ Session load_session(const std::string& path) {
 SessionRecorder::SessionRecorder(const std::string& path, const SessionStart& start)
     : path_(path), out_(path) {
     if (!out_) throw collide::InputError("cannot write session file '" + path + "'");
-    out_ << kMagic << "\n# Replay with: collidoscope --replay " << path << "\n";
+    out_ << kMagic << " " << start.version << "\n# Replay with: collidoscope --replay " << path
+         << "\n";
     // The header's lines are the actions that would set the same.
     for (const UserAction& a :
          {UserAction(action::SetDim{start.dim}), UserAction(action::SetScene{start.scene}),

@@ -16,6 +16,11 @@
 
 namespace collidoscope {
 
+// The session file format this build writes. Version 2 numbers a large generated world
+// along the Morton curve (BodyNumbering in sim_world.hpp); version 1 files replay with the
+// generator's numbering, so their drags and selections land on the bodies they did.
+inline constexpr int kSessionVersion = 2;
+
 // The world a session starts from (as the command line builds it).
 struct SessionStart {
     int dim = 2;
@@ -23,6 +28,7 @@ struct SessionStart {
     std::size_t count = 0;
     std::uint64_t seed = 1;
     std::string broadphase;
+    int version = kSessionVersion;  // the file's, for a replay
 };
 
 struct SessionEntry {

@@ -12,9 +12,11 @@
 #include "cli/launch_options.hpp"
 #include "collide/gpu/catalog.hpp"
 #include "collide/gpu/gpu_world.hpp"
+#include "collide/registry.hpp"
 #include "collide/tunnelling_check.hpp"
 #include "sim/dim_cast.hpp"
 #include "sim/overlay_builder.hpp"
+#include "tooling/scene_names.hpp"
 #include "tooling/scenes.hpp"
 
 namespace collidoscope {
@@ -680,8 +682,12 @@ typename collide::World<D>::Snapshot WorldAdapter<D>::snapshot_from_gpu() const 
 
 template <int D>
 std::unique_ptr<SimWorld> make_world(std::string_view scene, std::size_t count, std::uint64_t seed,
-                                     std::string_view broadphase) {
+                                     std::string_view broadphase, BodyNumbering numbering) {
     collide::Scene<D> built = collide::make_scene<D>(scene, count, seed);
+    if (numbering == BodyNumbering::kMortonWhenLarge && !collide::is_csv_scene(scene) &&
+        built.bodies.size() > collide::kLargeWorldBodies) {
+        collide::order_by_morton(built.bodies);
+    }
     if (built.bodies.size() > kMaxAppBodies) {  // only a CSV file can have more
         throw collide::InputError(
             std::string(scene) + " has " + std::to_string(built.bodies.size()) +
@@ -702,9 +708,10 @@ std::optional<std::string> no_hardware_gpu() {
 }
 
 std::unique_ptr<SimWorld> make_sim_world(int dim, std::string_view scene, std::size_t count,
-                                         std::uint64_t seed, std::string_view broadphase) {
-    if (dim == 2) return make_world<2>(scene, count, seed, broadphase);
-    if (dim == 3) return make_world<3>(scene, count, seed, broadphase);
+                                         std::uint64_t seed, std::string_view broadphase,
+                                         BodyNumbering numbering) {
+    if (dim == 2) return make_world<2>(scene, count, seed, broadphase, numbering);
+    if (dim == 3) return make_world<3>(scene, count, seed, broadphase, numbering);
     throw collide::InputError("dimension " + std::to_string(dim) + " is neither 2 nor 3");
 }
 
