@@ -7,6 +7,7 @@
 
 #include <tbb/parallel_sort.h>
 
+#include "broadphase/common/gather_prefetch.hpp"
 #include "broadphase/common/nearly_sorted.hpp"
 #include "broadphase/common/pair_test.hpp"
 
@@ -35,11 +36,16 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
         for (std::size_t i = 0; i < n; ++i) entries_[i].id = BodyId(i);
         rebuilt = true;
     }
+    // The keys and the copies below read the boxes in last frame's sorted order, prefetched
+    // (gather_prefetch.hpp): 2D powerlaw 1M at speed 0.5, 44.3-44.9 -> 42.0-43.1 ms; nothing
+    // at 0.05, where that order stays close to the bodies' own.
     block_cells_.assign(blocks, morton::Coords<D>{});
     for_each_block(n, kBodiesPerBlock, true,
                    [&](std::size_t begin, std::size_t end, std::size_t b) {
                        morton::Coords<D>& cells = block_cells_[b];
                        for (std::size_t i = begin; i < end; ++i) {
+                           if (i + kGatherAhead < end)
+                               prefetch_read(&boxes[entries_[i + kGatherAhead].id]);
                            Entry& e = entries_[i];
                            const Aabb<D>& box = boxes[e.id];
                            const morton::Coords<D> lo = frame_(box.lo);
@@ -74,6 +80,10 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     static_.resize(n);
     for_each_block(n, kBodiesPerBlock, true, [&](std::size_t begin, std::size_t end, std::size_t) {
         for (std::size_t i = begin; i < end; ++i) {
+            if (i + kGatherAhead < end) {
+                prefetch_read(&boxes[entries_[i + kGatherAhead].id]);
+                prefetch_read(&is_static[entries_[i + kGatherAhead].id]);
+            }
             sorted_[i] = boxes[entries_[i].id];
             static_[i] = is_static[entries_[i].id];
         }
