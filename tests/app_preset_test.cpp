@@ -143,6 +143,24 @@ TEST(Presets, LargeWorldsStartOnTheSortedGrid) {
     EXPECT_EQ(large.broad_phase(), "sorted-grid");
 }
 
+// The Bodies slider keeps the algorithm; a small world's default grown large gets the large
+// default offered, and nothing else does.
+TEST(Presets, GrownWorldOnTheSmallDefaultIsOfferedTheSortedGrid) {
+    collidoscope::Demo demo(parse({"--count", "20000", "--paused", "--no-settings"}));
+    EXPECT_EQ(demo.broad_phase(), "sort-and-sweep");
+    EXPECT_FALSE(demo.large_world_suggestion());
+    demo.set_count(20001);
+    EXPECT_EQ(demo.broad_phase(), "sort-and-sweep");
+    EXPECT_EQ(demo.large_world_suggestion(), "sorted-grid");
+    demo.set_broad_phase("zorder-sweep");
+    EXPECT_FALSE(demo.large_world_suggestion());
+    demo.set_broad_phase("sort-and-sweep");
+    EXPECT_EQ(demo.large_world_suggestion(), "sorted-grid");
+    demo.set_broad_phase(std::string(*demo.large_world_suggestion()));
+    EXPECT_EQ(demo.broad_phase(), "sorted-grid");
+    EXPECT_FALSE(demo.large_world_suggestion());
+}
+
 // Bug (issue 26): --ui-scale was overwritten by the stored setting, because the command line
 // forgot it had been given.
 TEST(Presets, UiScaleOnTheCommandLineBeatsTheSettingsFile) {

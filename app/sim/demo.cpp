@@ -161,6 +161,12 @@ std::optional<std::string> Demo::too_slow_for_the_world(std::string_view algorit
     return text;
 }
 
+std::optional<std::string_view> Demo::large_world_suggestion() const {
+    if (count_ <= collide::kLargeWorldBodies || broad_phase_ != collide::kDefaultBroadPhase)
+        return std::nullopt;
+    return collide::kLargeWorldBroadPhase;
+}
+
 bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::uint64_t seed,
                    bool keep_physics, const std::string& wanted) {
     // Keep the algorithm across dimensions when it exists in both.

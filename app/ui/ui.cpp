@@ -370,6 +370,17 @@ void Ui::broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& action
         ImGui::TextWrapped("%s", std::string(current->description).c_str());
         ImGui::PopStyleColor();
     }
+    if (const auto suggestion = demo.large_world_suggestion()) {
+        const std::string name(*suggestion);
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.3f, 1.0f));
+        ImGui::TextWrapped(
+            "%s bodies: %s sweeps one axis, where every body's interval meets many others; "
+            "%s, the default above %s bodies, runs far faster.",
+            format_count(demo.count()).c_str(), demo.broad_phase().c_str(), name.c_str(),
+            format_count(collide::kLargeWorldBodies).c_str());
+        ImGui::PopStyleColor();
+        if (ImGui::Button(("Use " + name).c_str())) demo.set_broad_phase(name);
+    }
 
     const std::string status = demo.world().broad_phase_status();
     if (!status.empty()) {
