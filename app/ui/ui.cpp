@@ -21,6 +21,8 @@ namespace {
 constexpr std::size_t kMaxListedPartners = 48;
 constexpr double kToastSeconds = 3.0;
 const ImVec4 kHeadingColor(0.55f, 0.80f, 1.0f, 1.0f);
+// What the app changed or would change for the user: a refused algorithm, a faster one.
+const ImVec4 kNoticeColor(1.0f, 0.8f, 0.3f, 1.0f);
 
 ImVec4 to_imvec(collide::Color c) {
     return {static_cast<float>((c >> 16) & 0xFF) / 255.0f,
@@ -278,7 +280,7 @@ void Ui::scene_section(Demo& demo, UiActions& actions) {
         ImGui::PopStyleColor();
     }
     if (!demo.notice().empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.3f, 1.0f));
+        ImGui::PushStyleColor(ImGuiCol_Text, kNoticeColor);
         ImGui::TextWrapped("%s", demo.notice().c_str());
         ImGui::PopStyleColor();
     }
@@ -372,7 +374,7 @@ void Ui::broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& action
     }
     if (const auto suggestion = demo.large_world_suggestion()) {
         const std::string name(*suggestion);
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.3f, 1.0f));
+        ImGui::PushStyleColor(ImGuiCol_Text, kNoticeColor);
         ImGui::TextWrapped(
             "%s bodies: %s sweeps one axis, where every body's interval meets many others; "
             "%s, the default above %s bodies, runs far faster.",
