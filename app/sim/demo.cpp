@@ -162,9 +162,10 @@ std::optional<std::string> Demo::too_slow_for_the_world(std::string_view algorit
 }
 
 std::optional<std::string_view> Demo::large_world_suggestion() const {
-    if (count_ <= collide::kLargeWorldBodies || broad_phase_ != collide::kDefaultBroadPhase)
-        return std::nullopt;
-    return collide::kLargeWorldBroadPhase;
+    // Only the small worlds' default is second-guessed: any other choice was the user's.
+    const std::string_view wanted = collide::default_broadphase(count_);
+    if (broad_phase_ != collide::kDefaultBroadPhase || broad_phase_ == wanted) return std::nullopt;
+    return wanted;
 }
 
 bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::uint64_t seed,
