@@ -78,7 +78,11 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
 
     sorted_.resize(n);
     static_.resize(n);
+    sampled_keys_.resize((n + kKeyStride - 1) / kKeyStride);
+    static_assert(kBodiesPerBlock % kKeyStride == 0);
     for_each_block(n, kBodiesPerBlock, true, [&](std::size_t begin, std::size_t end, std::size_t) {
+        for (std::size_t i = begin; i < end; i += kKeyStride)
+            sampled_keys_[i / kKeyStride] = entries_[i].lo_key;
         for (std::size_t i = begin; i < end; ++i) {
             if (i + kGatherAhead < end) {
                 prefetch_read(&boxes[entries_[i + kGatherAhead].id]);
@@ -114,16 +118,39 @@ morton::Coords<D> KeySweep<D, Key>::lowered(morton::Coords<D> c) const {
 
 template <int D, typename Key>
 std::size_t KeySweep<D, Key>::seek(std::size_t first, std::uint64_t key) const {
-    // Jumps are mostly short: gallop to bracket the key, then search the bracket.
     const std::size_t n = entries_.size();
+    const auto lower_bound = [&](std::size_t begin, std::size_t end) {
+        return std::lower_bound(entries_.begin() + begin, entries_.begin() + end, key,
+                                [](const Entry& e, std::uint64_t k) { return e.lo_key < k; }) -
+               entries_.begin();
+    };
+    // Most jumps are short: gallop over the next entries, which share cache lines with
+    // `first`. Invariant: every entry before `first` has a key below `key`.
     std::size_t bound = first;
     for (std::size_t step = 1; bound < n && entries_[bound].lo_key < key; step *= 2) {
+        if (step > kKeyStride) break;
         first = bound + 1;
         bound += step;
     }
-    return std::lower_bound(entries_.begin() + first, entries_.begin() + std::min(bound, n), key,
-                            [](const Entry& e, std::uint64_t k) { return e.lo_key < k; }) -
-           entries_.begin();
+    if (bound >= n || entries_[bound].lo_key >= key) return lower_bound(first, std::min(bound, n));
+    // A long jump: gallop, then search, over the sampled keys past `first` (a small array,
+    // mostly in the caches), and finish in the stride below the first sample at or above
+    // `key`.
+    const std::size_t samples = sampled_keys_.size();
+    // Samples from s_first on lie past `first`.
+    std::size_t s_first = std::min(first / kKeyStride + 1, samples);
+    std::size_t s_bound = s_first;
+    for (std::size_t step = 1; s_bound < samples && sampled_keys_[s_bound] < key; step *= 2) {
+        s_first = s_bound + 1;
+        s_bound += step;
+    }
+    const std::size_t s =
+        std::lower_bound(sampled_keys_.begin() + s_first,
+                         sampled_keys_.begin() + std::min(s_bound, samples), key) -
+        sampled_keys_.begin();
+    // Sample s - 1 (when past `first`) is below `key`, sample s (when there is one) is not.
+    const std::size_t begin = std::max(first, (s - 1) * kKeyStride);
+    return lower_bound(begin, std::min(s * kKeyStride, n));
 }
 
 template <int D, typename Key>
@@ -169,6 +196,8 @@ void KeySweep<D, Key>::validate() const {
     if (sorted_.size() != n || static_.size() != n)
         fail(str(n) + " entries but " + str(sorted_.size()) + " boxes and " + str(static_.size()) +
              " static flags");
+    if (sampled_keys_.size() != (n + kKeyStride - 1) / kKeyStride)
+        fail(str(sampled_keys_.size()) + " sampled keys for " + str(n) + " entries");
     std::vector<std::uint8_t> seen(n, 0);
     morton::Coords<D> max_cells{};
     for (std::size_t i = 0; i < n; ++i) {

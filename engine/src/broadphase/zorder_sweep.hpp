@@ -67,7 +67,8 @@ private:
     // Grid coordinates lowered by the largest box size (at least 0): the least a min corner
     // can have on each axis for its box to reach one whose min corner is at `c`.
     morton::Coords<D> lowered(morton::Coords<D> c) const;
-    // First rank at or after `first` whose key is at least `key` (galloping, then binary).
+    // First rank at or after `first` whose key is at least `key`: galloping over the next
+    // few entries, then over every kKeyStride-th key (sampled_keys_), then binary.
     std::size_t seek(std::size_t first, std::uint64_t key) const;
     // Walks the ranks from `first` while their key is at most `last`, calling test(j) for
     // each. When skipping, only the ranks whose min corner lies in the grid box with corner
@@ -86,6 +87,12 @@ private:
     std::vector<Entry> kept_, aside_;   // scratch for sort_nearly_sorted
     std::vector<Aabb<D>> sorted_;       // boxes in key order, for a cache-friendly scan
     std::vector<std::uint8_t> static_;  // is_static in key order
+    // The lo_key of every kKeyStride-th entry: a long jump's search runs in this small array
+    // (in the caches) rather than over entries far apart in memory, each a cache miss. On 2D
+    // powerlaw 1M (92,000 jumps a frame, 1,450 ranks each on average) the frame went from
+    // 40.2 to 38.4 ms; strides 8 and 32 measured the same as 16.
+    static constexpr std::size_t kKeyStride = 16;
+    std::vector<std::uint64_t> sampled_keys_;
     morton::Coords<D> max_cells_{};     // largest box size per axis, in grid cells
     // Per block of kBodiesPerBlock bodies: the extent of its boxes and its largest box size
     // in grid cells, combined in block order.
