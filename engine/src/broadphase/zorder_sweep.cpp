@@ -180,7 +180,8 @@ void KeySweep<D, Key>::query(const Aabb<D>& region, std::vector<BodyId>& out,
 template <int D, typename Key>
 BroadPhaseStats KeySweep<D, Key>::stats() const {
     BroadPhaseStats stats = sorted_sweep_stats(entries_, sorted_, static_, chunks_);
-    stats.structure_bytes += (kept_.capacity() + aside_.capacity()) * sizeof(Entry);
+    stats.structure_bytes += (kept_.capacity() + aside_.capacity()) * sizeof(Entry) +
+                             sampled_keys_.capacity() * sizeof(std::uint64_t);
     return stats;
 }
 
