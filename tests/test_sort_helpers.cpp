@@ -1,6 +1,6 @@
 // The sweeps' sorts of nearly sorted input (broadphase/common/nearly_sorted.hpp): the
-// insertion sort that gives up after a budget of moves, and the sort that takes over then,
-// setting aside the elements out of place. Each against std::sort, on the shapes a frame
+// insertion sort that gives up after a budget of moves, and the sort within a reach that
+// sets aside the elements far from their place. Each against std::sort, on the shapes a frame
 // gives: a few bodies moved a little, a few jumped far (one far ahead of the rest), many
 // jumped, all reversed, ties, nothing.
 #include <algorithm>
@@ -53,14 +53,36 @@ std::vector<Keys> shapes() {
     return out;
 }
 
-TEST(SortHelpers, NearlySortedSortMatchesStdSort) {
-    Keys kept, aside;
-    for (const Keys& input : shapes()) {
-        Keys want = input, got = input;
-        std::sort(want.begin(), want.end());
-        sort_nearly_sorted(got, kept, aside, std::less<>());
-        ASSERT_EQ(got, want) << input.size() << " keys";
+TEST(SortHelpers, SortWithinReachMatchesStdSortAtEveryReach) {
+    Keys aside;
+    for (const std::size_t reach : {1, 2, 3, 16, 10000}) {
+        for (const Keys& input : shapes()) {
+            Keys want = input, got = input;
+            std::sort(want.begin(), want.end());
+            sort_within_reach(got, reach, aside, std::less<>());
+            ASSERT_EQ(got, want) << input.size() << " keys, reach " << reach;
+        }
     }
+}
+
+// Only the far jumps go aside: the one element far ahead, the one far back, a run moved
+// ahead together, but not the many moved a place or three.
+TEST(SortHelpers, SortWithinReachSetsAsideOnlyFarJumps) {
+    Keys aside;
+    Keys far = nearly_sorted(5000, 0, 40, 4);
+    std::swap(far[100], far[4000]);  // one far ahead, one far back
+    sort_within_reach(far, 16, aside, std::less<>());
+    EXPECT_TRUE(std::is_sorted(far.begin(), far.end()));
+    EXPECT_EQ(aside.size(), 3u);  // and the one kept before the far-back one
+    Keys run = nearly_sorted(5000, 0, 40, 10);
+    std::rotate(run.begin(), run.end() - 30, run.end());  // the last 30 moved to the front
+    sort_within_reach(run, 16, aside, std::less<>());
+    EXPECT_TRUE(std::is_sorted(run.begin(), run.end()));
+    EXPECT_LE(aside.size(), 60u);
+    Keys near = nearly_sorted(5000, 0, 400, 9);
+    sort_within_reach(near, 16, aside, std::less<>());
+    EXPECT_TRUE(std::is_sorted(near.begin(), near.end()));
+    EXPECT_TRUE(aside.empty());
 }
 
 TEST(SortHelpers, InsertionSortSortsWithinItsBudgetAndKeepsEveryElementWhenItGivesUp) {
@@ -80,7 +102,7 @@ TEST(SortHelpers, InsertionSortSortsWithinItsBudgetAndKeepsEveryElementWhenItGiv
     EXPECT_FALSE(insertion_sort_within(reversed, 8 * reversed.size() + 64, std::less<>()));
 }
 
-// The parallel path (blocks sorted at once, their overlaps merged, sort_nearly_sorted where
+// The parallel path (blocks sorted at once, their overlaps merged, one serial pass where
 // elements jumped over a block) against std::sort, with blocks of 256 so that every shape
 // spans many, on four threads.
 TEST(SortHelpers, SortFromLastOrderInBlocksMatchesStdSort) {
@@ -92,13 +114,17 @@ TEST(SortHelpers, SortFromLastOrderInBlocksMatchesStdSort) {
     inputs.push_back(shifted);
     tbb::task_arena four(4);
     four.execute([&] {
-        Keys kept, aside;
+        Keys aside;
         for (const Keys& input : inputs) {
             for (const bool parallel : {false, true}) {
-                Keys want = input, got = input;
-                std::sort(want.begin(), want.end());
-                sort_from_last_order(got, 8, kept, aside, std::less<>(), parallel, 256);
-                ASSERT_EQ(got, want) << input.size() << " keys, parallel " << parallel;
+                for (const std::size_t moves_per_element : {0, 2, 8}) {
+                    Keys want = input, got = input;
+                    std::sort(want.begin(), want.end());
+                    sort_from_last_order(got, moves_per_element, aside, std::less<>(), parallel,
+                                         256);
+                    ASSERT_EQ(got, want) << input.size() << " keys, parallel " << parallel << ", "
+                                         << moves_per_element << " moves per element";
+                }
             }
         }
     });

@@ -103,7 +103,7 @@ void DynamicAabbTree<D>::build_tree(bool statics) {
                            keyed[i].first = morton::encode<D>(q(fat_[keyed[i].second].center()));
                        }
                    });
-    sort_from_last_order(keyed, 4, keyed_kept_, keyed_aside_, std::less<>(), parallel());
+    sort_from_last_order(keyed, 4, keyed_aside_, std::less<>(), parallel());
     order_.resize(m);
     codes_.resize(m);
     for_each_block(m, kProxiesPerBlock, parallel(),
@@ -505,9 +505,7 @@ BroadPhaseStats DynamicAabbTree<D>::stats() const {
             4 +
         static_.capacity() + input_static_.capacity() + moved_.capacity() +
         displacement_.capacity() * sizeof(Vec<D>) + codes_.capacity() * 8 +
-        (keyed_moving_.capacity() + keyed_static_.capacity() + keyed_kept_.capacity() +
-         keyed_aside_.capacity()) *
-            12 +
+        (keyed_moving_.capacity() + keyed_static_.capacity() + keyed_aside_.capacity()) * 12 +
         stack_.capacity() * 4 + pair_stack_.capacity() * 8 + marks_moving_.capacity() +
         marks_static_.capacity() + list_tests_.capacity() * 8;
     std::size_t lists = 0;

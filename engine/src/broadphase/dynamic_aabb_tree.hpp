@@ -104,7 +104,7 @@ private:
     std::vector<std::uint64_t> codes_;     // scratch: their codes
     // (Morton code, proxy) of each tree's last top-down build, in sorted order.
     std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed_moving_, keyed_static_;
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed_kept_, keyed_aside_;  // scratch
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed_aside_;  // scratch
     mutable std::vector<std::int32_t> stack_;  // scratch for tree descents
     std::vector<std::pair<std::int32_t, std::int32_t>> pair_stack_;  // scratch for joins
     std::vector<std::uint8_t> marks_moving_, marks_static_;  // node: a moved leaf below

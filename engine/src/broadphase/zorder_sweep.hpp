@@ -84,7 +84,7 @@ private:
 
     morton::Quantizer<D> frame_;
     std::vector<Entry> entries_;        // sorted by lo_key, persistent between updates
-    std::vector<Entry> kept_, aside_;   // scratch for sort_nearly_sorted
+    std::vector<Entry> aside_;          // scratch for sort_from_last_order
     std::vector<Aabb<D>> sorted_;       // boxes in key order, for a cache-friendly scan
     std::vector<std::uint8_t> static_;  // is_static in key order
     // The lo_key of every kKeyStride-th entry: a long jump's search runs in this small array
