@@ -51,7 +51,6 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
                            const morton::Coords<D> lo = frame_(box.lo);
                            const morton::Coords<D> hi = frame_(box.hi);
                            e.lo_key = Key::template key<D>(lo);
-                           e.hi_key = Key::template key<D>(hi);
                            for (int k = 0; k < D; ++k) cells[k] = std::max(cells[k], hi[k] - lo[k]);
                        }
                    });
@@ -78,6 +77,7 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     }
 
     sorted_.resize(n);
+    hi_keys_.resize(n);
     static_.resize(n);
     sampled_keys_.resize((n + kKeyStride - 1) / kKeyStride);
     static_assert(kBodiesPerBlock % kKeyStride == 0);
@@ -90,6 +90,7 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
                 prefetch_read(&is_static[entries_[i + kGatherAhead].id]);
             }
             sorted_[i] = boxes[entries_[i].id];
+            hi_keys_[i] = Key::template key<D>(frame_(sorted_[i].hi));
             static_[i] = is_static[entries_[i].id];
         }
     });
@@ -182,7 +183,8 @@ template <int D, typename Key>
 BroadPhaseStats KeySweep<D, Key>::stats() const {
     BroadPhaseStats stats = sorted_sweep_stats(entries_, sorted_, static_, chunks_);
     stats.structure_bytes +=
-        aside_.capacity() * sizeof(Entry) + sampled_keys_.capacity() * sizeof(std::uint64_t);
+        aside_.capacity() * sizeof(Entry) +
+        (hi_keys_.capacity() + sampled_keys_.capacity()) * sizeof(std::uint64_t);
     return stats;
 }
 
@@ -195,9 +197,9 @@ void KeySweep<D, Key>::validate() const {
     const auto fail = [name](const std::string& what) { invariant_broken(name, what); };
     const auto str = [](auto v) { return std::to_string(v); };
     const std::size_t n = entries_.size();
-    if (sorted_.size() != n || static_.size() != n)
-        fail(str(n) + " entries but " + str(sorted_.size()) + " boxes and " + str(static_.size()) +
-             " static flags");
+    if (sorted_.size() != n || hi_keys_.size() != n || static_.size() != n)
+        fail(str(n) + " entries but " + str(sorted_.size()) + " boxes, " + str(hi_keys_.size()) +
+             " max-corner keys and " + str(static_.size()) + " static flags");
     if (sampled_keys_.size() != (n + kKeyStride - 1) / kKeyStride)
         fail(str(sampled_keys_.size()) + " sampled keys for " + str(n) + " entries");
     std::vector<std::uint8_t> seen(n, 0);
@@ -211,8 +213,8 @@ void KeySweep<D, Key>::validate() const {
         const morton::Coords<D> hi = frame_(sorted_[i].hi);
         const std::uint64_t lo_key = Key::template key<D>(lo);
         const std::uint64_t hi_key = Key::template key<D>(hi);
-        if (e.lo_key != lo_key || e.hi_key != hi_key)
-            fail(entry() + " has keys " + hex(e.lo_key) + ".." + hex(e.hi_key) +
+        if (e.lo_key != lo_key || hi_keys_[i] != hi_key)
+            fail(entry() + " has keys " + hex(e.lo_key) + ".." + hex(hi_keys_[i]) +
                  " but its box gives " + hex(lo_key) + ".." + hex(hi_key));
         if (i > 0 && e.lo_key < entries_[i - 1].lo_key)
             fail(entry() + " has key " + hex(e.lo_key) + ", below entry " + str(i - 1) + "'s " +

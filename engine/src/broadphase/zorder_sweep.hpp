@@ -56,7 +56,6 @@ public:
 private:
     struct Entry {
         std::uint64_t lo_key;  // key of the min corner: the sort key
-        std::uint64_t hi_key;  // key of the max corner: where this box's scan stops
         BodyId id;
     };
 
@@ -86,6 +85,10 @@ private:
     std::vector<Entry> entries_;        // sorted by lo_key, persistent between updates
     std::vector<Entry> aside_;          // scratch for sort_from_last_order
     std::vector<Aabb<D>> sorted_;       // boxes in key order, for a cache-friendly scan
+    // The key of each max corner (where that box's scan stops), in key order: kept out of the
+    // entries so that the sort moves 16 bytes an entry and the walks read 4 keys a cache line
+    // rather than 24 bytes and 2.7 (2D centerline 1M at speed 0.5: 105.6-109.7 -> 98.9-99.8 ms).
+    std::vector<std::uint64_t> hi_keys_;
     std::vector<std::uint8_t> static_;  // is_static in key order
     // The lo_key of every kKeyStride-th entry: a long jump's search runs in this small array
     // (in the caches) rather than over entries far apart in memory, each a cache miss. On 2D
@@ -140,7 +143,7 @@ template <int D, typename Key>
 template <typename Test, typename Skipped>
 void KeySweep<D, Key>::scan(std::size_t rank, const Test& test, const Skipped& skipped) const {
     const std::uint64_t lo_key = entries_[rank].lo_key;
-    const std::uint64_t last = entries_[rank].hi_key;
+    const std::uint64_t last = hi_keys_[rank];
     // Most small boxes end before the next key: no walk, and no skip region to work out.
     if (rank + 1 == entries_.size() || entries_[rank + 1].lo_key > last) return;
     const std::uint64_t zmin =

@@ -85,10 +85,10 @@ std::string KeySweep<D, Key>::describe(BodyId id) const {
     if constexpr (std::is_same_v<Key, MortonKey>) {
         const std::string groups = D == 2 ? "yx" : "zyx";
         s += "\nMin corner code (" + groups + " per level):\n" + morton::format_code<D>(e.lo_key);
-        s += "\nMax corner code:\n" + morton::format_code<D>(e.hi_key);
+        s += "\nMax corner code:\n" + morton::format_code<D>(hi_keys_[rank]);
     } else {
         s += "\nSquared norm, min corner: " + std::to_string(e.lo_key);
-        s += "\nSquared norm, max corner: " + std::to_string(e.hi_key);
+        s += "\nSquared norm, max corner: " + std::to_string(hi_keys_[rank]);
     }
     s += "\nScan tested " + std::to_string(tested) + " boxes, " + std::to_string(hits) + " overlap";
     if (skips()) {
