@@ -163,6 +163,7 @@ private:
     // per block of bodies, those found by its task.
     std::vector<BodyId> at_walls_;
     std::vector<std::vector<BodyId>> at_walls_of_block_;
+    std::vector<std::size_t> at_walls_offsets_;  // scratch for their join
     ContinuousCollision<D> continuous_;
     ContactSolver<D> solver_;
     StepTimings timings_;

@@ -7,6 +7,7 @@
 
 #include <tbb/parallel_for.h>
 
+#include "parallel/ordered_join.hpp"
 #include "sim/for_each_index.hpp"
 
 namespace collide {
@@ -197,9 +198,7 @@ void World<D>::for_each_block_at_walls(const Body& body) {
         at_walls_of_block_[b] = std::move(found);
     });
     at_walls_.clear();
-    for (const std::vector<BodyId>& found : at_walls_of_block_) {
-        at_walls_.insert(at_walls_.end(), found.begin(), found.end());
-    }
+    append_in_order(at_walls_of_block_, at_walls_offsets_, at_walls_);
 }
 
 template <int D>

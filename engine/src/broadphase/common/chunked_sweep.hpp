@@ -1,6 +1,6 @@
 // Helpers shared by the sweeping broad phases: a parallel driver that sweeps rows in fixed
-// chunks, the join of per-task pair lists, per-body passes in fixed blocks, the stats of a
-// sorted sweep.
+// chunks (its pair lists joined by append_in_order), per-body passes in fixed blocks, the
+// stats of a sorted sweep.
 #pragma once
 
 #include <algorithm>
@@ -14,28 +14,9 @@
 
 #include "collide/broadphase.hpp"
 #include "collide/core.hpp"
+#include "parallel/ordered_join.hpp"
 
 namespace collide {
-
-// Appends the lists to `out` in list order, each list copied by its own task when
-// `parallel`: at a million pairs a serial join is a millisecond that no thread count
-// shortens. `offsets` is scratch.
-inline void append_in_order(const std::vector<PairList>& lists, std::vector<std::size_t>& offsets,
-                            PairList& out, bool parallel = true) {
-    offsets.resize(lists.size() + 1);
-    offsets[0] = out.size();
-    for (std::size_t c = 0; c < lists.size(); ++c) offsets[c + 1] = offsets[c] + lists[c].size();
-    out.resize(offsets.back());
-    const auto copy = [&](std::size_t c) {
-        std::copy(lists[c].begin(), lists[c].end(),
-                  out.begin() + static_cast<std::ptrdiff_t>(offsets[c]));
-    };
-    if (parallel && lists.size() > 1) {
-        tbb::parallel_for(std::size_t{0}, lists.size(), copy);
-    } else {
-        for (std::size_t c = 0; c < lists.size(); ++c) copy(c);
-    }
-}
 
 // Rows are cut into fixed chunks swept in parallel (oneTBB), each into its own pair list;
 // the lists are joined in chunk order, so the output does not depend on the thread count.
