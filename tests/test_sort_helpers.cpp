@@ -130,5 +130,44 @@ TEST(SortHelpers, SortFromLastOrderInBlocksMatchesStdSort) {
     });
 }
 
+// Blocks each sorted, a few elements far from their block: the parallel repair sorts them.
+// On any input it either sorts or says it did not and leaves v as it was: here blocks of
+// random keys, some reversed, some with a few far jumps.
+TEST(SortHelpers, SortBlocksWithFarJumpsSortsOrLeavesVAsItWas) {
+    const auto blocks_sorted = [](Keys v, std::size_t per_block) {
+        for (std::size_t b = 0; b < v.size(); b += per_block)
+            std::sort(v.begin() + b, v.begin() + std::min(v.size(), b + per_block));
+        return v;
+    };
+    tbb::task_arena four(4);
+    four.execute([&] {
+        Keys kept;
+        for (const std::uint64_t seed : {11, 12, 13}) {
+            Keys got = blocks_sorted(nearly_sorted(20000, 40, 2000, seed), 256);
+            Keys want = got;
+            std::sort(want.begin(), want.end());
+            ASSERT_TRUE(sort_blocks_with_far_jumps(got, 256, kept, std::less<>()));
+            ASSERT_EQ(got, want) << "seed " << seed;
+        }
+        std::vector<Keys> inputs;
+        Keys reversed(5000);
+        std::iota(reversed.rbegin(), reversed.rend(), 0u);
+        inputs.push_back(reversed);
+        for (const std::uint64_t seed : {14, 15, 16, 17}) {
+            inputs.push_back(nearly_sorted(5000, 5000, 0, seed));  // random
+        }
+        for (const Keys& input : inputs) {
+            const Keys before = blocks_sorted(input, 256);
+            Keys got = before, want = before;
+            std::sort(want.begin(), want.end());
+            if (sort_blocks_with_far_jumps(got, 256, kept, std::less<>())) {
+                EXPECT_EQ(got, want);
+            } else {
+                EXPECT_EQ(got, before);
+            }
+        }
+    });
+}
+
 }  // namespace
 }  // namespace collide

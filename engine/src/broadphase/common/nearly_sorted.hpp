@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -12,6 +13,7 @@
 #include <tbb/parallel_for.h>
 
 #include "broadphase/common/chunked_sweep.hpp"
+#include "parallel/ordered_join.hpp"
 
 namespace collide {
 
@@ -111,6 +113,118 @@ void sort_in_place_or_within_reach(Range&& v, std::size_t moves_per_element, std
     }
 }
 
+// Merges in place, on oneTBB's threads, where consecutive sorted runs of a range overlap
+// (run r is [starts[r], starts[r + 1]), none empty; starts.back() is the range's size), and
+// returns true: the range is then sorted. Returns false, the range untouched, where an
+// overlap reaches past the next run, which merging neighbours alone cannot mend.
+template <typename It, typename Less>
+bool merge_run_overlaps(It first, const std::vector<std::size_t>& starts, Less less) {
+    if (starts.size() < 3) return true;  // one run, or none
+    const std::size_t runs = starts.size() - 1;
+    const auto at = [&](std::size_t i) { return first + static_cast<std::ptrdiff_t>(i); };
+    // At the start `mid` of run r + 1: the overlap [from, to) is run r's elements after the
+    // first of r + 1 and run r + 1's before the last of r. Merged, it is in order with what
+    // lies on either side unless it takes all of run r and run r - 1 ends above it, or all of
+    // run r + 1 and run r + 2 starts below it.
+    std::vector<std::pair<std::size_t, std::size_t>> overlap(runs - 1);
+    std::vector<std::uint8_t> mends(runs - 1, 1);
+    tbb::parallel_for(std::size_t{0}, runs - 1, [&](std::size_t r) {
+        const std::size_t mid = starts[r + 1];
+        if (!less(*at(mid), *at(mid - 1))) {
+            overlap[r] = {mid, mid};
+            return;
+        }
+        const auto from = static_cast<std::size_t>(
+            std::upper_bound(at(starts[r]), at(mid), *at(mid), less) - first);
+        const auto to = static_cast<std::size_t>(
+            std::lower_bound(at(mid), at(starts[r + 2]), *at(mid - 1), less) - first);
+        overlap[r] = {from, to};
+        mends[r] = !(from == starts[r] && r > 0 && less(*at(mid), *at(from - 1))) &&
+                   !(to == starts[r + 2] && r + 2 < runs && less(*at(to), *at(mid - 1)));
+    });
+    for (std::size_t r = 0; r < overlap.size(); ++r) {
+        if (!mends[r] || (r > 0 && overlap[r - 1].second > overlap[r].first)) return false;
+    }
+    tbb::parallel_for(std::size_t{0}, runs - 1, [&](std::size_t r) {
+        const auto [from, to] = overlap[r];
+        if (from < to) std::inplace_merge(at(from), at(starts[r + 1]), at(to), less);
+    });
+    assert(std::is_sorted(first, at(starts.back()), less));
+    return true;
+}
+
+// Sorts v, its blocks of per_block each sorted, where some elements jumped past a whole
+// block, on oneTBB's threads: each block's elements outside the medians of the blocks on
+// either side are set aside, the rest are copied to `kept` and their runs' overlaps merged,
+// and the set-aside ones are sorted and merged back in, run by run. Returns false, v as it
+// was, where the kept runs' overlaps do not mend (the medians out of order: most of some
+// blocks jumped far).
+template <typename T, typename Less>
+bool sort_blocks_with_far_jumps(std::vector<T>& v, std::size_t per_block, std::vector<T>& kept,
+                                Less less) {
+    const std::size_t n = v.size();
+    const std::size_t blocks = block_count(n, per_block);
+    std::vector<T> median(blocks);
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const std::size_t begin = b * per_block, end = std::min(n, begin + per_block);
+        median[b] = v[begin + (end - begin) / 2];
+    }
+    const auto near = [&](std::size_t b, const T& x) {
+        return (b == 0 || !less(x, median[b - 1])) && (b + 1 == blocks || !less(median[b + 1], x));
+    };
+    std::vector<std::size_t> kept_at(blocks + 1, 0);  // where each block's kept ones go
+    std::vector<std::vector<T>> far(blocks);
+    for_each_block(n, per_block, true, [&](std::size_t begin, std::size_t end, std::size_t b) {
+        for (std::size_t i = begin; i < end; ++i) {
+            if (!near(b, v[i])) far[b].push_back(v[i]);
+        }
+        kept_at[b + 1] = end - begin - far[b].size();
+    });
+    for (std::size_t b = 0; b < blocks; ++b) kept_at[b + 1] += kept_at[b];
+    kept.reserve(n);  // once: no reallocation (32 MB of new pages at 1M) as the count varies
+    kept.resize(kept_at.back());
+    for_each_block(n, per_block, true, [&](std::size_t begin, std::size_t end, std::size_t b) {
+        std::size_t out = kept_at[b];
+        for (std::size_t i = begin; i < end; ++i) {
+            if (near(b, v[i])) kept[out++] = v[i];
+        }
+    });
+    std::vector<std::size_t> starts;  // the kept runs, the empty ones left out
+    for (std::size_t b = 0; b < blocks; ++b) {
+        if (kept_at[b] < kept_at[b + 1]) starts.push_back(kept_at[b]);
+    }
+    starts.push_back(kept.size());
+    if (!merge_run_overlaps(kept.begin(), starts, less)) return false;
+    std::vector<T> far_ones;
+    std::vector<std::size_t> offsets;
+    append_in_order(far, offsets, far_ones);
+    std::sort(far_ones.begin(), far_ones.end(), less);
+    // Run r of the now sorted kept ones takes the far ones from its first element to the
+    // next run's (the first run, those below it too): together they fill v from
+    // starts[r] + the far ones before.
+    const std::size_t runs = starts.size() - 1;
+    if (runs == 0) {
+        std::copy(far_ones.begin(), far_ones.end(), v.begin());
+        return true;
+    }
+    const auto far_below = [&](std::size_t r) {
+        if (r == 0) return std::size_t{0};
+        if (r == runs) return far_ones.size();
+        return static_cast<std::size_t>(
+            std::lower_bound(far_ones.begin(), far_ones.end(), kept[starts[r]], less) -
+            far_ones.begin());
+    };
+    const auto at = [](auto& c, std::size_t i) {
+        return c.begin() + static_cast<std::ptrdiff_t>(i);
+    };
+    tbb::parallel_for(std::size_t{0}, runs, [&](std::size_t r) {
+        const std::size_t lo = far_below(r), hi = far_below(r + 1);
+        std::merge(at(kept, starts[r]), at(kept, starts[r + 1]), at(far_ones, lo), at(far_ones, hi),
+                   at(v, starts[r] + lo), less);
+    });
+    return true;
+}
+
 // Elements per block of the parallel sort_from_last_order.
 inline constexpr std::size_t kSortBlock = 16384;
 
@@ -119,7 +233,8 @@ inline constexpr std::size_t kSortBlock = 16384;
 // - When `parallel` and oneTBB has more than one thread: each block of `per_block` is
 //   sorted by its own task, then where a block's tail and the next one's head overlap, the
 //   two are merged in place. Where that does not leave v sorted (an element jumped over a
-//   whole block), sort_within_reach follows. On 16 threads the serial sort had left 15
+//   whole block), sort_blocks_with_far_jumps, also on the threads, and only where that
+//   fails too, sort_within_reach on one. On 16 threads the serial sort had left 15
 //   waiting: zorder-sweep's 1M frame fell from 35-42 ms to 23-26.
 // `less` must be a strict total order (ties broken, by id say): then every path gives the
 // one sorted order, on any number of threads. `aside` is scratch.
@@ -137,39 +252,12 @@ void sort_from_last_order(std::vector<T>& v, std::size_t moves_per_element, std:
         sort_in_place_or_within_reach(std::span<T>(v.data() + begin, end - begin),
                                       moves_per_element, block_aside, less);
     });
-    // At the boundary `mid` of blocks b and b + 1: the overlap [from, to) is block b's
-    // elements after the first of b + 1 and block b + 1's before the last of b.
-    std::vector<std::pair<std::size_t, std::size_t>> overlap(blocks - 1);
-    const auto at = [&](std::size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
-    tbb::parallel_for(std::size_t{0}, blocks - 1, [&](std::size_t b) {
-        const std::size_t mid = (b + 1) * per_block;
-        if (!less(v[mid], v[mid - 1])) {
-            overlap[b] = {mid, mid};
-            return;
-        }
-        const std::size_t from = std::upper_bound(at(b * per_block), at(mid), v[mid], less) - at(0);
-        const std::size_t to =
-            std::lower_bound(at(mid), at(std::min(n, mid + per_block)), v[mid - 1], less) - at(0);
-        overlap[b] = {from, to};
-    });
-    // Merged in place only where the overlaps stay apart; each then ends sorted.
-    bool apart = true;
-    for (std::size_t b = 1; b < overlap.size(); ++b)
-        apart = apart && overlap[b - 1].second <= overlap[b].first;
-    if (apart) {
-        tbb::parallel_for(std::size_t{0}, blocks - 1, [&](std::size_t b) {
-            const auto [from, to] = overlap[b];
-            if (from < to) std::inplace_merge(at(from), at((b + 1) * per_block), at(to), less);
-        });
-    }
-    // v is now sorted pieces (the blocks' untouched parts and the merged overlaps): sorted
-    // as a whole when each piece's edge is in order.
-    const auto in_order = [&](std::size_t i) { return i == 0 || i == n || !less(v[i], v[i - 1]); };
-    bool sorted = apart;
-    for (std::size_t b = 0; b < overlap.size() && sorted; ++b) {
-        sorted = in_order(overlap[b].first) && in_order(overlap[b].second);
-    }
-    if (!sorted) sort_within_reach(v, kSortReach, aside, less);
+    std::vector<std::size_t> starts(blocks + 1);
+    for (std::size_t b = 0; b < blocks; ++b) starts[b] = b * per_block;
+    starts[blocks] = n;
+    if (merge_run_overlaps(v.begin(), starts, less)) return;
+    if (sort_blocks_with_far_jumps(v, per_block, aside, less)) return;
+    sort_within_reach(v, kSortReach, aside, less);
 }
 
 }  // namespace collide
