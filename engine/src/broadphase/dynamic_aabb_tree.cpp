@@ -505,7 +505,8 @@ BroadPhaseStats DynamicAabbTree<D>::stats() const {
             4 +
         static_.capacity() + input_static_.capacity() + moved_.capacity() +
         displacement_.capacity() * sizeof(Vec<D>) + codes_.capacity() * 8 +
-        (keyed_moving_.capacity() + keyed_static_.capacity() + keyed_aside_.capacity()) * 12 +
+        (keyed_moving_.capacity() + keyed_static_.capacity() + keyed_aside_.capacity()) *
+            sizeof(keyed_aside_[0]) +
         stack_.capacity() * 4 + pair_stack_.capacity() * 8 + marks_moving_.capacity() +
         marks_static_.capacity() + list_tests_.capacity() * 8;
     std::size_t lists = 0;
