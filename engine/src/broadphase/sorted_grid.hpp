@@ -83,6 +83,9 @@ private:
     // The parts the sort and the level choice run in for n bodies: one per thread allowed.
     std::size_t parts_for(std::size_t n) const;
     void choose_levels(std::span<const Aabb<D>> boxes);
+    // Each body's level from base_cell_, the levels' counts and bounds; returns the largest
+    // side.
+    float assign_levels(std::span<const Aabb<D>> boxes);
     void size_grids();
     void sort_bodies(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
     std::int64_t axis_cell(const Level& level, float v, int k) const;
