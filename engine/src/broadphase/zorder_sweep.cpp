@@ -26,7 +26,11 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     block_extent_.assign(blocks, Aabb<D>::empty());
     for_each_block(n, kBodiesPerBlock, true,
                    [&](std::size_t begin, std::size_t end, std::size_t b) {
-                       for (std::size_t i = begin; i < end; ++i) block_extent_[b].grow(boxes[i]);
+                       // Grown in a local: the boxes are floats too, so growing the member
+                       // would load and store it for every box.
+                       Aabb<D> extent = Aabb<D>::empty();
+                       for (std::size_t i = begin; i < end; ++i) extent.grow(boxes[i]);
+                       block_extent_[b] = extent;
                    });
     Aabb<D> extent = Aabb<D>::empty();
     for (const Aabb<D>& e : block_extent_) extent.grow(e);
@@ -42,17 +46,21 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     block_cells_.assign(blocks, morton::Coords<D>{});
     for_each_block(n, kBodiesPerBlock, true,
                    [&](std::size_t begin, std::size_t end, std::size_t b) {
-                       morton::Coords<D>& cells = block_cells_[b];
+                       // In locals, as in the copies pass below.
+                       const morton::Quantizer<D> frame = frame_;
+                       Entry* const entries = entries_.data();
+                       morton::Coords<D> cells{};
                        for (std::size_t i = begin; i < end; ++i) {
                            if (i + kGatherAhead < end)
-                               prefetch_read(&boxes[entries_[i + kGatherAhead].id]);
-                           Entry& e = entries_[i];
+                               prefetch_read(&boxes[entries[i + kGatherAhead].id]);
+                           Entry& e = entries[i];
                            const Aabb<D>& box = boxes[e.id];
-                           const morton::Coords<D> lo = frame_(box.lo);
-                           const morton::Coords<D> hi = frame_(box.hi);
+                           const morton::Coords<D> lo = frame(box.lo);
+                           const morton::Coords<D> hi = frame(box.hi);
                            e.lo_key = Key::template key<D>(lo);
                            for (int k = 0; k < D; ++k) cells[k] = std::max(cells[k], hi[k] - lo[k]);
                        }
+                       block_cells_[b] = cells;
                    });
     max_cells_ = {};
     for (const morton::Coords<D>& cells : block_cells_) {
@@ -84,14 +92,22 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     for_each_block(n, kBodiesPerBlock, true, [&](std::size_t begin, std::size_t end, std::size_t) {
         for (std::size_t i = begin; i < end; i += kKeyStride)
             sampled_keys_[i / kKeyStride] = entries_[i].lo_key;
+        // Local copies of the frame and the pointers: the byte store to static_ may alias
+        // anything, so what is read through `this` would be loaded again for every body.
+        const morton::Quantizer<D> frame = frame_;
+        const Entry* const entries = entries_.data();
+        Aabb<D>* const sorted = sorted_.data();
+        std::uint64_t* const hi_keys = hi_keys_.data();
+        std::uint8_t* const fixed = static_.data();
+        const std::uint8_t* const input_static = is_static.data();
         for (std::size_t i = begin; i < end; ++i) {
             if (i + kGatherAhead < end) {
-                prefetch_read(&boxes[entries_[i + kGatherAhead].id]);
-                prefetch_read(&is_static[entries_[i + kGatherAhead].id]);
+                prefetch_read(&boxes[entries[i + kGatherAhead].id]);
+                prefetch_read(&input_static[entries[i + kGatherAhead].id]);
             }
-            sorted_[i] = boxes[entries_[i].id];
-            hi_keys_[i] = Key::template key<D>(frame_(sorted_[i].hi));
-            static_[i] = is_static[entries_[i].id];
+            sorted[i] = boxes[entries[i].id];
+            hi_keys[i] = Key::template key<D>(frame(sorted[i].hi));
+            fixed[i] = input_static[entries[i].id];
         }
     });
 
