@@ -102,9 +102,8 @@ TEST(SortHelpers, InsertionSortSortsWithinItsBudgetAndKeepsEveryElementWhenItGiv
     EXPECT_FALSE(insertion_sort_within(reversed, 8 * reversed.size() + 64, std::less<>()));
 }
 
-// The parallel path (blocks sorted at once, their overlaps merged, one serial pass where
-// elements jumped over a block) against std::sort, with blocks of 256 so that every shape
-// spans many, on four threads.
+// The parallel path (blocks sorted between cuts, the strays merged in) against std::sort,
+// with blocks of 256 so that every shape spans many, on four threads.
 TEST(SortHelpers, SortFromLastOrderInBlocksMatchesStdSort) {
     std::vector<Keys> inputs = shapes();
     inputs.push_back(nearly_sorted(20000, 0, 2000, 6));  // many overlaps, none far
@@ -130,40 +129,29 @@ TEST(SortHelpers, SortFromLastOrderInBlocksMatchesStdSort) {
     });
 }
 
-// Blocks each sorted, a few elements far from their block: the parallel repair sorts them.
-// On any input it either sorts or says it did not and leaves v as it was: here blocks of
-// random keys, some reversed, some with a few far jumps.
-TEST(SortHelpers, SortBlocksWithFarJumpsSortsOrLeavesVAsItWas) {
-    const auto blocks_sorted = [](Keys v, std::size_t per_block) {
-        for (std::size_t b = 0; b < v.size(); b += per_block)
-            std::sort(v.begin() + b, v.begin() + std::min(v.size(), b + per_block));
-        return v;
-    };
+// The blocks sorted between cuts, directly, on four threads: every shape, with blocks of
+// 1, 2, 3 and 256 (single elements, cuts taken from short windows, the last block short), a
+// cut's own element jumped far, every element equal, and random input (nearly all strays).
+TEST(SortHelpers, SortBlocksBetweenCutsMatchesStdSort) {
+    std::vector<Keys> inputs = shapes();
+    inputs.push_back(nearly_sorted(20000, 0, 2000, 11));   // strays at every cut
+    inputs.push_back(nearly_sorted(20001, 40, 2000, 12));  // far jumps; the last block one long
+    Keys cut_jumped = nearly_sorted(2048, 0, 0, 13);
+    std::swap(cut_jumped[256], cut_jumped[1900]);  // block 1's first element belongs in block 7
+    std::swap(cut_jumped[512], cut_jumped[3]);
+    inputs.push_back(cut_jumped);
+    inputs.push_back(Keys(3000, 3u));  // one value: every cut equal
+    for (const std::uint64_t seed : {14, 15}) inputs.push_back(nearly_sorted(5000, 5000, 0, seed));
     tbb::task_arena four(4);
     four.execute([&] {
-        Keys kept;
-        for (const std::uint64_t seed : {11, 12, 13}) {
-            Keys got = blocks_sorted(nearly_sorted(20000, 40, 2000, seed), 256);
-            Keys want = got;
-            std::sort(want.begin(), want.end());
-            ASSERT_TRUE(sort_blocks_with_far_jumps(got, 256, kept, std::less<>()));
-            ASSERT_EQ(got, want) << "seed " << seed;
-        }
-        std::vector<Keys> inputs;
-        Keys reversed(5000);
-        std::iota(reversed.rbegin(), reversed.rend(), 0u);
-        inputs.push_back(reversed);
-        for (const std::uint64_t seed : {14, 15, 16, 17}) {
-            inputs.push_back(nearly_sorted(5000, 5000, 0, seed));  // random
-        }
-        for (const Keys& input : inputs) {
-            const Keys before = blocks_sorted(input, 256);
-            Keys got = before, want = before;
-            std::sort(want.begin(), want.end());
-            if (sort_blocks_with_far_jumps(got, 256, kept, std::less<>())) {
-                EXPECT_EQ(got, want);
-            } else {
-                EXPECT_EQ(got, before);
+        Keys scratch;
+        for (const std::size_t per_block : {1, 2, 3, 256}) {
+            for (const Keys& input : inputs) {
+                if (per_block < 256 && input.size() > 3000) continue;  // tasks of one element
+                Keys want = input, got = input;
+                std::sort(want.begin(), want.end());
+                sort_blocks_between_cuts(got, 2, scratch, std::less<>(), per_block);
+                ASSERT_EQ(got, want) << input.size() << " keys, blocks of " << per_block;
             }
         }
     });

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cstdint>
 #include <span>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
 
 #include "broadphase/common/chunked_sweep.hpp"
 #include "parallel/ordered_join.hpp"
@@ -113,151 +115,112 @@ void sort_in_place_or_within_reach(Range&& v, std::size_t moves_per_element, std
     }
 }
 
-// Merges in place, on oneTBB's threads, where consecutive sorted runs of a range overlap
-// (run r is [starts[r], starts[r + 1]), none empty; starts.back() is the range's size), and
-// returns true: the range is then sorted. Returns false, the range untouched, where an
-// overlap reaches past the next run, which merging neighbours alone cannot mend.
-template <typename It, typename Less>
-bool merge_run_overlaps(It first, const std::vector<std::size_t>& starts, Less less) {
-    if (starts.size() < 3) return true;  // one run, or none
-    const std::size_t runs = starts.size() - 1;
-    const auto at = [&](std::size_t i) { return first + static_cast<std::ptrdiff_t>(i); };
-    // At the start `mid` of run r + 1: the overlap [from, to) is run r's elements after the
-    // first of r + 1 and run r + 1's before the last of r. Merged, it is in order with what
-    // lies on either side unless it takes all of run r and run r - 1 ends above it, or all of
-    // run r + 1 and run r + 2 starts below it.
-    std::vector<std::pair<std::size_t, std::size_t>> overlap(runs - 1);
-    std::vector<std::uint8_t> mends(runs - 1, 1);
-    tbb::parallel_for(std::size_t{0}, runs - 1, [&](std::size_t r) {
-        const std::size_t mid = starts[r + 1];
-        if (!less(*at(mid), *at(mid - 1))) {
-            overlap[r] = {mid, mid};
-            return;
-        }
-        const auto from = static_cast<std::size_t>(
-            std::upper_bound(at(starts[r]), at(mid), *at(mid), less) - first);
-        const auto to = static_cast<std::size_t>(
-            std::lower_bound(at(mid), at(starts[r + 2]), *at(mid - 1), less) - first);
-        overlap[r] = {from, to};
-        mends[r] = !(from == starts[r] && r > 0 && less(*at(mid), *at(from - 1))) &&
-                   !(to == starts[r + 2] && r + 2 < runs && less(*at(to), *at(mid - 1)));
-    });
-    for (std::size_t r = 0; r < overlap.size(); ++r) {
-        if (!mends[r] || (r > 0 && overlap[r - 1].second > overlap[r].first)) return false;
-    }
-    tbb::parallel_for(std::size_t{0}, runs - 1, [&](std::size_t r) {
-        const auto [from, to] = overlap[r];
-        if (from < to) std::inplace_merge(at(from), at(starts[r + 1]), at(to), less);
-    });
-    assert(std::is_sorted(first, at(starts.back()), less));
-    return true;
-}
-
-// Sorts v, its blocks of per_block each sorted, where some elements jumped past a whole
-// block, on oneTBB's threads: each block's elements outside the medians of the blocks on
-// either side are set aside, the rest are copied to `kept` and their runs' overlaps merged,
-// and the set-aside ones are sorted and merged back in, run by run. Returns false, v as it
-// was, where the kept runs' overlaps do not mend (the medians out of order: most of some
-// blocks jumped far).
+// Sorts v, nearly sorted, in blocks of per_block on oneTBB's threads, with one pass over v
+// at most beyond the blocks' own sorts:
+// - Cuts split the values where v's blocks start, each the median of the five elements
+//   around a block's start (so one element that jumped does not move a cut), the cuts
+//   then sorted. Block b's range is [cuts[b], cuts[b + 1]).
+// - Each block's task takes out its elements outside its range (strays: they crossed a
+//   cut) and sorts the rest in place. The blocks, one after another, are then in order.
+// - Where there were strays, they are sorted, and a task per block merges its kept
+//   elements with the strays in its range into `scratch`, which is then swapped with v.
+// Any input is sorted: many strays only make their sort the larger part.
 template <typename T, typename Less>
-bool sort_blocks_with_far_jumps(std::vector<T>& v, std::size_t per_block, std::vector<T>& kept,
-                                Less less) {
+void sort_blocks_between_cuts(std::vector<T>& v, std::size_t moves_per_element,
+                              std::vector<T>& scratch, Less less, std::size_t per_block) {
     const std::size_t n = v.size();
     const std::size_t blocks = block_count(n, per_block);
-    std::vector<T> median(blocks);
-    for (std::size_t b = 0; b < blocks; ++b) {
-        const std::size_t begin = b * per_block, end = std::min(n, begin + per_block);
-        median[b] = v[begin + (end - begin) / 2];
+    if (blocks < 2) {
+        sort_in_place_or_within_reach(v, moves_per_element, scratch, less);
+        return;
     }
-    const auto near = [&](std::size_t b, const T& x) {
-        return (b == 0 || !less(x, median[b - 1])) && (b + 1 == blocks || !less(median[b + 1], x));
-    };
-    std::vector<std::size_t> kept_at(blocks + 1, 0);  // where each block's kept ones go
-    std::vector<std::vector<T>> far(blocks);
-    for_each_block(n, per_block, true, [&](std::size_t begin, std::size_t end, std::size_t b) {
-        for (std::size_t i = begin; i < end; ++i) {
-            if (!near(b, v[i])) far[b].push_back(v[i]);
-        }
-        kept_at[b + 1] = end - begin - far[b].size();
-    });
-    for (std::size_t b = 0; b < blocks; ++b) kept_at[b + 1] += kept_at[b];
-    kept.reserve(n);  // once: no reallocation (32 MB of new pages at 1M) as the count varies
-    kept.resize(kept_at.back());
-    for_each_block(n, per_block, true, [&](std::size_t begin, std::size_t end, std::size_t b) {
-        std::size_t out = kept_at[b];
-        for (std::size_t i = begin; i < end; ++i) {
-            if (near(b, v[i])) kept[out++] = v[i];
-        }
-    });
-    std::vector<std::size_t> starts;  // the kept runs, the empty ones left out
-    for (std::size_t b = 0; b < blocks; ++b) {
-        if (kept_at[b] < kept_at[b + 1]) starts.push_back(kept_at[b]);
+    std::vector<T> cuts(blocks);  // cuts[0] is not used: block 0 has no lower bound
+    for (std::size_t b = 1; b < blocks; ++b) {
+        const std::size_t at = b * per_block;
+        std::array<T, 5> around;
+        const std::size_t from = at >= 2 ? at - 2 : 0, to = std::min(n, from + around.size());
+        std::copy(v.begin() + static_cast<std::ptrdiff_t>(from),
+                  v.begin() + static_cast<std::ptrdiff_t>(to), around.begin());
+        const std::size_t count = to - from;
+        std::nth_element(around.begin(), around.begin() + count / 2, around.begin() + count, less);
+        cuts[b] = around[count / 2];
     }
-    starts.push_back(kept.size());
-    if (!merge_run_overlaps(kept.begin(), starts, less)) return false;
-    std::vector<T> far_ones;
+    std::sort(cuts.begin() + 1, cuts.end(), less);
+    std::vector<std::vector<T>> strays(blocks);
+    std::vector<std::size_t> kept(blocks + 1, 0);  // kept[b + 1]: block b's, then summed
+    for_each_block(n, per_block, true, [&](std::size_t begin, std::size_t end, std::size_t b) {
+        const bool first = b == 0, last = b + 1 == blocks;
+        // One pass takes the strays out and insertion-sorts the rest (the block is read from
+        // memory once; a pass of each cost more than the whole serial sort on 2 threads).
+        // Past the moves' budget the rest is only compacted, and sorted within reach after.
+        const std::size_t budget = moves_per_element * (end - begin) + 64;
+        std::size_t moves = 0, w = begin;
+        bool sorting = true;
+        for (std::size_t i = begin; i < end; ++i) {
+            const T x = v[i];
+            if ((!first && less(x, cuts[b])) || (!last && !less(x, cuts[b + 1]))) {
+                strays[b].push_back(x);
+                continue;
+            }
+            std::size_t j = w++;  // v[w] is x's own place or one a stray left
+            while (sorting && j > begin && less(x, v[j - 1])) {
+                v[j] = v[j - 1];
+                --j;
+                sorting = ++moves <= budget;
+            }
+            v[j] = x;
+        }
+        kept[b + 1] = w - begin;
+        if (!sorting) {
+            std::vector<T> aside;  // allocates only here, where something jumped far
+            sort_within_reach(std::span<T>(v.data() + begin, w - begin), kSortReach, aside, less);
+        }
+    });
+    std::vector<T> far;
     std::vector<std::size_t> offsets;
-    append_in_order(far, offsets, far_ones);
-    std::sort(far_ones.begin(), far_ones.end(), less);
-    // Run r of the now sorted kept ones takes the far ones from its first element to the
-    // next run's (the first run, those below it too): together they fill v from
-    // starts[r] + the far ones before.
-    const std::size_t runs = starts.size() - 1;
-    if (runs == 0) {
-        std::copy(far_ones.begin(), far_ones.end(), v.begin());
-        return true;
-    }
-    const auto far_below = [&](std::size_t r) {
-        if (r == 0) return std::size_t{0};
-        if (r == runs) return far_ones.size();
-        return static_cast<std::size_t>(
-            std::lower_bound(far_ones.begin(), far_ones.end(), kept[starts[r]], less) -
-            far_ones.begin());
+    append_in_order(strays, offsets, far);
+    if (far.empty()) return;  // every block kept all of its own
+    tbb::parallel_sort(far.begin(), far.end(), less);
+    for (std::size_t b = 0; b < blocks; ++b) kept[b + 1] += kept[b];
+    // The strays below a block's range.
+    const auto far_below = [&](std::size_t b) {
+        if (b == 0) return std::size_t{0};
+        if (b == blocks) return far.size();
+        return static_cast<std::size_t>(std::lower_bound(far.begin(), far.end(), cuts[b], less) -
+                                        far.begin());
     };
     const auto at = [](auto& c, std::size_t i) {
         return c.begin() + static_cast<std::ptrdiff_t>(i);
     };
-    tbb::parallel_for(std::size_t{0}, runs, [&](std::size_t r) {
-        const std::size_t lo = far_below(r), hi = far_below(r + 1);
-        std::merge(at(kept, starts[r]), at(kept, starts[r + 1]), at(far_ones, lo), at(far_ones, hi),
-                   at(v, starts[r] + lo), less);
+    scratch.resize(n);
+    tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
+        const std::size_t begin = b * per_block;
+        const std::size_t count = kept[b + 1] - kept[b];
+        const std::size_t lo = far_below(b), hi = far_below(b + 1);
+        std::merge(at(v, begin), at(v, begin + count), at(far, lo), at(far, hi),
+                   at(scratch, kept[b] + lo), less);
     });
-    return true;
+    assert(std::is_sorted(scratch.begin(), scratch.end(), less));
+    v.swap(scratch);
 }
 
 // Elements per block of the parallel sort_from_last_order.
 inline constexpr std::size_t kSortBlock = 16384;
 
-// Sorts v from last frame's order with sort_in_place_or_within_reach.
-// - Serial: over v at once.
-// - When `parallel` and oneTBB has more than one thread: each block of `per_block` is
-//   sorted by its own task, then where a block's tail and the next one's head overlap, the
-//   two are merged in place. Where that does not leave v sorted (an element jumped over a
-//   whole block), sort_blocks_with_far_jumps, also on the threads, and only where that
-//   fails too, sort_within_reach on one. On 16 threads the serial sort had left 15
-//   waiting: zorder-sweep's 1M frame fell from 35-42 ms to 23-26.
+// Sorts v from last frame's order with sort_in_place_or_within_reach: serially over v at
+// once, or when `parallel` and oneTBB has more than one thread, with
+// sort_blocks_between_cuts (v's buffer may then be swapped with aside's). On 16 threads the
+// serial sort had left 15 waiting: zorder-sweep's 1M frame fell from 35-42 ms to 23-26.
 // `less` must be a strict total order (ties broken, by id say): then every path gives the
 // one sorted order, on any number of threads. `aside` is scratch.
 template <typename T, typename Less>
 void sort_from_last_order(std::vector<T>& v, std::size_t moves_per_element, std::vector<T>& aside,
                           Less less, bool parallel, std::size_t per_block = kSortBlock) {
-    const std::size_t n = v.size();
-    const std::size_t blocks = block_count(n, per_block);
-    if (!parallel || blocks < 2 || threads_allowed() < 2) {
+    if (!parallel || block_count(v.size(), per_block) < 2 || threads_allowed() < 2) {
         sort_in_place_or_within_reach(v, moves_per_element, aside, less);
         return;
     }
-    for_each_block(n, per_block, true, [&](std::size_t begin, std::size_t end, std::size_t) {
-        std::vector<T> block_aside;  // allocates only where something jumped far
-        sort_in_place_or_within_reach(std::span<T>(v.data() + begin, end - begin),
-                                      moves_per_element, block_aside, less);
-    });
-    std::vector<std::size_t> starts(blocks + 1);
-    for (std::size_t b = 0; b < blocks; ++b) starts[b] = b * per_block;
-    starts[blocks] = n;
-    if (merge_run_overlaps(v.begin(), starts, less)) return;
-    if (sort_blocks_with_far_jumps(v, per_block, aside, less)) return;
-    sort_within_reach(v, kSortReach, aside, less);
+    sort_blocks_between_cuts(v, moves_per_element, aside, less, per_block);
 }
 
 }  // namespace collide
