@@ -135,7 +135,7 @@ TEST(SortHelpers, SortFromLastOrderInBlocksMatchesStdSort) {
 TEST(SortHelpers, SortBlocksBetweenCutsMatchesStdSort) {
     std::vector<Keys> inputs = shapes();
     inputs.push_back(nearly_sorted(20000, 0, 2000, 11));   // strays at every cut
-    inputs.push_back(nearly_sorted(20001, 40, 2000, 12));  // far jumps; the last block one long
+    inputs.push_back(nearly_sorted(20225, 40, 2000, 12));  // far jumps; the last block one long
     Keys cut_jumped = nearly_sorted(2048, 0, 0, 13);
     std::swap(cut_jumped[256], cut_jumped[1900]);  // block 1's first element belongs in block 7
     std::swap(cut_jumped[512], cut_jumped[3]);

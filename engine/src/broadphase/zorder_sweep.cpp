@@ -20,8 +20,8 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
     costs_.reset(n);
-    // The per-body passes (extent, keys, copies) run in blocks; only the insertion sort is
-    // serial, and it mostly reads.
+    // The per-body passes (extent, keys, copies) run in blocks, and so does the sort from
+    // last frame's order on more than one thread.
     const std::size_t blocks = block_count(n, kBodiesPerBlock);
     block_extent_.resize(blocks);  // each block writes its own
     for_each_block(n, kBodiesPerBlock, true,
