@@ -102,6 +102,29 @@ TEST(SortHelpers, InsertionSortSortsWithinItsBudgetAndKeepsEveryElementWhenItGiv
     EXPECT_FALSE(insertion_sort_within(reversed, 8 * reversed.size() + 64, std::less<>()));
 }
 
+// With a history, a sort whose insertion sort gave up makes the next 7 skip it, the 8th
+// tries it again, and one that succeeds leaves nothing to skip; every sort is still right.
+TEST(SortHelpers, HistorySkipsTheInsertionSortAfterItGaveUpAndRetriesIt) {
+    Keys aside;
+    SortHistory history;
+    const auto sort = [&](Keys input) {
+        Keys want = input;
+        std::sort(want.begin(), want.end());
+        sort_in_place_or_within_reach(input, 2, aside, std::less<>(), &history);
+        EXPECT_EQ(input, want);
+    };
+    const Keys jumped = nearly_sorted(5000, 1500, 0, 3), calm = nearly_sorted(5000, 0, 40, 1);
+    sort(jumped);
+    EXPECT_EQ(history.skips_left, SortHistory::kSkipsAfterGivingUp);
+    for (std::uint32_t k = SortHistory::kSkipsAfterGivingUp; k-- > 0;) {
+        sort(calm);  // skipped: sorted within reach
+        EXPECT_EQ(history.skips_left, k);
+    }
+    sort(calm);  // tried, and within budget
+    EXPECT_EQ(history.skips_left, 0u);
+    for (const Keys& input : shapes()) sort(input);
+}
+
 // The parallel path (blocks sorted between cuts, the strays merged in) against std::sort,
 // with blocks of 256 so that every shape spans many, on four threads.
 TEST(SortHelpers, SortFromLastOrderInBlocksMatchesStdSort) {

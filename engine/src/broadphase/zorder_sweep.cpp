@@ -69,7 +69,9 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     // Last frame's order is nearly right when bodies move little: sort_from_last_order
     // repairs it in place while that takes at most 2 moves per body, and past that sets aside
     // the few that jumped far (fast ones, or a drag). 2D powerlaw 1M takes 0.2-1M moves a
-    // frame at speed 0.05 and 7-8M at 0.5, most of them for a few thousand far jumps.
+    // frame at speed 0.05 and 7-8M at 0.5, most of them for a few thousand far jumps; where
+    // the repair gave up, the next frames skip it (SortHistory): 2D powerlaw at 0.5, one
+    // thread, 1M 47.2 -> 45.1 ms and 100k 3.94 -> 3.72.
     // Ties broken by id: a total order, the same however the sort is cut.
     const auto less = [](const Entry& a, const Entry& b) {
         return a.lo_key != b.lo_key ? a.lo_key < b.lo_key : a.id < b.id;
@@ -81,7 +83,8 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
             std::sort(entries_.begin(), entries_.end(), less);
         }
     } else {
-        sort_from_last_order(entries_, 2, aside_, less, parallel_sort());
+        sort_from_last_order(entries_, 2, aside_, less, parallel_sort(), kSortBlock,
+                             &sort_history_);
     }
 
     sorted_.resize(n);

@@ -11,8 +11,9 @@
 
 #include <array>
 
-#include "broadphase/common/engine_broadphase.hpp"
 #include "broadphase/common/chunked_sweep.hpp"
+#include "broadphase/common/engine_broadphase.hpp"
+#include "broadphase/common/nearly_sorted.hpp"
 #include "collide/broadphase.hpp"
 #include "collide/morton.hpp"
 
@@ -84,6 +85,7 @@ private:
     morton::Quantizer<D> frame_;
     std::vector<Entry> entries_;        // sorted by lo_key, persistent between updates
     std::vector<Entry> aside_;          // scratch for sort_from_last_order
+    SortHistory sort_history_;          // whether its insertion sort gave up lately
     std::vector<Aabb<D>> sorted_;       // boxes in key order, for a cache-friendly scan
     // The key of each max corner (where that box's scan stops), in key order: kept out of the
     // entries so that the sort moves 16 bytes an entry and the walks read 4 keys a cache line
