@@ -51,9 +51,9 @@ struct Aabb {
             return (_mm_movemask_ps(apart) & 7) == 0;
         }
 #endif
-        bool apart = false;
-        for (int k = 0; k < D; ++k) apart |= (lo[k] > o.hi[k]) | (o.lo[k] > hi[k]);
-        return !apart;
+        unsigned apart = 0;  // bits, not bools: `|` on bools draws clang's warning
+        for (int k = 0; k < D; ++k) apart |= unsigned(lo[k] > o.hi[k]) | unsigned(o.lo[k] > hi[k]);
+        return apart == 0;
     }
     bool contains(const Vec<D>& p) const {
         for (int k = 0; k < D; ++k) {
