@@ -48,6 +48,40 @@ void expect_encoders_agree() {
 TEST(Morton, EncodersAgreeAndDecodeInverts2D) { expect_encoders_agree<2>(); }
 TEST(Morton, EncodersAgreeAndDecodeInverts3D) { expect_encoders_agree<3>(); }
 
+// Lowering a code by a code equals decoding, subtracting per axis (stopping at 0) and
+// encoding: on random pairs, on amounts near each coordinate (borrows across every bit), and
+// at the grid's edges.
+template <int D>
+void expect_lowered_matches_coordinates() {
+    Rng rng(11);
+    const std::vector<Coords<D>> points = sample_coords<D>();
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const Coords<D>& c = points[i];
+        std::vector<Coords<D>> amounts = {points[(i * 7919 + 1) % points.size()], c, Coords<D>{}};
+        Coords<D> near = c, small{};
+        for (int k = 0; k < D; ++k) {
+            near[k] = c[k] + 1 - static_cast<std::uint32_t>(rng.next() % 3);  // c - 1 .. c + 1
+            near[k] &= kMaxCoord<D>;
+            small[k] = static_cast<std::uint32_t>(rng.next() % 1024);
+        }
+        amounts.push_back(near);
+        amounts.push_back(small);
+        for (const Coords<D>& by : amounts) {
+            Coords<D> expected;
+            for (int k = 0; k < D; ++k) expected[k] = c[k] > by[k] ? c[k] - by[k] : 0;
+            ASSERT_EQ(lowered<D>(encode_magic(c), encode_magic(by)), encode_magic(expected))
+                << "point " << i;
+        }
+    }
+}
+
+TEST(Morton, LoweredCodeMatchesCoordinates2D) {
+    expect_lowered_matches_coordinates<2>();
+}
+TEST(Morton, LoweredCodeMatchesCoordinates3D) {
+    expect_lowered_matches_coordinates<3>();
+}
+
 TEST(Morton, BitLayoutIsXLowest) {
     EXPECT_EQ(encode<2>({1, 0}), 0b01u);
     EXPECT_EQ(encode<2>({0, 1}), 0b10u);
@@ -113,6 +147,49 @@ TEST(Morton, QuantizerKeepsOrderAndClamps) {
     std::vector<Aabb<2>> small = {{{0.0f, 0.0f}, {0.001f, 0.001f}}};
     EXPECT_TRUE(q.refit(small));
     EXPECT_FALSE(q.refit(small));
+}
+
+// corners() (SSE where there is SSE2) gives operator()'s coordinates on both corners bit
+// for bit: around the unsigned 32-bit edges (2^31, 2^32 in 2D) and 2^21 - 1 (3D), below 0,
+// NaN, infinities, -0 and tiny values, in a unit frame and in frames fitted to random extents.
+template <int D>
+void expect_corners_match_axis() {
+    std::vector<float> values = {0.0f,          -0.0f,         0.5f,          1.0f,
+                                 1e-45f,        -1.0f,         -1e30f,        1e30f,
+                                 std::nanf(""), INFINITY,      -INFINITY,     2097150.5f,
+                                 2097151.0f,    2097152.0f,    2147483520.0f, 2147483648.0f,
+                                 2147483904.0f, 4294967040.0f, 4294967296.0f, 8589934592.0f};
+    Rng rng(13);
+    for (int i = 0; i < 2000; ++i) values.push_back(rng.uniform(-3e9f, 5e9f));
+    for (int i = 0; i < 2000; ++i) values.push_back(rng.uniform(-50.0f, 150.0f));
+    std::vector<Quantizer<D>> frames = {Quantizer<D>{}};  // origin 0, scale 1
+    for (int i = 0; i < 8; ++i) {
+        Aabb<D> extent;
+        for (int k = 0; k < D; ++k) {
+            extent.lo[k] = rng.uniform(-100.0f, 0.0f);
+            extent.hi[k] = extent.lo[k] + rng.uniform(0.001f, 200.0f);
+        }
+        frames.push_back(Quantizer<D>::covering(extent));
+    }
+    for (const Quantizer<D>& q : frames) {
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            Aabb<D> box;
+            for (int k = 0; k < D; ++k) {
+                box.lo[k] = values[(i + k) % values.size()];
+                box.hi[k] = values[(i * 7 + k + 3) % values.size()];
+            }
+            const auto c = q.corners(box);
+            ASSERT_EQ(c.lo, q(box.lo)) << "value " << i << ": " << box.lo[0];
+            ASSERT_EQ(c.hi, q(box.hi)) << "value " << i << ": " << box.hi[0];
+        }
+    }
+}
+
+TEST(Morton, QuantizerCornersMatchAxis2D) {
+    expect_corners_match_axis<2>();
+}
+TEST(Morton, QuantizerCornersMatchAxis3D) {
+    expect_corners_match_axis<3>();
 }
 
 // Every box in a window of `side` cells per axis from `base`, and every code z of a cell in

@@ -14,6 +14,10 @@
 
 #include "collide/core.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace collide::morton {
 
 template <int D>
@@ -128,6 +132,21 @@ inline bool in_box(std::uint64_t z, std::uint64_t zmin, std::uint64_t zmax) {
     return true;
 }
 
+// The code of point `code` moved down by `by` on every axis, stopping at 0, where `by` is
+// itself a code (each axis's amount in that axis's bits). One axis's bits of a code compare
+// and subtract as its coordinate does, the borrows crossing the other axes' bits, which are
+// 0 in both: no decode, no encode.
+template <int D>
+inline std::uint64_t lowered(std::uint64_t code, std::uint64_t by) {
+    std::uint64_t out = 0;
+    for (int k = 0; k < D; ++k) {
+        const std::uint64_t m = axis_bits<D>(k);
+        const std::uint64_t a = code & m, b = by & m;
+        out |= a > b ? (a - b) & m : 0;
+    }
+    return out;
+}
+
 // BIGMIN (Tropf & Herzog 1981): the smallest code >= z inside the box with corner codes
 // zmin, zmax (z itself when it is inside); requires z <= zmax. The codes of a box are not
 // one interval of the curve, so a scan over [zmin, zmax] that meets a code outside the box
@@ -201,8 +220,42 @@ struct Quantizer {
         for (int k = 0; k < D; ++k) c[k] = axis(p[k], k);
         return c;
     }
+    // Both corners of a box: operator() on lo and on hi, bit for bit. In 2D with SSE2 the
+    // four values go through at once, without the per-axis branches (2D powerlaw 100k at
+    // speed 0.5, zorder-sweep: 3.76 -> 3.63 ms a frame); in 3D the two unaligned loads and
+    // the lanes' round trip through memory measured slower than the branches (8.1 -> 8.8).
+    struct Corners {
+        Coords<D> lo, hi;
+    };
+    Corners corners(const Aabb<D>& box) const {
+#if defined(__SSE2__)
+        if constexpr (D == 2) return corners_sse(box);
+#endif
+        return {(*this)(box.lo), (*this)(box.hi)};
+    }
     // World coordinate of grid coordinate g on axis k (the lower edge of that grid cell).
     float world(double g, int k) const { return origin[k] + static_cast<float>(g / scale); }
+
+private:
+#if defined(__SSE2__)
+    // axis() on the four values of a 2D box, lo.x lo.y hi.x hi.y.
+    Corners corners_sse(const Aabb<D>& box) const requires(D == 2) {
+        const __m128 o = _mm_setr_ps(origin[0], origin[1], origin[0], origin[1]);
+        __m128 g = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(&box.lo[0]), o), _mm_set1_ps(scale));
+        g = _mm_max_ps(g, _mm_setzero_ps());  // NaN and below 0 give 0 (max returns its 2nd)
+        // Unsigned 32-bit: lanes from 2^31 convert less 2^31 and get the top bit back; lanes
+        // from 2^32 (float(kMaxCoord)) saturate.
+        const __m128 top = _mm_cmpge_ps(g, _mm_set1_ps(2147483648.0f));
+        const __m128 past = _mm_cmpge_ps(g, _mm_set1_ps(4294967296.0f));
+        g = _mm_sub_ps(g, _mm_and_ps(top, _mm_set1_ps(2147483648.0f)));
+        __m128i c = _mm_cvttps_epi32(g);
+        c = _mm_xor_si128(c, _mm_and_si128(_mm_castps_si128(top), _mm_set1_epi32(INT32_MIN)));
+        c = _mm_or_si128(c, _mm_castps_si128(past));
+        alignas(16) std::uint32_t lanes[4];
+        _mm_store_si128(reinterpret_cast<__m128i*>(lanes), c);
+        return {{lanes[0], lanes[1]}, {lanes[2], lanes[3]}};
+    }
+#endif
 };
 
 // A code as text with the interleaved bits grouped per level ("yx yx ..." in 2D, "zyx"

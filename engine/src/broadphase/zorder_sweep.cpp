@@ -1,6 +1,7 @@
 #include "broadphase/zorder_sweep.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cstdio>
 #include <type_traits>
@@ -36,8 +37,11 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     for (const Aabb<D>& e : block_extent_) extent.grow(e);
     bool rebuilt = (n > 0 && frame_.refit(extent)) || !persistent();
     if (entries_.size() != n) {
+        id_bits_ = std::max(1, int(std::bit_width(n)));
+        id_mask_ = (std::uint64_t{1} << id_bits_) - 1;
+        coord_shift_ = morton::kBits<D> - Key::template coord_bits<D>(64 - id_bits_);
         entries_.resize(n);
-        for (std::size_t i = 0; i < n; ++i) entries_[i].id = BodyId(i);
+        for (std::size_t i = 0; i < n; ++i) entries_[i] = i;
         rebuilt = true;
     }
     // The keys and the copies below read the boxes in last frame's sorted order, prefetched
@@ -48,17 +52,21 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
                    [&](std::size_t begin, std::size_t end, std::size_t b) {
                        // In locals, as in the copies pass below.
                        const morton::Quantizer<D> frame = frame_;
-                       Entry* const entries = entries_.data();
+                       std::uint64_t* const entries = entries_.data();
+                       const int id_bits = id_bits_, shift = coord_shift_;
+                       const std::uint64_t id_mask = id_mask_;
                        morton::Coords<D> cells{};
                        for (std::size_t i = begin; i < end; ++i) {
                            if (i + kGatherAhead < end)
-                               prefetch_read(&boxes[entries[i + kGatherAhead].id]);
-                           Entry& e = entries[i];
-                           const Aabb<D>& box = boxes[e.id];
-                           const morton::Coords<D> lo = frame(box.lo);
-                           const morton::Coords<D> hi = frame(box.hi);
-                           e.lo_key = Key::template key<D>(lo);
-                           for (int k = 0; k < D; ++k) cells[k] = std::max(cells[k], hi[k] - lo[k]);
+                               prefetch_read(&boxes[entries[i + kGatherAhead] & id_mask]);
+                           const std::uint64_t id = entries[i] & id_mask;
+                           auto [lo, hi] = frame.corners(boxes[id]);
+                           for (int k = 0; k < D; ++k) {
+                               lo[k] >>= shift;
+                               hi[k] >>= shift;
+                               cells[k] = std::max(cells[k], hi[k] - lo[k]);
+                           }
+                           entries[i] = Key::template key<D>(lo) << id_bits | id;
                        }
                        block_cells_[b] = cells;
                    });
@@ -66,16 +74,15 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     for (const morton::Coords<D>& cells : block_cells_) {
         for (int k = 0; k < D; ++k) max_cells_[k] = std::max(max_cells_[k], cells[k]);
     }
+    max_cells_code_ = morton::encode<D>(max_cells_);
     // Last frame's order is nearly right when bodies move little: sort_from_last_order
     // repairs it in place while that takes at most 2 moves per body, and past that sets aside
     // the few that jumped far (fast ones, or a drag). 2D powerlaw 1M takes 0.2-1M moves a
     // frame at speed 0.05 and 7-8M at 0.5, most of them for a few thousand far jumps; where
     // the repair gave up, the next frames skip it (SortHistory): 2D powerlaw at 0.5, one
     // thread, 1M 47.2 -> 45.1 ms and 100k 3.94 -> 3.72.
-    // Ties broken by id: a total order, the same however the sort is cut.
-    const auto less = [](const Entry& a, const Entry& b) {
-        return a.lo_key != b.lo_key ? a.lo_key < b.lo_key : a.id < b.id;
-    };
+    // Ties go by id (the entry's low bits): a total order, the same however the sort is cut.
+    const auto less = [](std::uint64_t a, std::uint64_t b) { return a < b; };
     if (rebuilt) {
         if (parallel_sort()) {
             tbb::parallel_sort(entries_.begin(), entries_.end(), less);
@@ -94,23 +101,28 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     static_assert(kBodiesPerBlock % kKeyStride == 0);
     for_each_block(n, kBodiesPerBlock, true, [&](std::size_t begin, std::size_t end, std::size_t) {
         for (std::size_t i = begin; i < end; i += kKeyStride)
-            sampled_keys_[i / kKeyStride] = entries_[i].lo_key;
+            sampled_keys_[i / kKeyStride] = entries_[i];
         // Local copies of the frame and the pointers: the byte store to static_ may alias
         // anything, so what is read through `this` would be loaded again for every body.
         const morton::Quantizer<D> frame = frame_;
-        const Entry* const entries = entries_.data();
+        const std::uint64_t* const entries = entries_.data();
+        const std::uint64_t id_mask = id_mask_;
+        const int shift = coord_shift_;
         Aabb<D>* const sorted = sorted_.data();
         std::uint64_t* const hi_keys = hi_keys_.data();
         std::uint8_t* const fixed = static_.data();
         const std::uint8_t* const input_static = is_static.data();
         for (std::size_t i = begin; i < end; ++i) {
             if (i + kGatherAhead < end) {
-                prefetch_read(&boxes[entries[i + kGatherAhead].id]);
-                prefetch_read(&input_static[entries[i + kGatherAhead].id]);
+                prefetch_read(&boxes[entries[i + kGatherAhead] & id_mask]);
+                prefetch_read(&input_static[entries[i + kGatherAhead] & id_mask]);
             }
-            sorted[i] = boxes[entries[i].id];
-            hi_keys[i] = Key::template key<D>(frame(sorted[i].hi));
-            fixed[i] = input_static[entries[i].id];
+            const std::uint64_t id = entries[i] & id_mask;
+            sorted[i] = boxes[id];
+            morton::Coords<D> hi = frame.corners(sorted[i]).hi;
+            for (int k = 0; k < D; ++k) hi[k] >>= shift;
+            hi_keys[i] = Key::template key<D>(hi);
+            fixed[i] = input_static[id];
         }
     });
 
@@ -121,8 +133,8 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
             const Aabb<D>& a = sorted_[i];
             const bool a_static = static_[i];
             const auto test = [&](std::size_t j) {
-                test_pair(entries_[i].id, a, entries_[j].id, sorted_[j], a_static && static_[j],
-                          pairs, tests, costs);
+                test_pair(id_at(i), a, id_at(j), sorted_[j], a_static && static_[j], pairs, tests,
+                          costs);
             };
             scan(i, test, [](std::size_t, std::size_t) {});
         }
@@ -140,34 +152,36 @@ morton::Coords<D> KeySweep<D, Key>::lowered(morton::Coords<D> c) const {
 template <int D, typename Key>
 std::size_t KeySweep<D, Key>::seek(std::size_t first, std::uint64_t key) const {
     const std::size_t n = entries_.size();
+    // The least entry with that key (id 0): the entries at or above it are those sought.
+    const std::uint64_t bound_entry = key << id_bits_;
     const auto lower_bound = [&](std::size_t begin, std::size_t end) {
-        return std::lower_bound(entries_.begin() + begin, entries_.begin() + end, key,
-                                [](const Entry& e, std::uint64_t k) { return e.lo_key < k; }) -
+        return std::lower_bound(entries_.begin() + begin, entries_.begin() + end, bound_entry) -
                entries_.begin();
     };
     // Most jumps are short: gallop over the next entries, which share cache lines with
     // `first`. Invariant: every entry before `first` has a key below `key`.
     std::size_t bound = first;
-    for (std::size_t step = 1; bound < n && entries_[bound].lo_key < key; step *= 2) {
+    for (std::size_t step = 1; bound < n && entries_[bound] < bound_entry; step *= 2) {
         if (step > kKeyStride) break;
         first = bound + 1;
         bound += step;
     }
-    if (bound >= n || entries_[bound].lo_key >= key) return lower_bound(first, std::min(bound, n));
-    // A long jump: gallop, then search, over the sampled keys past `first` (a small array,
-    // mostly in the caches), and finish in the stride below the first sample at or above
-    // `key`.
+    if (bound >= n || entries_[bound] >= bound_entry) return lower_bound(first, std::min(bound, n));
+    // A long jump: gallop, then search, over the sampled entries past `first` (a small
+    // array, mostly in the caches), and finish in the stride below the first sample at or
+    // above `key`.
     const std::size_t samples = sampled_keys_.size();
     // Samples from s_first on lie past `first`.
     std::size_t s_first = std::min(first / kKeyStride + 1, samples);
     std::size_t s_bound = s_first;
-    for (std::size_t step = 1; s_bound < samples && sampled_keys_[s_bound] < key; step *= 2) {
+    for (std::size_t step = 1; s_bound < samples && sampled_keys_[s_bound] < bound_entry;
+         step *= 2) {
         s_first = s_bound + 1;
         s_bound += step;
     }
     const std::size_t s =
         std::lower_bound(sampled_keys_.begin() + s_first,
-                         sampled_keys_.begin() + std::min(s_bound, samples), key) -
+                         sampled_keys_.begin() + std::min(s_bound, samples), bound_entry) -
         sampled_keys_.begin();
     // Sample s - 1 (when past `first`) is below `key`, sample s (when there is one) is not.
     const std::size_t begin = std::max(first, (s - 1) * kKeyStride);
@@ -178,7 +192,7 @@ template <int D, typename Key>
 std::uint64_t KeySweep<D, Key>::region_floor(const Aabb<D>& region) const {
     // A box reaching the region has its max corner at or above region.lo on every axis, so
     // its min corner is at least that minus the largest box size: exact in grid cells.
-    return Key::template key<D>(lowered(frame_(region.lo)));
+    return Key::template key<D>(lowered(coarse(frame_(region.lo))));
 }
 
 template <int D, typename Key>
@@ -187,10 +201,10 @@ void KeySweep<D, Key>::query(const Aabb<D>& region, std::vector<BodyId>& out,
     out.clear();
     // Every box overlapping the region has its min corner's key in [floor, last].
     const std::uint64_t floor = region_floor(region);
-    const std::uint64_t last = Key::template key<D>(frame_(region.hi));
+    const std::uint64_t last = Key::template key<D>(coarse(frame_(region.hi)));
     const auto test = [&](std::size_t j) {
         if (sorted_[j].overlaps(region)) {
-            out.push_back(entries_[j].id);
+            out.push_back(id_at(j));
         } else if (trace) {
             trace->add(sorted_[j], TraceKind::kRejected);
         }
@@ -202,7 +216,7 @@ template <int D, typename Key>
 BroadPhaseStats KeySweep<D, Key>::stats() const {
     BroadPhaseStats stats = sorted_sweep_stats(entries_, sorted_, static_, chunks_);
     stats.structure_bytes +=
-        aside_.capacity() * sizeof(Entry) +
+        aside_.capacity() * sizeof(std::uint64_t) +
         (hi_keys_.capacity() + sampled_keys_.capacity()) * sizeof(std::uint64_t);
     return stats;
 }
@@ -221,23 +235,30 @@ void KeySweep<D, Key>::validate() const {
              " max-corner keys and " + str(static_.size()) + " static flags");
     if (sampled_keys_.size() != (n + kKeyStride - 1) / kKeyStride)
         fail(str(sampled_keys_.size()) + " sampled keys for " + str(n) + " entries");
+    if (id_bits_ != std::max(1, int(std::bit_width(n))) ||
+        id_mask_ != (std::uint64_t{1} << id_bits_) - 1)
+        fail(str(id_bits_) + " id bits (mask " + hex(id_mask_) + ") for " + str(n) + " entries");
     std::vector<std::uint8_t> seen(n, 0);
     morton::Coords<D> max_cells{};
     for (std::size_t i = 0; i < n; ++i) {
-        const Entry& e = entries_[i];
-        const auto entry = [&] { return "entry " + str(i) + " (body " + str(e.id) + ")"; };
-        if (e.id >= n || seen[e.id]) fail(entry() + " is out of range or a second one");
-        seen[e.id] = 1;
-        const morton::Coords<D> lo = frame_(sorted_[i].lo);
-        const morton::Coords<D> hi = frame_(sorted_[i].hi);
+        const BodyId id = id_at(i);
+        const auto entry = [&] { return "entry " + str(i) + " (body " + str(id) + ")"; };
+        if (id >= n || seen[id]) fail(entry() + " is out of range or a second one");
+        seen[id] = 1;
+        const morton::Coords<D> lo = coarse(frame_(sorted_[i].lo));
+        const morton::Coords<D> hi = coarse(frame_(sorted_[i].hi));
         const std::uint64_t lo_key = Key::template key<D>(lo);
         const std::uint64_t hi_key = Key::template key<D>(hi);
-        if (e.lo_key != lo_key || hi_keys_[i] != hi_key)
-            fail(entry() + " has keys " + hex(e.lo_key) + ".." + hex(hi_keys_[i]) +
-                 " but its box gives " + hex(lo_key) + ".." + hex(hi_key));
-        if (i > 0 && e.lo_key < entries_[i - 1].lo_key)
-            fail(entry() + " has key " + hex(e.lo_key) + ", below entry " + str(i - 1) + "'s " +
-                 hex(entries_[i - 1].lo_key));
+        if (key_at(i) != lo_key || (lo_key << id_bits_ >> id_bits_) != lo_key ||
+            hi_keys_[i] != hi_key)
+            fail(entry() + " has keys " + hex(key_at(i)) + ".." + hex(hi_keys_[i]) +
+                 " but its box gives " + hex(lo_key) + ".." + hex(hi_key) + " (" +
+                 str(64 - id_bits_) + " bits)");
+        if (i > 0 && entries_[i] < entries_[i - 1])
+            fail(entry() + " is below entry " + str(i - 1) + " (" + hex(entries_[i]) + " < " +
+                 hex(entries_[i - 1]) + ")");
+        if (i % kKeyStride == 0 && sampled_keys_[i / kKeyStride] != entries_[i])
+            fail("sample " + str(i / kKeyStride) + " is not entry " + str(i));
         for (int k = 0; k < D; ++k) max_cells[k] = std::max(max_cells[k], hi[k] - lo[k]);
     }
     for (int k = 0; k < D; ++k) {
@@ -245,6 +266,9 @@ void KeySweep<D, Key>::validate() const {
             fail("the largest box spans " + str(max_cells[k]) + " cells on axis " + str(k) +
                  ", not " + str(max_cells_[k]));
     }
+    if (max_cells_code_ != morton::encode<D>(max_cells_))
+        fail("the largest box size's code is " + hex(max_cells_code_) + ", not " +
+             hex(morton::encode<D>(max_cells_)));
 }
 
 template class KeySweep<2, MortonKey>;

@@ -9,6 +9,7 @@
 // no such jump: the norms of a box's points fill the whole range between its corners' norms.
 #pragma once
 
+#include <algorithm>
 #include <array>
 
 #include "broadphase/common/chunked_sweep.hpp"
@@ -19,8 +20,14 @@
 
 namespace collide {
 
+// A key is computed from grid coordinates cut to `bits` bits each (the top ones), so that it
+// fits `key_bits` bits beside a body id in one 64-bit entry.
 struct MortonKey {
     static constexpr bool kSkips = true;  // BIGMIN applies
+    template <int D>
+    static int coord_bits(int key_bits) {
+        return std::min(morton::kBits<D>, key_bits / D);
+    }
     template <int D>
     static std::uint64_t key(const morton::Coords<D>& c) {
         return morton::encode<D>(c);
@@ -29,14 +36,15 @@ struct MortonKey {
 
 struct NormKey {
     static constexpr bool kSkips = false;
-    // Coordinates cut to 21 bits so the sum of squares fits 64 bits.
+    // The sum of D < 4 squares of b-bit numbers takes 2b + 2 bits; 21 at most, as before.
+    template <int D>
+    static int coord_bits(int key_bits) {
+        return std::min(21, (key_bits - 2) / 2);
+    }
     template <int D>
     static std::uint64_t key(const morton::Coords<D>& c) {
         std::uint64_t sum = 0;
-        for (int k = 0; k < D; ++k) {
-            const std::uint64_t v = c[k] >> (morton::kBits<D> - 21);
-            sum += v * v;
-        }
+        for (int k = 0; k < D; ++k) sum += std::uint64_t{c[k]} * c[k];
         return sum;
     }
 };
@@ -55,11 +63,19 @@ public:
     std::span<Param> params() override { return std::span(params_).first(Key::kSkips ? 3 : 2); }
 
 private:
-    struct Entry {
-        std::uint64_t lo_key;  // key of the min corner: the sort key
-        BodyId id;
-    };
-
+    // An entry is one 64-bit word: the key of the box's min corner above the body id, so the
+    // sort moves 8 bytes an entry and compares one word (ties go by id), and a walk reads 8
+    // keys a cache line. The key's coordinates lose their lowest bits to make room (2D at
+    // 100k: 23 of 32 bits an axis; 3D at 1M: 14 of 21), which costs only ties: every order
+    // and bound below holds for any monotone grid. Against 16-byte entries, one thread:
+    // 2D powerlaw at speed 0.5, 100k 3.86 -> 3.77 ms and 1M 45.1 -> 43.0; 3D the same.
+    BodyId id_at(std::size_t rank) const { return BodyId(entries_[rank] & id_mask_); }
+    std::uint64_t key_at(std::size_t rank) const { return entries_[rank] >> id_bits_; }
+    // The grid coordinates the keys use: the quantizer's, cut to coord_bits.
+    morton::Coords<D> coarse(morton::Coords<D> c) const {
+        for (int k = 0; k < D; ++k) c[k] >>= coord_shift_;
+        return c;
+    }
     bool persistent() const { return params_[0].value != 0.0f; }
     bool parallel_sort() const { return params_[1].value != 0.0f; }
     bool skips() const { return Key::kSkips && params_[2].value != 0.0f; }
@@ -83,22 +99,28 @@ private:
     std::uint64_t region_floor(const Aabb<D>& region) const;
 
     morton::Quantizer<D> frame_;
-    std::vector<Entry> entries_;        // sorted by lo_key, persistent between updates
-    std::vector<Entry> aside_;          // scratch for sort_from_last_order
+    std::vector<std::uint64_t> entries_;  // in key order, persistent between updates
+    std::vector<std::uint64_t> aside_;    // scratch for sort_from_last_order
+    int id_bits_ = 1;                     // bits of an entry that hold the id
+    std::uint64_t id_mask_ = 1;
+    int coord_shift_ = 0;               // quantizer bits a key's coordinates drop
     SortHistory sort_history_;          // whether its insertion sort gave up lately
     std::vector<Aabb<D>> sorted_;       // boxes in key order, for a cache-friendly scan
     // The key of each max corner (where that box's scan stops), in key order: kept out of the
-    // entries so that the sort moves 16 bytes an entry and the walks read 4 keys a cache line
-    // rather than 24 bytes and 2.7 (2D centerline 1M at speed 0.5: 105.6-109.7 -> 98.9-99.8 ms).
+    // entries so that the sort moves less (with it in, 2D centerline 1M at speed 0.5 took
+    // 105.6-109.7 ms against 98.9-99.8 for 16-byte entries).
     std::vector<std::uint64_t> hi_keys_;
     std::vector<std::uint8_t> static_;  // is_static in key order
-    // The lo_key of every kKeyStride-th entry: a long jump's search runs in this small array
+    // Every kKeyStride-th entry: a long jump's search runs in this small array
     // (in the caches) rather than over entries far apart in memory, each a cache miss. On 2D
     // powerlaw 1M (92,000 jumps a frame, 1,450 ranks each on average) the frame went from
     // 40.2 to 38.4 ms; strides 8 and 32 measured the same as 16.
     static constexpr std::size_t kKeyStride = 16;
     std::vector<std::uint64_t> sampled_keys_;
-    morton::Coords<D> max_cells_{};     // largest box size per axis, in grid cells
+    morton::Coords<D> max_cells_{};  // largest box size per axis, in the keys' grid cells
+    // max_cells_ as a Morton code: a scan lowers its min corner's code by it directly, not
+    // through decode and encode (2D powerlaw 100k at speed 0.5: 3.75 -> 3.69 ms a frame).
+    std::uint64_t max_cells_code_ = 0;
     // Per block of kBodiesPerBlock bodies: the extent of its boxes and its largest box size
     // in grid cells, combined in block order.
     static constexpr std::size_t kBodiesPerBlock = 16384;
@@ -123,8 +145,8 @@ void KeySweep<D, Key>::walk(std::size_t first, std::uint64_t zmin, std::uint64_t
     const bool skip = skips();
     const std::size_t n = entries_.size();
     int misses = 0;
-    for (std::size_t j = first; j < n && entries_[j].lo_key <= last;) {
-        const std::uint64_t z = entries_[j].lo_key;
+    for (std::size_t j = first; j < n && key_at(j) <= last;) {
+        const std::uint64_t z = key_at(j);
         if (!skip || morton::in_box<D>(z, zmin, last)) {
             test(j);
             ++j;
@@ -144,12 +166,11 @@ void KeySweep<D, Key>::walk(std::size_t first, std::uint64_t zmin, std::uint64_t
 template <int D, typename Key>
 template <typename Test, typename Skipped>
 void KeySweep<D, Key>::scan(std::size_t rank, const Test& test, const Skipped& skipped) const {
-    const std::uint64_t lo_key = entries_[rank].lo_key;
+    const std::uint64_t lo_key = key_at(rank);
     const std::uint64_t last = hi_keys_[rank];
     // Most small boxes end before the next key: no walk, and no skip region to work out.
-    if (rank + 1 == entries_.size() || entries_[rank + 1].lo_key > last) return;
-    const std::uint64_t zmin =
-        skips() ? morton::encode<D>(lowered(morton::decode<D>(lo_key))) : lo_key;
+    if (rank + 1 == entries_.size() || key_at(rank + 1) > last) return;
+    const std::uint64_t zmin = skips() ? morton::lowered<D>(lo_key, max_cells_code_) : lo_key;
     walk(rank + 1, zmin, last, test, skipped);
 }
 

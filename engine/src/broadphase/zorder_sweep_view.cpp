@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <type_traits>
 
 namespace collide {
@@ -12,7 +13,7 @@ namespace collide {
 template <int D, typename Key>
 std::size_t KeySweep<D, Key>::rank_of(BodyId id) const {
     for (std::size_t i = 0; i < entries_.size(); ++i) {
-        if (entries_[i].id == id) return i;
+        if (id_at(i) == id) return i;
     }
     return entries_.size();
 }
@@ -49,12 +50,13 @@ void KeySweep<D, Key>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const 
         if (skips()) {
             // The region the later min corners must lie in: the box stretched down by the
             // largest box size (its grid cells, in world coordinates).
-            const morton::Coords<D> lo = lowered(frame_(sorted_[selected].lo));
-            const morton::Coords<D> hi = frame_(sorted_[selected].hi);
+            const morton::Coords<D> lo = lowered(coarse(frame_(sorted_[selected].lo)));
+            const morton::Coords<D> hi = coarse(frame_(sorted_[selected].hi));
+            const double cell = std::ldexp(1.0, coord_shift_);  // the keys' cells, in grid units
             Aabb<D> region;
             for (int k = 0; k < D; ++k) {
-                region.lo[k] = frame_.world(lo[k], k);
-                region.hi[k] = frame_.world(hi[k] + 1.0, k);
+                region.lo[k] = frame_.world(lo[k] * cell, k);
+                region.hi[k] = frame_.world((hi[k] + 1.0) * cell, k);
             }
             draw.box(region, rgba(0.3f, 1.0f, 0.4f, 0.9f));
         }
@@ -74,7 +76,6 @@ template <int D, typename Key>
 std::string KeySweep<D, Key>::describe(BodyId id) const {
     const std::size_t rank = rank_of(id);
     if (rank >= entries_.size()) return {};
-    const Entry& e = entries_[rank];
     std::size_t tested = 0, hits = 0, skipped = 0;
     const auto test = [&](std::size_t j) {
         ++tested;
@@ -84,10 +85,14 @@ std::string KeySweep<D, Key>::describe(BodyId id) const {
     std::string s = "Rank " + std::to_string(rank) + " of " + std::to_string(entries_.size());
     if constexpr (std::is_same_v<Key, MortonKey>) {
         const std::string groups = D == 2 ? "yx" : "zyx";
-        s += "\nMin corner code (" + groups + " per level):\n" + morton::format_code<D>(e.lo_key);
-        s += "\nMax corner code:\n" + morton::format_code<D>(hi_keys_[rank]);
+        // In the quantizer's grid: the levels the keys dropped read 0 and are not shown.
+        const auto code = [&](std::uint64_t key) {
+            return morton::format_code<D>(key << (D * coord_shift_), coord_shift_);
+        };
+        s += "\nMin corner code (" + groups + " per level):\n" + code(key_at(rank));
+        s += "\nMax corner code:\n" + code(hi_keys_[rank]);
     } else {
-        s += "\nSquared norm, min corner: " + std::to_string(e.lo_key);
+        s += "\nSquared norm, min corner: " + std::to_string(key_at(rank));
         s += "\nSquared norm, max corner: " + std::to_string(hi_keys_[rank]);
     }
     s += "\nScan tested " + std::to_string(tested) + " boxes, " + std::to_string(hits) + " overlap";
