@@ -37,6 +37,7 @@ std::vector<Aabb<2>> boxes_at(std::size_t n, float t) {
 std::map<std::string, double, std::less<>> g_cost_ms;
 double g_now_ms = 0;
 int g_updates = 0;  // calls to update, all candidates together
+std::map<std::string, int, std::less<>> g_updates_of;  // and per candidate
 int g_built = 0;
 
 class Scripted final : public BroadPhase<2> {
@@ -49,6 +50,7 @@ public:
     void update(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
                 PairList& out) override {
         ++g_updates;
+        ++g_updates_of[name_];
         inner_->update(boxes, is_static, out);
         g_now_ms += g_cost_ms[name_];
     }
@@ -124,6 +126,29 @@ TEST(Auto, TakesTurnsAndFollowsMeasuredTime) {
     EXPECT_EQ(g_built, 5);  // b and c for their turns; a resumed as it was
     for (int i = 0; i < 5; ++i) EXPECT_EQ(step(), 1);
     EXPECT_EQ(a.current(), "c");
+}
+
+// A challenger measured slower, but not hopelessly, gets its periodic turn; the turn ends
+// after its cold build and one timed frame once that frame is already too slow to win (at 1.7
+// times the current it would have taken a second one, its two frames together still under
+// twice 0.9), and the current resumes.
+TEST(Auto, ASlowTurnEndsAfterItsFirstTimedFrame) {
+    g_cost_ms = {{"a", 1.0}, {"b", 1.7}, {"c", 5.0}};
+    Auto a(&make_scripted, {"a", "b", "c"}, [] { return g_now_ms; });
+    constexpr std::size_t kN = 1500;
+    const std::vector<std::uint8_t> still(kN, 0);
+    PairList pairs;
+    for (int frame = 0; frame <= Auto::kRaceTimedFew; ++frame)
+        a.update(boxes_at(kN, 0.05f * static_cast<float>(frame)), still, pairs);
+    ASSERT_EQ(a.current(), "a");
+    g_updates_of.clear();
+    for (int frame = 0; frame < Auto::kFirstTurn + 20; ++frame)
+        a.update(boxes_at(kN, 0.05f * static_cast<float>(frame + Auto::kRaceTimedFew + 1)), still,
+                 pairs);
+    EXPECT_EQ(g_updates_of["b"], 2);
+    EXPECT_EQ(g_updates_of["c"], 0);  // measured over twice as slow: no turn
+    EXPECT_EQ(a.current(), "a");
+    EXPECT_EQ(a.probes(), 2);  // the race and b's turn
 }
 
 TEST(Auto, BruteForceForAFewBodies) {

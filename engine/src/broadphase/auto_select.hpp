@@ -16,7 +16,7 @@
 //   every structure must; a tree just sees larger moves once). The challenger is kept when
 //   its time is below kSwitchBelow times the current's time before the turn (its recent
 //   time, or its last two updates for a turn called for by those, see below); the
-//   turn ends early once its timed frames add up to more than that (it cannot win).
+//   turn ends early once its timed frames so far average more than that.
 // - Turns come every kProbeEvery updates, and kFirstTurn after a race (one challenger at
 //   a time, skipping those measured kHopeless times slower or whose settled time could
 //   not win); at once when a measured challenger is clearly faster than the current's
