@@ -20,8 +20,8 @@
 
 namespace collide {
 
-// A key is computed from grid coordinates cut to `bits` bits each (the top ones), so that it
-// fits `key_bits` bits beside a body id in one 64-bit entry.
+// A key is computed from grid coordinates cut to their top coord_bits(key_bits) bits, so that
+// it fits in key_bits bits beside a body id in one 64-bit entry.
 struct MortonKey {
     static constexpr bool kSkips = true;  // BIGMIN applies
     template <int D>
