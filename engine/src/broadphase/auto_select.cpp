@@ -240,10 +240,10 @@ void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
     }
     if (frame_ > 0) turn_ms_ += ms;  // the first frame of a turn is a cold build
     // It ends as soon as its timed frames so far are no faster than it must be to win: each
-    // further frame would be a stutter, and none of the candidates is slow on its first
-    // frame after a build and fast after (a tree is the reverse: on 2D powerlaw 1M at speed
-    // 0.5 its two timed frames took 126 and 292 ms against the current's 85, when the turn
-    // ended only once the two together could not win).
+    // further frame would be a stutter. A tree's frames grow after its build: on 2D powerlaw
+    // 1M at speed 0.5 its two timed frames took 126 and 292 ms against the current's 85,
+    // when the turn ended only once the two together could not win. A challenger whose
+    // first timed frame is slow and later ones fast now loses a turn it might have won.
     ++frame_;
     if (frame_ == kTurnFrames ||
         (frame_ > 1 && turn_ms_ >= kSwitchBelow * before_turn_ms_ * (frame_ - 1)))
