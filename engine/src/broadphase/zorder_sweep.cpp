@@ -60,12 +60,10 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
                            if (i + kGatherAhead < end)
                                prefetch_read(&boxes[entries[i + kGatherAhead] & id_mask]);
                            const std::uint64_t id = entries[i] & id_mask;
-                           auto [lo, hi] = frame.corners(boxes[id]);
-                           for (int k = 0; k < D; ++k) {
-                               lo[k] >>= shift;
-                               hi[k] >>= shift;
-                               cells[k] = std::max(cells[k], hi[k] - lo[k]);
-                           }
+                           const auto corners = frame.corners(boxes[id]);
+                           const morton::Coords<D> lo = coarse(corners.lo, shift);
+                           const morton::Coords<D> hi = coarse(corners.hi, shift);
+                           for (int k = 0; k < D; ++k) cells[k] = std::max(cells[k], hi[k] - lo[k]);
                            entries[i] = Key::template key<D>(lo) << id_bits | id;
                        }
                        block_cells_[b] = cells;
@@ -97,11 +95,11 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     sorted_.resize(n);
     hi_keys_.resize(n);
     static_.resize(n);
-    sampled_keys_.resize((n + kKeyStride - 1) / kKeyStride);
+    sampled_entries_.resize((n + kKeyStride - 1) / kKeyStride);
     static_assert(kBodiesPerBlock % kKeyStride == 0);
     for_each_block(n, kBodiesPerBlock, true, [&](std::size_t begin, std::size_t end, std::size_t) {
         for (std::size_t i = begin; i < end; i += kKeyStride)
-            sampled_keys_[i / kKeyStride] = entries_[i];
+            sampled_entries_[i / kKeyStride] = entries_[i];
         // Local copies of the frame and the pointers: the byte store to static_ may alias
         // anything, so what is read through `this` would be loaded again for every body.
         const morton::Quantizer<D> frame = frame_;
@@ -119,9 +117,7 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
             }
             const std::uint64_t id = entries[i] & id_mask;
             sorted[i] = boxes[id];
-            morton::Coords<D> hi = frame.corners(sorted[i]).hi;
-            for (int k = 0; k < D; ++k) hi[k] >>= shift;
-            hi_keys[i] = Key::template key<D>(hi);
+            hi_keys[i] = Key::template key<D>(coarse(frame.corners(sorted[i]).hi, shift));
             fixed[i] = input_static[id];
         }
     });
@@ -170,19 +166,19 @@ std::size_t KeySweep<D, Key>::seek(std::size_t first, std::uint64_t key) const {
     // A long jump: gallop, then search, over the sampled entries past `first` (a small
     // array, mostly in the caches), and finish in the stride below the first sample at or
     // above `key`.
-    const std::size_t samples = sampled_keys_.size();
+    const std::size_t samples = sampled_entries_.size();
     // Samples from s_first on lie past `first`.
     std::size_t s_first = std::min(first / kKeyStride + 1, samples);
     std::size_t s_bound = s_first;
-    for (std::size_t step = 1; s_bound < samples && sampled_keys_[s_bound] < bound_entry;
+    for (std::size_t step = 1; s_bound < samples && sampled_entries_[s_bound] < bound_entry;
          step *= 2) {
         s_first = s_bound + 1;
         s_bound += step;
     }
     const std::size_t s =
-        std::lower_bound(sampled_keys_.begin() + s_first,
-                         sampled_keys_.begin() + std::min(s_bound, samples), bound_entry) -
-        sampled_keys_.begin();
+        std::lower_bound(sampled_entries_.begin() + s_first,
+                         sampled_entries_.begin() + std::min(s_bound, samples), bound_entry) -
+        sampled_entries_.begin();
     // Sample s - 1 (when past `first`) is below `key`, sample s (when there is one) is not.
     const std::size_t begin = std::max(first, (s - 1) * kKeyStride);
     return lower_bound(begin, std::min(s * kKeyStride, n));
@@ -217,7 +213,7 @@ BroadPhaseStats KeySweep<D, Key>::stats() const {
     BroadPhaseStats stats = sorted_sweep_stats(entries_, sorted_, static_, chunks_);
     stats.structure_bytes +=
         aside_.capacity() * sizeof(std::uint64_t) +
-        (hi_keys_.capacity() + sampled_keys_.capacity()) * sizeof(std::uint64_t);
+        (hi_keys_.capacity() + sampled_entries_.capacity()) * sizeof(std::uint64_t);
     return stats;
 }
 
@@ -233,8 +229,8 @@ void KeySweep<D, Key>::validate() const {
     if (sorted_.size() != n || hi_keys_.size() != n || static_.size() != n)
         fail(str(n) + " entries but " + str(sorted_.size()) + " boxes, " + str(hi_keys_.size()) +
              " max-corner keys and " + str(static_.size()) + " static flags");
-    if (sampled_keys_.size() != (n + kKeyStride - 1) / kKeyStride)
-        fail(str(sampled_keys_.size()) + " sampled keys for " + str(n) + " entries");
+    if (sampled_entries_.size() != (n + kKeyStride - 1) / kKeyStride)
+        fail(str(sampled_entries_.size()) + " sampled entries for " + str(n) + " entries");
     if (id_bits_ != std::max(1, int(std::bit_width(n))) ||
         id_mask_ != (std::uint64_t{1} << id_bits_) - 1)
         fail(str(id_bits_) + " id bits (mask " + hex(id_mask_) + ") for " + str(n) + " entries");
@@ -257,7 +253,7 @@ void KeySweep<D, Key>::validate() const {
         if (i > 0 && entries_[i] < entries_[i - 1])
             fail(entry() + " is below entry " + str(i - 1) + " (" + hex(entries_[i]) + " < " +
                  hex(entries_[i - 1]) + ")");
-        if (i % kKeyStride == 0 && sampled_keys_[i / kKeyStride] != entries_[i])
+        if (i % kKeyStride == 0 && sampled_entries_[i / kKeyStride] != entries_[i])
             fail("sample " + str(i / kKeyStride) + " is not entry " + str(i));
         for (int k = 0; k < D; ++k) max_cells[k] = std::max(max_cells[k], hi[k] - lo[k]);
     }

@@ -71,11 +71,13 @@ private:
     // 2D powerlaw at speed 0.5, 100k 3.86 -> 3.77 ms and 1M 45.1 -> 43.0; 3D the same.
     BodyId id_at(std::size_t rank) const { return BodyId(entries_[rank] & id_mask_); }
     std::uint64_t key_at(std::size_t rank) const { return entries_[rank] >> id_bits_; }
-    // The grid coordinates the keys use: the quantizer's, cut to coord_bits.
-    morton::Coords<D> coarse(morton::Coords<D> c) const {
-        for (int k = 0; k < D; ++k) c[k] >>= coord_shift_;
+    // The grid coordinates the keys use: the quantizer's, cut to coord_bits (dropping
+    // `shift`, coord_shift_, low bits; the per-body passes pass a local copy of it).
+    static morton::Coords<D> coarse(morton::Coords<D> c, int shift) {
+        for (int k = 0; k < D; ++k) c[k] >>= shift;
         return c;
     }
+    morton::Coords<D> coarse(const morton::Coords<D>& c) const { return coarse(c, coord_shift_); }
     bool persistent() const { return params_[0].value != 0.0f; }
     bool parallel_sort() const { return params_[1].value != 0.0f; }
     bool skips() const { return Key::kSkips && params_[2].value != 0.0f; }
@@ -84,7 +86,7 @@ private:
     // can have on each axis for its box to reach one whose min corner is at `c`.
     morton::Coords<D> lowered(morton::Coords<D> c) const;
     // First rank at or after `first` whose key is at least `key`: galloping over the next
-    // few entries, then over every kKeyStride-th key (sampled_keys_), then binary.
+    // few entries, then over every kKeyStride-th key (sampled_entries_), then binary.
     std::size_t seek(std::size_t first, std::uint64_t key) const;
     // Walks the ranks from `first` while their key is at most `last`, calling test(j) for
     // each. When skipping, only the ranks whose min corner lies in the grid box with corner
@@ -116,7 +118,7 @@ private:
     // powerlaw 1M (92,000 jumps a frame, 1,450 ranks each on average) the frame went from
     // 40.2 to 38.4 ms; strides 8 and 32 measured the same as 16.
     static constexpr std::size_t kKeyStride = 16;
-    std::vector<std::uint64_t> sampled_keys_;
+    std::vector<std::uint64_t> sampled_entries_;
     morton::Coords<D> max_cells_{};  // largest box size per axis, in the keys' grid cells
     // max_cells_ as a Morton code: a scan lowers its min corner's code by it directly, not
     // through decode and encode (2D powerlaw 100k at speed 0.5: 3.75 -> 3.69 ms a frame).
