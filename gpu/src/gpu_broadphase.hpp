@@ -5,10 +5,12 @@
 // timing (end to end by the caller, device-only by GL timer queries) and the statistics.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collide/broadphase.hpp"
@@ -33,6 +35,24 @@ struct SceneBounds {
     float min_side = 0;  // smallest and largest "largest side" of a body's box
     float max_side = 0;
 };
+
+// validate()'s box helpers: every coordinate finite; two boxes equal coordinate by
+// coordinate; the smallest box holding both (as the kernels' min and max make it).
+template <int D>
+bool finite_box(const Aabb<D>& b) {
+    for (int k = 0; k < D; ++k) {
+        if (!std::isfinite(b.lo[k]) || !std::isfinite(b.hi[k])) return false;
+    }
+    return true;
+}
+template <int D>
+bool same_box(const Aabb<D>& a, const Aabb<D>& b) {
+    return a.lo == b.lo && a.hi == b.hi;
+}
+template <int D>
+Aabb<D> union_box(const Aabb<D>& a, const Aabb<D>& b) {
+    return {glm::min(a.lo, b.lo), glm::max(a.hi, b.hi)};
+}
 
 template <int D>
 class GpuBroadPhase : public BroadPhase<D> {
@@ -60,6 +80,9 @@ protected:
     const std::vector<Aabb<D>>& boxes_on_host() const;
     // One body's box of the last update (from the host copy if there is one, else read alone).
     Aabb<D> box_on_host(BodyId id) const;
+    // validate()'s shared checks, throwing InvariantError("ALGORITHM: ..."): `ids` (the
+    // sorted order the GPU left) holds every body of the last update exactly once.
+    void check_permutation(std::string_view algorithm, std::span<const std::uint32_t> ids) const;
 
     std::shared_ptr<ComputeContext> context_;
     RadixSort sort_;

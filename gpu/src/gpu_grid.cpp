@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <string>
+#include <utility>
 
 #include "shaders/gpu/common.glsl.hpp"
 #include "shaders/gpu/grid_keys.comp.hpp"
@@ -200,6 +202,39 @@ void GpuGrid<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
                                  }
                              }
                          });
+    }
+}
+
+template <int D>
+void GpuGrid<D>::validate() const {
+    const std::size_t n = this->count_;
+    if (n == 0) return;
+    const auto broken = [](const std::string& what) { throw InvariantError("gpu-grid: " + what); };
+    const HostGrid& h = host_grid();
+    this->check_permutation("gpu-grid", h.ids);
+    for (std::size_t p = 1; p < n; ++p) {
+        if (std::pair(h.rows[p - 1], h.columns[p - 1]) > std::pair(h.rows[p], h.columns[p])) {
+            broken("keys out of order at sorted position " + std::to_string(p));
+        }
+    }
+    // The host mirrors the kernels' float operations (its queries rely on it), so a body
+    // keyed elsewhere is a kernel that computed otherwise. NaN has no defined cell.
+    const std::vector<Aabb<D>>& boxes = this->boxes_on_host();
+    for (std::size_t p = 0; p < n; ++p) {
+        const Aabb<D>& box = boxes[h.ids[p]];
+        if (!finite_box(box)) continue;
+        const int level = level_of(box.largest_side());
+        const std::array<int, D> cell = cell_at(box.lo, level);
+        if (h.rows[p] != row_key(cell, level) ||
+            h.columns[p] != static_cast<std::uint32_t>(cell[0])) {
+            broken("body " + std::to_string(h.ids[p]) + " keyed (" + std::to_string(h.rows[p]) +
+                   ", " + std::to_string(h.columns[p]) + "), not level " + std::to_string(level) +
+                   "'s (" + std::to_string(row_key(cell, level)) + ", " + std::to_string(cell[0]) +
+                   ")");
+        }
+        if ((h.level_mask & (1u << level)) == 0) {
+            broken("level " + std::to_string(level) + " in use but not in the mask");
+        }
     }
 }
 

@@ -61,6 +61,9 @@ public:
     std::string describe(BodyId id) const override;
     std::vector<LegendEntry> legend() const override;
     std::vector<std::string> layers() const override;
+    // Reads the keys back: ids a permutation, keys in (row, column) order, and each body
+    // with a finite box keyed by the level and cell the host computes for it.
+    void validate() const override;
 
 private:
     void build(const SceneBounds<D>& bounds) override;

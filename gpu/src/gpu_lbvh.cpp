@@ -17,6 +17,7 @@ using namespace collidoscope::shaders;
 namespace {
 constexpr std::size_t kGroup = 256;
 constexpr int kCodeBits = 32;  // 16 bits an axis in 2D, 10 in 3D (the low 30 of 32)
+constexpr std::uint32_t kNoParent = 0xFFFFFFFFu;  // the root's parent (lbvh_boxes.comp)
 }  // namespace
 
 template <int D>
@@ -56,7 +57,7 @@ void GpuLbvh<D>::build(const SceneBounds<D>& bounds) {
     const std::array<StorageBuffer*, 2> scratch{&codes_scratch_, &ids_scratch_};
     this->sort_.sort(ctx, data, scratch, n, fields);
 
-    parents_.fill(0xFFFFFFFFu);
+    parents_.fill(kNoParent);
     visits_.fill(0);
     if (n >= 2) {
         const GLuint build = ctx.program("lbvh_build", D, {kCommonGlsl, kLbvhBuildComp});
@@ -137,6 +138,8 @@ const typename GpuLbvh<D>::HostTree& GpuLbvh<D>::host_tree() const {
             host_.max_depth = std::max<int>(host_.max_depth, host_.depth[node]);
             if (node >= n - 1) continue;
             for (std::uint32_t child : {host_.nodes[node].x, host_.nodes[node].y}) {
+                // A broken tree (validate() reports it) must not loop or index out of range.
+                if (child >= all || host_.depth[node] == 255) continue;
                 host_.depth[child] = static_cast<std::uint8_t>(host_.depth[node] + 1);
                 stack.push_back(child);
             }
@@ -144,6 +147,54 @@ const typename GpuLbvh<D>::HostTree& GpuLbvh<D>::host_tree() const {
     }
     host_fresh_ = true;
     return host_;
+}
+
+template <int D>
+void GpuLbvh<D>::validate() const {
+    const std::size_t n = this->count_;
+    if (n == 0) return;
+    const auto broken = [](const std::string& what) { throw InvariantError("gpu-lbvh: " + what); };
+    const HostTree& t = host_tree();
+    this->check_permutation("gpu-lbvh", t.ids);
+    for (std::size_t p = 1; p < n; ++p) {
+        if (t.codes[p - 1] > t.codes[p]) broken("codes out of order at leaf " + std::to_string(p));
+    }
+    const std::size_t leaves = n - 1;  // index of leaf 0 among the nodes
+    const std::vector<Aabb<D>>& boxes = this->boxes_on_host();
+    bool finite = true;  // min and max of a NaN are the driver's choice: no union check then
+    for (std::size_t p = 0; p < n; ++p) {
+        const Aabb<D>& body = boxes[t.ids[p]];
+        finite = finite && finite_box(body);
+        if (finite_box(body) && !same_box(t.boxes[leaves + p], body)) {
+            broken("leaf " + std::to_string(p) + " does not hold body " + std::to_string(t.ids[p]) +
+                   "'s box");
+        }
+    }
+    if (n < 2) return;
+    if (t.parents[0] != kNoParent) {
+        broken("the root names node " + std::to_string(t.parents[0]) + " as its parent");
+    }
+    const auto range = [&](std::uint32_t node) {
+        if (node >= 2 * n - 1) broken("child " + std::to_string(node) + " past the nodes");
+        if (node >= leaves) return glm::uvec2(node - leaves);
+        return glm::uvec2(t.nodes[node].z, t.nodes[node].w);
+    };
+    if (range(0) != glm::uvec2(0, n - 1)) broken("the root does not span every leaf");
+    for (std::uint32_t node = 0; node < leaves; ++node) {
+        const glm::uvec4 nd = t.nodes[node];
+        const glm::uvec2 left = range(nd.x);
+        const glm::uvec2 right = range(nd.y);
+        if (left.x != nd.z || left.y + 1 != right.x || right.y != nd.w) {
+            broken("node " + std::to_string(node) + "'s children do not split its leaves " +
+                   std::to_string(nd.z) + ".." + std::to_string(nd.w));
+        }
+        if (t.parents[nd.x] != node || t.parents[nd.y] != node) {
+            broken("node " + std::to_string(node) + "'s children name another parent");
+        }
+        if (finite && !same_box(t.boxes[node], union_box(t.boxes[nd.x], t.boxes[nd.y]))) {
+            broken("node " + std::to_string(node) + "'s box is not its children's union");
+        }
+    }
 }
 
 template <int D>

@@ -20,6 +20,10 @@ public:
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
     std::vector<LegendEntry> legend() const override;
+    // Reads the tree back: ids a permutation, codes sorted, each node's children splitting
+    // its leaf range and naming it as parent, leaves holding their bodies' boxes and every
+    // node box the union of its children's (where the boxes are finite).
+    void validate() const override;
 
 private:
     void build(const SceneBounds<D>& bounds) override;

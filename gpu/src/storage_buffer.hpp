@@ -33,8 +33,10 @@ public:
         bytes = std::max<std::size_t>(bytes, 16);
         if (id_ != 0 && bytes <= bytes_) return;
         if (id_ == 0) glGenBuffers(1, &id_);
-        // Grow by half again, so a slowly rising count does not reallocate every frame.
-        bytes_ = std::max(bytes, bytes_ + bytes_ / 2);
+        // Grow by half again, so a slowly rising count does not reallocate every frame, and
+        // in whole 16-byte units: glClearBufferData clears nothing (GL_INVALID_VALUE) where
+        // the size is not a multiple of its 4-byte format, and fill() relies on it.
+        bytes_ = (std::max(bytes, bytes_ + bytes_ / 2) + 15) / 16 * 16;
         glBindBuffer(GL_SHADER_STORAGE_BUFFER, id_);
         glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(bytes_), nullptr,
                      GL_DYNAMIC_COPY);
@@ -57,6 +59,7 @@ public:
     }
     // Sets every 32-bit word to `value`.
     void fill(std::uint32_t value) {
+        assert(bytes_ % 4 == 0);  // else GL clears nothing
         glBindBuffer(GL_SHADER_STORAGE_BUFFER, id_);
         glClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT,
                           &value);

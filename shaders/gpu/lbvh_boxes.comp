@@ -33,6 +33,7 @@ void main() {
     node = parents[node];
     while (node != kNoParent) {
         if (atomicAdd(visits[node], 1u) == 0u) return;  // the sibling is not done yet
+        memoryBarrierBuffer();  // the sibling's box was written before its visit counted
         uvec4 nd = nodes[node];
         lo = min(node_box[2u * nd.x], node_box[2u * nd.y]);
         hi = max(node_box[2u * nd.x + 1u], node_box[2u * nd.y + 1u]);
