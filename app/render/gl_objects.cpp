@@ -1,10 +1,7 @@
 #include "render/gl_objects.hpp"
 
-#include <cstring>
 #include <stdexcept>
 #include <vector>
-
-#include <tbb/parallel_for.h>
 
 namespace collidoscope {
 namespace {
@@ -100,28 +97,6 @@ GlProgram make_program(const char* name, const char* vertex_source, const char* 
                                  program_log(program.get()));
     }
     return program;
-}
-
-void StreamBuffer::upload_large(const void* data, std::size_t bytes) {
-    constexpr std::size_t kChunk = std::size_t{1} << 20;
-    if (bytes < 4 * kChunk) return upload(data, bytes);
-    glBindBuffer(GL_ARRAY_BUFFER, buffer_.get());
-    if (bytes > capacity_) {
-        capacity_ = std::max(bytes, capacity_ + capacity_ / 2);
-        glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(capacity_), nullptr, GL_STREAM_DRAW);
-    }
-    // Invalidating the whole buffer orphans it, as upload() does.
-    void* to = glMapBufferRange(GL_ARRAY_BUFFER, 0, static_cast<GLsizeiptr>(bytes),
-                                GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_BUFFER_BIT);
-    if (to == nullptr) return upload(data, bytes);
-    const auto* from = static_cast<const unsigned char*>(data);
-    tbb::parallel_for(std::size_t{0}, (bytes + kChunk - 1) / kChunk, [&](std::size_t k) {
-        const std::size_t begin = k * kChunk;
-        std::memcpy(static_cast<unsigned char*>(to) + begin, from + begin,
-                    std::min(kChunk, bytes - begin));
-    });
-    // False means the contents were lost (a display mode change): next frame uploads again.
-    glUnmapBuffer(GL_ARRAY_BUFFER);
 }
 
 void StreamBuffer::upload(const void* data, std::size_t bytes) {

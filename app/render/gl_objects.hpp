@@ -63,11 +63,11 @@ class StreamBuffer {
 public:
     StreamBuffer() : buffer_(make_buffer()) {}
     GLuint get() const { return buffer_.get(); }
-    // Binds the buffer to GL_ARRAY_BUFFER and replaces its contents.
+    // Binds the buffer to GL_ARRAY_BUFFER and replaces its contents. One glBufferSubData,
+    // also for a million bodies: the driver stages the copy. Writing through a mapped
+    // pointer instead trapped every store on a virtual machine whose GPU memory the guest
+    // could not map directly (20 s a frame at 1M bodies on an H100; docs/gpu-world.md).
     void upload(const void* data, std::size_t bytes);
-    // The same for megabytes a frame (a million bodies): the buffer is mapped and the copy
-    // into it split over the threads, where one glBufferSubData copies on one core.
-    void upload_large(const void* data, std::size_t bytes);
 
 private:
     GlBuffer buffer_;

@@ -158,7 +158,7 @@ void Renderer::set_viewport(glm::ivec2 origin, glm::ivec2 size) {
 
 void Renderer::upload_instances(std::span<const Instance> instances) {
     glBindVertexArray(instance_vao_.get());
-    instance_buffer_.upload_large(instances.data(), instances.size_bytes());
+    instance_buffer_.upload(instances.data(), instances.size_bytes());
 }
 
 void Renderer::circle_state(const glm::mat4& view_proj, float world_per_pixel, bool points) {
@@ -228,8 +228,8 @@ void Renderer::draw_spheres(std::span<const Instance> spheres, const glm::mat4& 
 }
 
 GpuBodies Renderer::upload_bodies(const BodyArrays& b) {
-    body_pos_.upload_large(b.pos.data(), b.pos.size_bytes());
-    body_vel_.upload_large(b.vel.data(), b.vel.size_bytes());
+    body_pos_.upload(b.pos.data(), b.pos.size_bytes());
+    body_vel_.upload(b.vel.data(), b.vel.size_bytes());
     if (b.shape_id != uploaded_shape_) {
         uploaded_shape_ = b.shape_id;
         glBindBuffer(GL_ARRAY_BUFFER, body_radius_.get());
