@@ -39,6 +39,11 @@ void GpuTimer::begin() {
 void GpuTimer::end() {
     if (!supported_) return;
     glEndQuery(GL_TIME_ELAPSED);
+    // Submits the frame's commands now. Where the swap submits nothing (SDL's offscreen
+    // driver, it seems), the query's end waits for the next frame's first flush, after its
+    // step, and the figure holds the step: on an H100, 124 ms of "GPU" at one thread against
+    // 16 at 16 threads, for the same drawing.
+    glFlush();
     pending_[next_] = true;
     next_ = (next_ + 1) % kInFlight;
 }

@@ -57,8 +57,8 @@ const char* part_help(Part p) {
         case Part::kUi:
             return "ImGui's new frame, the panels, the labels and ImGui::Render (CPU only)";
         case Part::kOverlays:
-            return "The CPU building what is drawn: body instances, overlay lines and fills "
-                   "(the algorithm's draw()), implicit surfaces";
+            return "The CPU building what is drawn: the bodies' instances or arrays and their "
+                   "upload, overlay lines and fills (the algorithm's draw()), implicit surfaces";
         case Part::kDraw:
             return "The CPU issuing the GL calls and uploads for the world and the panels; the "
                    "GPU may still be working when it ends";
