@@ -65,8 +65,8 @@ public:
     GLuint get() const { return buffer_.get(); }
     // Binds the buffer to GL_ARRAY_BUFFER and replaces its contents. One glBufferSubData,
     // also for a million bodies: the driver stages the copy. Writing through a mapped
-    // pointer instead trapped every store on a virtual machine whose GPU memory the guest
-    // could not map directly (20 s a frame at 1M bodies on an H100; docs/gpu-world.md).
+    // pointer instead took 16-20 s a frame at 1M bodies on one H100 virtual machine, likely
+    // a store trapped at a time (docs/gpu-world.md).
     void upload(const void* data, std::size_t bytes);
 
 private:
