@@ -187,22 +187,20 @@ Aabb<D> GpuBroadPhase<D>::box_on_host(BodyId id) const {
 template <int D>
 void GpuBroadPhase<D>::check_permutation(std::string_view algorithm,
                                          std::span<const std::uint32_t> ids) const {
-    const auto broken = [&](const std::string& what) {
-        throw InvariantError(std::string(algorithm) + ": " + what);
-    };
+    const auto fail = [&](const std::string& what) { invariant_broken(algorithm, what); };
     if (ids.size() != count_) {
-        broken(std::to_string(ids.size()) + " ids for " + std::to_string(count_) + " bodies");
+        fail(std::to_string(ids.size()) + " ids for " + std::to_string(count_) + " bodies");
     }
     std::vector<std::uint32_t> seen_at(count_, ~0u);
     for (std::size_t p = 0; p < ids.size(); ++p) {
         const std::uint32_t id = ids[p];
         if (id >= count_) {
-            broken("sorted position " + std::to_string(p) + " holds id " + std::to_string(id) +
-                   ", past the " + std::to_string(count_) + " bodies");
+            fail("sorted position " + std::to_string(p) + " holds id " + std::to_string(id) +
+                 ", past the " + std::to_string(count_) + " bodies");
         }
         if (seen_at[id] != ~0u) {
-            broken("id " + std::to_string(id) + " at sorted positions " +
-                   std::to_string(seen_at[id]) + " and " + std::to_string(p));
+            fail("id " + std::to_string(id) + " at sorted positions " +
+                 std::to_string(seen_at[id]) + " and " + std::to_string(p));
         }
         seen_at[id] = static_cast<std::uint32_t>(p);
     }

@@ -37,7 +37,7 @@ struct SceneBounds {
 };
 
 // validate()'s box helpers: every coordinate finite; two boxes equal coordinate by
-// coordinate; the smallest box holding both (as the kernels' min and max make it).
+// coordinate.
 template <int D>
 bool finite_box(const Aabb<D>& b) {
     for (int k = 0; k < D; ++k) {
@@ -48,10 +48,6 @@ bool finite_box(const Aabb<D>& b) {
 template <int D>
 bool same_box(const Aabb<D>& a, const Aabb<D>& b) {
     return a.lo == b.lo && a.hi == b.hi;
-}
-template <int D>
-Aabb<D> union_box(const Aabb<D>& a, const Aabb<D>& b) {
-    return {glm::min(a.lo, b.lo), glm::max(a.hi, b.hi)};
 }
 
 template <int D>

@@ -209,12 +209,12 @@ template <int D>
 void GpuGrid<D>::validate() const {
     const std::size_t n = this->count_;
     if (n == 0) return;
-    const auto broken = [](const std::string& what) { throw InvariantError("gpu-grid: " + what); };
+    const auto fail = [](const std::string& what) { invariant_broken("gpu-grid", what); };
     const HostGrid& h = host_grid();
     this->check_permutation("gpu-grid", h.ids);
     for (std::size_t p = 1; p < n; ++p) {
         if (std::pair(h.rows[p - 1], h.columns[p - 1]) > std::pair(h.rows[p], h.columns[p])) {
-            broken("keys out of order at sorted position " + std::to_string(p));
+            fail("keys out of order at sorted position " + std::to_string(p));
         }
     }
     // The host mirrors the kernels' float operations (its queries rely on it), so a body
@@ -227,13 +227,13 @@ void GpuGrid<D>::validate() const {
         const std::array<int, D> cell = cell_at(box.lo, level);
         if (h.rows[p] != row_key(cell, level) ||
             h.columns[p] != static_cast<std::uint32_t>(cell[0])) {
-            broken("body " + std::to_string(h.ids[p]) + " keyed (" + std::to_string(h.rows[p]) +
-                   ", " + std::to_string(h.columns[p]) + "), not level " + std::to_string(level) +
-                   "'s (" + std::to_string(row_key(cell, level)) + ", " + std::to_string(cell[0]) +
-                   ")");
+            fail("body " + std::to_string(h.ids[p]) + " keyed (" + std::to_string(h.rows[p]) +
+                 ", " + std::to_string(h.columns[p]) + "), not level " + std::to_string(level) +
+                 "'s (" + std::to_string(row_key(cell, level)) + ", " + std::to_string(cell[0]) +
+                 ")");
         }
         if ((h.level_mask & (1u << level)) == 0) {
-            broken("level " + std::to_string(level) + " in use but not in the mask");
+            fail("level " + std::to_string(level) + " in use but not in the mask");
         }
     }
 }

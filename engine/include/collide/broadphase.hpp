@@ -9,6 +9,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collide/core.hpp"
@@ -43,6 +44,11 @@ class InvariantError : public std::logic_error {
 public:
     using std::logic_error::logic_error;
 };
+
+// Throws InvariantError("ALGORITHM: WHAT"): validate()'s one way to report.
+[[noreturn]] inline void invariant_broken(std::string_view algorithm, const std::string& what) {
+    throw InvariantError(std::string(algorithm) + ": " + what);
+}
 
 // What the simulation and the bench need; the viewer's hooks come from the base.
 template <int D>

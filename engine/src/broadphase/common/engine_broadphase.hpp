@@ -40,9 +40,4 @@ inline std::string hex(std::uint64_t v) {
     return s;
 }
 
-// Throws InvariantError("ALGORITHM: WHAT"): validate()'s one way to report.
-[[noreturn]] inline void invariant_broken(std::string_view algorithm, const std::string& what) {
-    throw InvariantError(std::string(algorithm) + ": " + what);
-}
-
 }  // namespace collide
