@@ -1,6 +1,7 @@
 // Morton codes: the three encoders agree, decode inverts them, codes are monotone in every
 // coordinate (what the Z-order sweeps rely on), and the quantizer keeps order.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -147,6 +148,49 @@ TEST(Morton, QuantizerKeepsOrderAndClamps) {
     std::vector<Aabb<2>> small = {{{0.0f, 0.0f}, {0.001f, 0.001f}}};
     EXPECT_TRUE(q.refit(small));
     EXPECT_FALSE(q.refit(small));
+}
+
+// covering() keeps the middle of the extent on every axis off the frame's cell boundaries
+// at every level down to cells of 2^(kBits - 12) grid units: a centred frame put it on the
+// top split, where the bodies on a symmetric world's centre lines span half the codes. It
+// also leaves a fifth of the largest span of room on every side.
+template <int D>
+void expect_covering_keeps_middle_off_boundaries() {
+    Rng rng(29);
+    std::vector<Aabb<D>> extents = {{Vec<D>(-1.0f), Vec<D>(1.0f)}, {Vec<D>(0.0f), Vec<D>(3000.0f)}};
+    for (int i = 0; i < 200; ++i) {
+        Aabb<D> e;
+        for (int k = 0; k < D; ++k) {
+            e.lo[k] = rng.uniform(-1000.0f, 1000.0f);
+            e.hi[k] = e.lo[k] + rng.uniform(0.01f, 2000.0f);
+        }
+        extents.push_back(e);
+    }
+    for (const Aabb<D>& e : extents) {
+        const Quantizer<D> q = Quantizer<D>::covering(e);
+        float span = 0.0f;
+        for (int k = 0; k < D; ++k) span = std::max(span, e.hi[k] - e.lo[k]);
+        for (int k = 0; k < D; ++k) {
+            const double side = double(kMaxCoord<D>) + 1.0;
+            const double middle = (0.5 * e.lo[k] + 0.5 * e.hi[k] - q.origin[k]) * q.scale;
+            for (int level = 1; level <= 12; ++level) {
+                const double cell = side / double(1u << level);
+                const double offset = std::fmod(middle, cell);
+                ASSERT_GE(std::min(offset, cell - offset), cell / 16.0)
+                    << "axis " << k << ", level " << level << ": middle at " << middle / side
+                    << " of the side, extent " << e.lo[k] << ".." << e.hi[k];
+            }
+            EXPECT_GE(q.axis(e.lo[k] - 0.19f * span, k), 1u) << "axis " << k;
+            EXPECT_LT(q.axis(e.hi[k] + 0.19f * span, k), kMaxCoord<D>) << "axis " << k;
+        }
+    }
+}
+
+TEST(Morton, CoveringKeepsMiddleOffCellBoundaries2D) {
+    expect_covering_keeps_middle_off_boundaries<2>();
+}
+TEST(Morton, CoveringKeepsMiddleOffCellBoundaries3D) {
+    expect_covering_keeps_middle_off_boundaries<3>();
 }
 
 // corners() (SSE where there is SSE2) gives operator()'s coordinates on both corners bit

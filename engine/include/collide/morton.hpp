@@ -198,8 +198,13 @@ struct Quantizer {
     float scale = 1.0f;  // grid units per world unit
 
     // A frame that holds `extent` with room to spare, so bodies can move a little before
-    // the frame (and with it every code) has to change.
+    // the frame (and with it every code) has to change; the extent's middle is kept off
+    // every level's cell boundaries.
     static Quantizer covering(const Aabb<D>& extent);
+    // Where covering() puts the middle of the extent on each axis, as a share of the frame's
+    // side: 7/15, whose binary digits repeat 0111, lies at least 1/15 of a cell from the cell
+    // boundaries of every level.
+    static constexpr float kMiddleAt = 7.0f / 15.0f;
     bool holds(const Aabb<D>& extent) const;
     // True when the frame is far larger than `extent` needs (precision is being wasted).
     bool too_loose(const Aabb<D>& extent) const;

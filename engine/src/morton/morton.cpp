@@ -76,10 +76,17 @@ Quantizer<D> Quantizer<D>::covering(const Aabb<D>& extent) {
     float span = 0.0f;
     for (int k = 0; k < D; ++k) span = std::max(span, extent.hi[k] - extent.lo[k]);
     if (!(span > 0.0f) || !std::isfinite(span)) span = 1.0f;
-    // A quarter of the span of room on every side.
+    // A side of 1.5 spans leaves room to move on every side (a fifth of the span at least).
+    // Each axis's middle sits at kMiddleAt of the side, off centre on purpose: centred, the
+    // extent's middle (where symmetric worlds gather bodies, such as the centre lines of
+    // `centerline`) fell on the frame's top split, so every box across it spanned half the
+    // codes (2D centerline 1M at speed 0.5, zorder-sweep: 65.5 -> 34.0 ms a frame; 3D 179 ->
+    // 158).
+    const float side = 1.5f * span;
     Quantizer q;
-    q.origin = extent.lo - Vec<D>(0.25f * span);
-    q.scale = static_cast<float>(kMaxCoord<D>) / (1.5f * span);
+    for (int k = 0; k < D; ++k)
+        q.origin[k] = (0.5f * extent.lo[k] + 0.5f * extent.hi[k]) - kMiddleAt * side;
+    q.scale = static_cast<float>(kMaxCoord<D>) / side;
     return q;
 }
 
