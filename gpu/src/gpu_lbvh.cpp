@@ -3,6 +3,8 @@
 #include <array>
 #include <cmath>
 
+#include "collide/morton.hpp"
+
 #include "shaders/gpu/common.glsl.hpp"
 #include "shaders/gpu/lbvh_boxes.comp.hpp"
 #include "shaders/gpu/lbvh_build.comp.hpp"
@@ -34,11 +36,16 @@ void GpuLbvh<D>::build(const SceneBounds<D>& bounds) {
     const GLuint codes = ctx.program("lbvh_codes", D, {kCommonGlsl, kLbvhCodesComp});
     glUseProgram(codes);
     set_uint(codes, "u_count", static_cast<std::uint32_t>(n));
+    // The bounds fill 2 Quantizer::kMiddleAt (14/15) of each axis's code range, not all of
+    // it, so that their middle lies where the CPU's Morton frames put it, off every level's
+    // split. Filled, the middle was the tree's first split: a symmetric world gathers
+    // bodies on its centre lines, and each box across a split widens both halves' bounds.
     const float top = D == 2 ? 65535.0f : 1023.0f;
+    const float used = 2.0f * morton::Quantizer<D>::kMiddleAt * top;
     Vec<D> scale(0.0f);
     for (int k = 0; k < D; ++k) {
         const float extent = bounds.box.hi[k] - bounds.box.lo[k];
-        scale[k] = extent > 0.0f && std::isfinite(top / extent) ? top / extent : 0.0f;
+        scale[k] = extent > 0.0f && std::isfinite(used / extent) ? used / extent : 0.0f;
     }
     if constexpr (D == 2) {
         glUniform2fv(glGetUniformLocation(codes, "u_origin"), 1, &bounds.box.lo[0]);
