@@ -303,19 +303,31 @@ void DynamicAabbTree<D>::pair_pass(bool join, PairList& out) {
         std::size_t w = 0;
         // A pair's second body is anywhere near the first: prefetched (gather_prefetch.hpp),
         // 2D centerline 1M at speed 0.05 went from 31.8 to 28.1 ms, 100k rows no change.
+        // Without branches on the two outcomes, which the bodies' motion makes coin tosses:
+        // each pair is written at both ends, kept pairs and overlapping pairs (the latter
+        // into a small buffer, as proxies, named by bodies after), and the ends advance by
+        // what it is.
         const std::size_t kept = fat.size();
-        for (std::size_t i = 0; i < kept; ++i) {
-            const Pair pr = fat[i];
-            if (i + kGatherAhead < kept) {
-                prefetch_read(&boxes_[fat[i + kGatherAhead].b]);
-                prefetch_read(&moved_[fat[i + kGatherAhead].b]);
+        constexpr std::size_t kBatch = 256;
+        std::array<Pair, kBatch> hits;
+        for (std::size_t begin = 0; begin < kept; begin += kBatch) {
+            const std::size_t end = std::min(kept, begin + kBatch);
+            std::size_t h = 0;
+            for (std::size_t i = begin; i < end; ++i) {
+                const Pair pr = fat[i];
+                if (i + kGatherAhead < kept) {
+                    prefetch_read(&boxes_[fat[i + kGatherAhead].b]);
+                    prefetch_read(&moved_[fat[i + kGatherAhead].b]);
+                }
+                const bool keep = (moved_[pr.a] | moved_[pr.b]) == 0;
+                fat[w] = pr;
+                w += keep;
+                hits[h] = pr;
+                h += keep & boxes_[pr.a].overlaps(boxes_[pr.b]);
+                if (costs && keep) costs->add_pair(body_of_[pr.a], body_of_[pr.b]);
             }
-            if (moved_[pr.a] | moved_[pr.b]) continue;
-            fat[w++] = pr;
-            if (costs) costs->add_pair(body_of_[pr.a], body_of_[pr.b]);
-            if (boxes_[pr.a].overlaps(boxes_[pr.b])) {
-                found.push_back(make_pair(body_of_[pr.a], body_of_[pr.b]));
-            }
+            for (std::size_t k = 0; k < h; ++k)
+                found.push_back(make_pair(body_of_[hits[k].a], body_of_[hits[k].b]));
         }
         fat.resize(w);
         std::uint64_t tests = w;
