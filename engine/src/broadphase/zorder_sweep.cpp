@@ -125,11 +125,12 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     const BodyCosts* costs = costs_.if_on();
     const auto sweep_rows = [&](std::size_t begin, std::size_t end, PairList& pairs,
                                 std::uint64_t& tests) {
+        PairBatch batch(pairs);
         for (std::size_t i = begin; i < end; ++i) {
             const Aabb<D>& a = sorted_[i];
             const bool a_static = static_[i];
             const auto test = [&](std::size_t j) {
-                test_pair(id_at(i), a, id_at(j), sorted_[j], a_static && static_[j], pairs, tests,
+                test_pair(id_at(i), a, id_at(j), sorted_[j], a_static && static_[j], batch, tests,
                           costs);
             };
             scan(i, test, [](std::size_t, std::size_t) {});

@@ -3,6 +3,7 @@
 // for the heat map both bodies while tracking), and the pair is kept when the boxes overlap.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "broadphase/common/body_costs.hpp"
@@ -18,6 +19,46 @@ inline void test_pair(BodyId a, const Aabb<D>& box_a, BodyId b, const Aabb<D>& b
     ++tests;
     if (costs) costs->add_pair(a, b);
     if (box_a.overlaps(box_b)) out.push_back(make_pair(a, b));
+}
+
+// Pairs appended without a branch on whether each is kept: every candidate is written to a
+// small buffer, whose end advances only past kept ones, and the buffer goes to `out` when
+// full and at flush(). Where overlap is a coin toss (boxes that nearly touch), a branch on
+// it mispredicts often. zorder-sweep, one thread, interleaved: 2D powerlaw 1M 2-3% faster,
+// 2D centerline 1M at 0.5 2-4%, 3D rows 0-3%. Not for the sorted grid: most of its runs hit
+// nothing, and writing every lane made 3D uniform 100k 40% slower.
+class PairBatch {
+public:
+    explicit PairBatch(PairList& out) : out_(out) {}
+    PairBatch(const PairBatch&) = delete;
+    PairBatch& operator=(const PairBatch&) = delete;
+    ~PairBatch() { flush(); }
+    void add(Pair pair, bool keep) {
+        buffer_[size_] = pair;
+        size_ += keep;
+        if (size_ == kSize) flush();
+    }
+    void flush() {
+        out_.insert(out_.end(), buffer_.begin(), buffer_.begin() + size_);
+        size_ = 0;
+    }
+
+private:
+    static constexpr std::size_t kSize = 256;
+    std::array<Pair, kSize> buffer_;
+    std::size_t size_ = 0;
+    PairList& out_;
+};
+
+// test_pair, into a PairBatch.
+template <int D>
+inline void test_pair(BodyId a, const Aabb<D>& box_a, BodyId b, const Aabb<D>& box_b,
+                      bool both_static, PairBatch& out, std::uint64_t& tests,
+                      const BodyCosts* costs) {
+    if (both_static) return;
+    ++tests;
+    if (costs) costs->add_pair(a, b);
+    out.add(make_pair(a, b), box_a.overlaps(box_b));
 }
 
 }  // namespace collide
