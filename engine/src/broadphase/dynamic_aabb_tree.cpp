@@ -306,7 +306,8 @@ void DynamicAabbTree<D>::pair_pass(bool join, PairList& out) {
         // Without branches on the two outcomes, which the bodies' motion makes coin tosses:
         // each pair is written at both ends, kept pairs and overlapping pairs (the latter
         // into a small buffer, as proxies, named by bodies after), and the ends advance by
-        // what it is.
+        // what it is. A PairBatch naming the pairs as it flushes measured 7-11% slower here
+        // (3D centerline and clusters 100k), so the buffer is this loop's own.
         const std::size_t kept = fat.size();
         constexpr std::size_t kBatch = 256;
         std::array<Pair, kBatch> hits;
