@@ -6,8 +6,10 @@
 #include <initializer_list>
 
 #include <gtest/gtest.h>
+#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "broadphase/common/aabb_tree.hpp"
 #include "broadphase/sorted_grid.hpp"
 #include "collide/registry.hpp"
 #include "test_support.hpp"
@@ -174,6 +176,64 @@ TEST(DynamicAabbTree, MarginJitterAndRefitsAreExact) {
 TEST(DynamicAabbTree, ParallelBuildsAndRefitsMatchSerial) {
     parallel_matches_serial<2>("dynamic-aabb-tree", 40000, {"uniform", "powerlaw"}, 4);
     parallel_matches_serial<3>("dynamic-aabb-tree", 40000, {"uniform", "powerlaw"}, 4);
+}
+
+// grow_leaf, between refits: a tenth of the leaves get new boxes and grow their ancestors,
+// on one thread and on four at once (compare-and-swap). Every node then holds its children
+// (the check a loose tree keeps), the two trees are the same node for node, and a tree grown
+// but not marked loose fails the tightness check (so the check can fail).
+template <int D>
+void grown_trees_match() {
+    Rng rng(11);
+    const std::uint32_t n = 6000;
+    std::vector<Aabb<D>> boxes(n);
+    std::vector<std::uint32_t> proxies(n);
+    std::vector<std::uint64_t> codes(n);
+    std::vector<std::int32_t> leaf_of(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const Vec<D> c = rng.in_box<D>(Vec<D>(0.0f), Vec<D>(100.0f));
+        boxes[i] = {c - Vec<D>(0.5f), c + Vec<D>(0.5f)};
+        proxies[i] = i;
+        codes[i] = i;  // sorted, as build() wants: the tree splits by index
+    }
+    AabbTree<D> serial;
+    serial.build(proxies, codes, boxes, leaf_of, false);
+    AabbTree<D> shared = serial;
+    std::vector<std::uint32_t> moved;
+    for (std::uint32_t i = 0; i < n; i += 10) {
+        moved.push_back(i);
+        const Vec<D> step = rng.in_box<D>(Vec<D>(-3.0f), Vec<D>(3.0f));
+        boxes[i] = {boxes[i].lo + step, boxes[i].hi + step};
+    }
+    for (const std::uint32_t p : moved) serial.template grow_leaf<false>(leaf_of[p], boxes[p]);
+    tbb::task_arena(4).execute([&] {
+        tbb::parallel_for(std::size_t{0}, moved.size(), [&](std::size_t k) {
+            shared.template grow_leaf<true>(leaf_of[moved[k]], boxes[moved[k]]);
+        });
+    });
+    std::size_t leaves = 0;
+    const auto tight = serial.broken(leaves);
+    ASSERT_TRUE(tight.has_value());
+    EXPECT_NE(tight->find("looser"), std::string::npos) << *tight;
+    serial.mark_loose();
+    shared.mark_loose();
+    EXPECT_EQ(serial.broken(leaves), std::nullopt);
+    EXPECT_EQ(leaves, n);
+    EXPECT_EQ(shared.broken(leaves), std::nullopt);
+    ASSERT_EQ(shared.slots(), serial.slots());
+    for (std::size_t i = 0; i < serial.slots(); ++i) {
+        const auto node = static_cast<std::int32_t>(i);
+        ASSERT_TRUE(same_box(serial.node(node).box, shared.node(node).box)) << "node " << i;
+    }
+    // A build makes it tight again.
+    serial.build(proxies, codes, boxes, leaf_of, false);
+    EXPECT_FALSE(serial.loose());
+    EXPECT_EQ(serial.broken(leaves), std::nullopt);
+}
+
+TEST(DynamicAabbTree, GrownLeavesMatchOnAnyThreadsAndHoldEveryLeaf) {
+    grown_trees_match<2>();
+    grown_trees_match<3>();
 }
 
 // Bodies that jump far (a third of them moved anywhere, as a drag or a reset would) are more

@@ -263,18 +263,30 @@ void DynamicAabbTree<D>::reinsert_moved() {
     const bool bulk_static = moved_static > bulk_share() * statics;
     const bool bulk_moving = move_buffer_.size() - moved_static > bulk_share() * movers;
     if (bulk_static) build_tree(true);
-    // Between top-down builds, a bulk frame keeps the tree's shape and refits its boxes in
-    // one pass: with jittered margins a few percent of the bodies move every frame, and a
-    // build each frame would cost more than the queries its better shape saves. The shape
-    // wears as bodies drift apart (fast, at high speeds), so the tree is built again once
-    // a frame's candidate tests grew by a quarter over those of the frame it was built.
+    // Between top-down builds, a bulk frame keeps the tree's shape and grows the moved
+    // leaves' ancestors to hold their new boxes: with jittered margins a few percent of the
+    // bodies move every frame, and a build each frame would cost more than the queries its
+    // better shape saves. The shape wears as bodies drift apart (fast, at high speeds), and
+    // grown boxes stay loose, so the tree is built again once a frame's candidate tests grew
+    // by a quarter over those of the frame it was built.
     const bool worn = 4 * last_tests_ > 5 * built_tests_;
     if (bulk_moving && moving_tree_.in_build_order() && frame_ - built_frame_ < refit_frames() &&
         !worn) {
-        for (std::uint32_t p : move_buffer_) {
-            if (!static_[p]) moving_tree_.set_leaf_box(leaf_[p], fat_[p]);
+        // A climb per moved leaf, not a refit of every node: 2D powerlaw 100k at speed 0.05,
+        // 3.2 -> 2.7 ms a frame. On more than one thread the proxy ranges climb at once
+        // (see grow_leaf).
+        moving_tree_.mark_loose();
+        if (parallel() && threads_allowed() > 1) {
+            for_each_list([&](std::size_t l) {
+                for (std::uint32_t p : moved_lists_[l]) {
+                    if (!static_[p]) moving_tree_.template grow_leaf<true>(leaf_[p], fat_[p]);
+                }
+            });
+        } else {
+            for (std::uint32_t p : move_buffer_) {
+                if (!static_[p]) moving_tree_.template grow_leaf<false>(leaf_[p], fat_[p]);
+            }
         }
-        moving_tree_.refit(parallel());
     } else if (bulk_moving) {
         build_tree(false);
     }

@@ -16,7 +16,8 @@
 // margins jittered per fat box, so that bodies of one speed do not all leave their fat
 // boxes on the same frame (the synchronized waves of re-insertions that make p90 >> mean),
 // and, for up to K frames after each top-down build (until its candidate tests grow by a
-// quarter), a refit of the built tree's boxes where a bulk rebuild would be due.
+// quarter), the built tree's inner boxes grown to hold the moved leaves where a bulk
+// rebuild would be due.
 // Proxies are cut into fixed ranges ("lists"): each keeps the fat pairs whose first proxy
 // it holds, so one task per range checks its bodies, filters its pairs and queries for its
 // moved bodies in parallel (oneTBB); ranges depend on n alone, so the output is the same
