@@ -11,16 +11,6 @@
 
 namespace collide {
 
-template <int D>
-inline void test_pair(BodyId a, const Aabb<D>& box_a, BodyId b, const Aabb<D>& box_b,
-                      bool both_static, PairList& out, std::uint64_t& tests,
-                      const BodyCosts* costs) {
-    if (both_static) return;
-    ++tests;
-    if (costs) costs->add_pair(a, b);
-    if (box_a.overlaps(box_b)) out.push_back(make_pair(a, b));
-}
-
 // Pairs appended without a branch on whether each is kept: every candidate is written to a
 // small buffer, whose end advances only past kept ones, and the buffer goes to `out` when
 // full and at flush(). Where overlap is a coin toss (boxes that nearly touch), a branch on
@@ -50,15 +40,23 @@ private:
     PairList& out_;
 };
 
-// test_pair, into a PairBatch.
-template <int D>
+// The pair (a, b) appended when `keep`: with a branch to a PairList, without one to a
+// PairBatch.
+inline void append_pair(PairList& out, BodyId a, BodyId b, bool keep) {
+    if (keep) out.push_back(make_pair(a, b));
+}
+inline void append_pair(PairBatch& out, BodyId a, BodyId b, bool keep) {
+    out.add(make_pair(a, b), keep);
+}
+
+// Out: a PairList or a PairBatch.
+template <int D, typename Out>
 inline void test_pair(BodyId a, const Aabb<D>& box_a, BodyId b, const Aabb<D>& box_b,
-                      bool both_static, PairBatch& out, std::uint64_t& tests,
-                      const BodyCosts* costs) {
+                      bool both_static, Out& out, std::uint64_t& tests, const BodyCosts* costs) {
     if (both_static) return;
     ++tests;
     if (costs) costs->add_pair(a, b);
-    out.add(make_pair(a, b), box_a.overlaps(box_b));
+    append_pair(out, a, b, box_a.overlaps(box_b));
 }
 
 }  // namespace collide
