@@ -13,6 +13,7 @@
 #include <bit>
 #include <cassert>
 #include <cstdint>
+#include <functional>
 #include <iomanip>
 #include <optional>
 #include <span>
@@ -143,8 +144,8 @@ public:
             Aabb<D>& held = nodes_[i].box;
             bool grew = false;
             for (int k = 0; k < D; ++k) {
-                grew |= lower_to<kShared>(held.lo[k], box.lo[k]);
-                grew |= raise_to<kShared>(held.hi[k], box.hi[k]);
+                grew |= push_out<kShared>(held.lo[k], box.lo[k], std::less<float>());
+                grew |= push_out<kShared>(held.hi[k], box.hi[k], std::greater<float>());
             }
             if (!grew) break;
         }
@@ -336,33 +337,19 @@ public:
     }
 
 private:
-    // x = min(x, v) and x = max(x, v) for one coordinate that other threads may grow too
-    // when kShared; whether x changed. A NaN neither replaces nor is replaced, as in
-    // box_union.
-    template <bool kShared>
-    static bool lower_to(float& x, float v) {
+    // x = v where v lies beyond x (`beyond(v, x)`: below for a low corner, above for a high
+    // one), for one coordinate that other threads may grow too when kShared; whether x
+    // changed. A NaN neither replaces nor is replaced, as in box_union.
+    template <bool kShared, typename Beyond>
+    static bool push_out(float& x, float v, Beyond beyond) {
         if constexpr (!kShared) {
-            const bool lower = v < x;
-            if (lower) x = v;
-            return lower;
+            const bool out = beyond(v, x);
+            if (out) x = v;
+            return out;
         }
         std::atomic_ref<float> shared(x);
         float seen = shared.load(std::memory_order_relaxed);
-        while (v < seen) {
-            if (shared.compare_exchange_weak(seen, v, std::memory_order_relaxed)) return true;
-        }
-        return false;
-    }
-    template <bool kShared>
-    static bool raise_to(float& x, float v) {
-        if constexpr (!kShared) {
-            const bool higher = v > x;
-            if (higher) x = v;
-            return higher;
-        }
-        std::atomic_ref<float> shared(x);
-        float seen = shared.load(std::memory_order_relaxed);
-        while (v > seen) {
+        while (beyond(v, seen)) {
             if (shared.compare_exchange_weak(seen, v, std::memory_order_relaxed)) return true;
         }
         return false;
