@@ -187,17 +187,15 @@ void grown_trees_match() {
     Rng rng(11);
     const std::uint32_t n = 6000;
     std::vector<Aabb<D>> boxes(n);
-    std::vector<std::uint32_t> proxies(n);
-    std::vector<std::uint64_t> codes(n);
+    std::vector<std::uint64_t> entries(n);
     std::vector<std::int32_t> leaf_of(n);
     for (std::uint32_t i = 0; i < n; ++i) {
         const Vec<D> c = rng.in_box<D>(Vec<D>(0.0f), Vec<D>(100.0f));
         boxes[i] = {c - Vec<D>(0.5f), c + Vec<D>(0.5f)};
-        proxies[i] = i;
-        codes[i] = i;  // sorted, as build() wants: the tree splits by index
+        entries[i] = i;  // code 0 above proxy i: sorted, as build() wants
     }
     AabbTree<D> serial;
-    serial.build(proxies, codes, boxes, leaf_of, false);
+    serial.build(entries, 0x1fff, boxes, leaf_of, false);
     AabbTree<D> shared = serial;
     std::vector<std::uint32_t> moved;
     for (std::uint32_t i = 0; i < n; i += 10) {
@@ -226,7 +224,7 @@ void grown_trees_match() {
         ASSERT_TRUE(same_box(serial.node(node).box, shared.node(node).box)) << "node " << i;
     }
     // A build makes it tight again.
-    serial.build(proxies, codes, boxes, leaf_of, false);
+    serial.build(entries, 0x1fff, boxes, leaf_of, false);
     EXPECT_FALSE(serial.loose());
     EXPECT_EQ(serial.broken(leaves), std::nullopt);
 }

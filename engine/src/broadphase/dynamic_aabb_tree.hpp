@@ -99,13 +99,12 @@ private:
     std::vector<std::uint64_t> list_tests_;
     std::vector<std::vector<std::int32_t>> list_stacks_;
     std::uint32_t per_list_ = 1;
-    std::vector<std::uint32_t> order_;     // scratch: proxies in Morton order
     static constexpr std::size_t kProxiesPerBlock = 16384;  // a build's per-proxy passes
     std::vector<Aabb<D>> block_extent_;                     // scratch: the build's extent per block
-    std::vector<std::uint64_t> codes_;     // scratch: their codes
-    // (Morton code, proxy) of each tree's last top-down build, in sorted order.
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed_moving_, keyed_static_;
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed_aside_;  // scratch
+    // Each tree's proxies in the order of its last top-down build: Morton code of the fat
+    // box's centre above the proxy.
+    std::vector<std::uint64_t> entries_moving_, entries_static_;
+    std::vector<std::uint64_t> entries_aside_;  // scratch
     mutable std::vector<std::int32_t> stack_;  // scratch for tree descents
     std::vector<std::pair<std::int32_t, std::int32_t>> pair_stack_;  // scratch for joins
     std::vector<std::uint8_t> marks_moving_, marks_static_;  // node: a moved leaf below

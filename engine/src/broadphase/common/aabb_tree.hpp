@@ -203,15 +203,16 @@ public:
         }
     }
 
-    // A fresh tree over `proxies` (sorted by `codes`, their Morton codes): each range is
-    // split where the highest differing code bit flips, in half where all codes are
-    // equal. Nodes are allocated in depth-first order, so a subtree is contiguous.
-    // Writes each proxy's leaf node to leaf_of[proxy].
+    // A fresh tree over sorted `entries`, each a Morton code above a proxy (the bits of
+    // `id_mask`): each range is split where the highest differing bit flips (a code bit,
+    // or a proxy bit among equal codes). Nodes are allocated in depth-first order, so a
+    // subtree is contiguous. Writes each proxy's leaf node to leaf_of[proxy].
     // With `parallel`, large halves are built in oneTBB tasks, into the same slots.
-    void build(std::span<const std::uint32_t> proxies, std::span<const std::uint64_t> codes,
+    void build(std::span<const std::uint64_t> entries, std::uint64_t id_mask,
                std::span<const Aabb<D>> fat, std::span<std::int32_t> leaf_of, bool parallel) {
+        assert(std::is_sorted(entries.begin(), entries.end()));
         loose_ = false;
-        if (proxies.empty()) {
+        if (entries.empty()) {
             clear();
             in_build_order_ = true;
             return;
@@ -221,12 +222,12 @@ public:
         // a build took 3.5-3.8 ms, now 2.6-2.9).
         root_ = free_ = kNull;
         in_build_order_ = true;
-        live_ = 2 * proxies.size() - 1;
+        live_ = 2 * entries.size() - 1;
         nodes_.resize(live_);
         links_.resize(live_);
         root_ = 0;
-        const BuildInput in{proxies, codes, fat, leaf_of, parallel};
-        build_range(in, 0, proxies.size(), 0, kNull);
+        const BuildInput in{entries, id_mask, fat, leaf_of, parallel};
+        build_range(in, 0, entries.size(), 0, kNull);
     }
 
     // Calls hit(proxy) for each leaf whose box overlaps `box`, and on_node(index, overlaps)
@@ -453,8 +454,8 @@ private:
     static constexpr std::size_t kLeavesPerTask = 8192;
 
     struct BuildInput {
-        std::span<const std::uint32_t> proxies;
-        std::span<const std::uint64_t> codes;
+        std::span<const std::uint64_t> entries;
+        std::uint64_t id_mask;
         std::span<const Aabb<D>> fat;
         std::span<std::int32_t> leaf_of;
         bool parallel;
@@ -463,7 +464,7 @@ private:
     // in depth-first order (the left subtree right after i, then the right one): every slot
     // is known in advance, so the halves can be built at once.
     void build_leaf(const BuildInput& in, std::size_t k, std::int32_t i, std::int32_t parent) {
-        const std::uint32_t p = in.proxies[k];
+        const auto p = static_cast<std::uint32_t>(in.entries[k] & in.id_mask);
         nodes_[i] = {in.fat[p], {kNull, static_cast<std::int32_t>(p)}};
         links_[i] = {parent, 0};
         in.leaf_of[p] = i;
@@ -483,15 +484,14 @@ private:
             links_[i] = {parent, 1};
             return;
         }
-        std::size_t mid = begin + (end - begin) / 2;
-        const std::uint64_t diff = in.codes[begin] ^ in.codes[end - 1];
-        if (diff != 0) {
-            const std::uint64_t bit = std::uint64_t{1} << (63 - std::countl_zero(diff));
-            mid = static_cast<std::size_t>(
-                std::partition_point(in.codes.begin() + begin, in.codes.begin() + end,
-                                     [bit](std::uint64_t c) { return (c & bit) == 0; }) -
-                in.codes.begin());
-        }
+        // Entries are distinct (their proxies differ), so some bit always does.
+        const std::uint64_t diff = in.entries[begin] ^ in.entries[end - 1];
+        assert(diff != 0);
+        const std::uint64_t bit = std::uint64_t{1} << (63 - std::countl_zero(diff));
+        const auto mid = static_cast<std::size_t>(
+            std::partition_point(in.entries.begin() + begin, in.entries.begin() + end,
+                                 [bit](std::uint64_t c) { return (c & bit) == 0; }) -
+            in.entries.begin());
         const std::int32_t l = i + 1;
         const std::int32_t r = i + static_cast<std::int32_t>(2 * (mid - begin));
         const auto left = [&] { build_range(in, begin, mid, l, i); };
