@@ -90,34 +90,42 @@ void DynamicAabbTree<D>::build_tree(bool statics) {
             if (static_[p] == statics) entries.push_back(p);
         }
     }
+    // The codes are computed in the frame of this tree's last build, and the centres'
+    // extent is measured in the same pass; only where that frame no longer holds them (or
+    // wastes precision) are they computed again, in a new one. Most builds thus read the
+    // proxies once, not twice (2D powerlaw 100k: a pass of its own for the extent took
+    // 0.55-0.75 ms of a 3.5 ms build).
+    morton::Quantizer<D>& frame = statics ? static_frame_ : moving_frame_;
     const std::size_t m = entries.size();
     block_extent_.resize(block_count(m, kProxiesPerBlock));
-    for_each_block(m, kProxiesPerBlock, parallel(),
-                   [&](std::size_t begin, std::size_t end, std::size_t b) {
-                       // Grown in a local: block_extent_ holds floats like fat_, so growing
-                       // it in place would store it for every proxy.
-                       Aabb<D> centres = Aabb<D>::empty();
-                       for (std::size_t i = begin; i < end; ++i) {
-                           const Vec<D> c = fat_[entries[i] & id_mask].center();
-                           bool finite = true;
-                           for (int k = 0; k < D; ++k) finite = finite && std::isfinite(c[k]);
-                           if (finite) centres.grow({c, c});
-                       }
-                       block_extent_[b] = centres;
-                   });
+    const auto encode = [&](bool measure) {
+        for_each_block(m, kProxiesPerBlock, parallel(),
+                       [&](std::size_t begin, std::size_t end, std::size_t b) {
+                           // The extent grown in a local: block_extent_ holds floats like
+                           // fat_, so growing it in place would store it for every proxy.
+                           const morton::Quantizer<D> q = frame;
+                           std::uint64_t* const out = entries.data();
+                           Aabb<D> centres = Aabb<D>::empty();
+                           for (std::size_t i = begin; i < end; ++i) {
+                               const std::uint64_t p = out[i] & id_mask;
+                               const Vec<D> centre = fat_[p].center();
+                               if (measure) {
+                                   bool finite = true;
+                                   for (int k = 0; k < D; ++k)
+                                       finite = finite && std::isfinite(centre[k]);
+                                   if (finite) centres.grow({centre, centre});
+                               }
+                               morton::Coords<D> c = q(centre);
+                               for (int k = 0; k < D; ++k) c[k] >>= code_shift;
+                               out[i] = morton::encode<D>(c) << id_bits | p;
+                           }
+                           if (measure) block_extent_[b] = centres;
+                       });
+    };
+    encode(true);
     Aabb<D> extent = Aabb<D>::empty();
     for (const Aabb<D>& e : block_extent_) extent.grow(e);
-    const morton::Quantizer<D> q = morton::Quantizer<D>::covering(extent);
-    for_each_block(m, kProxiesPerBlock, parallel(),
-                   [&](std::size_t begin, std::size_t end, std::size_t) {
-                       std::uint64_t* const out = entries.data();
-                       for (std::size_t i = begin; i < end; ++i) {
-                           const std::uint64_t p = out[i] & id_mask;
-                           morton::Coords<D> c = q(fat_[p].center());
-                           for (int k = 0; k < D; ++k) c[k] >>= code_shift;
-                           out[i] = morton::encode<D>(c) << id_bits | p;
-                       }
-                   });
+    if (frame.refit(extent)) encode(false);
     sort_from_last_order(entries, 4, entries_aside_, std::less<>(), parallel());
     (statics ? static_tree_ : moving_tree_).build(entries, id_mask, fat_, leaf_, parallel());
     rebuilt_ = true;

@@ -29,6 +29,7 @@
 #include "broadphase/common/aabb_tree.hpp"
 #include "broadphase/common/engine_broadphase.hpp"
 #include "collide/broadphase.hpp"
+#include "collide/morton.hpp"
 
 namespace collide {
 
@@ -105,6 +106,7 @@ private:
     // box's centre above the proxy.
     std::vector<std::uint64_t> entries_moving_, entries_static_;
     std::vector<std::uint64_t> entries_aside_;  // scratch
+    morton::Quantizer<D> moving_frame_, static_frame_;  // each tree's codes' frame
     mutable std::vector<std::int32_t> stack_;  // scratch for tree descents
     std::vector<std::pair<std::int32_t, std::int32_t>> pair_stack_;  // scratch for joins
     std::vector<std::uint8_t> marks_moving_, marks_static_;  // node: a moved leaf below
