@@ -93,8 +93,9 @@ template <int D>
 class AabbTree {
 public:
     static constexpr std::int32_t kNull = -1;
-    // What a descent reads, and no more: 32 bytes in 3D, 24 in 2D, so no node straddles two
-    // cache lines (with the links inside, 40-byte nodes did, 3 in 8 of them).
+    // What a descent reads, and no more: 32 bytes in 3D, none straddling two cache lines
+    // (with the links inside, 40-byte nodes did, 3 in 8 of them); 24 in 2D, where a quarter
+    // do, but padded to 32 the larger pool measured slower at 1M (trees.md, stop 47).
     struct Node {
         Aabb<D> box;
         std::int32_t child[2];  // a leaf has child[0] == kNull and its proxy in child[1]
