@@ -124,7 +124,7 @@ private:
                                       {"margin (average size)", 0.1f, 0, 1},
                                       {"predict frames", 2, 0, 8},
                                       {"rebuild every K frames", 0, 0, 600},
-                                      {"bulk rebuild share", 0.03f, 0, 1},
+                                      {"bulk rebuild share", 0.01f, 0, 1},
                                       {"rotations", 1, 0, 1, true},
                                       {"coherent order", 1, 0, 1, true},
                                       {"joint descent", 1, 0, 1, true},
