@@ -151,6 +151,39 @@ TEST(Auto, ASlowTurnEndsAfterItsFirstTimedFrame) {
     EXPECT_EQ(a.probes(), 2);  // the race and b's turn
 }
 
+// A current that kept its place through a turn catches up on the frames it missed (a tree's
+// bodies left their fat boxes meanwhile): its first two updates after resuming cost five
+// times its settled time here. Those must not call a turn for a challenger measured faster
+// than them (c, 2.5 against 5): a turn for c would win on them and keep c, at 2.5 times a.
+TEST(Auto, AResumedCurrentIsNotJudgedOnItsCatchUp) {
+    g_cost_ms = {{"a", 1.0}, {"b", 1.7}, {"c", 2.5}};
+    Auto a(&make_scripted, {"a", "b", "c"}, [] { return g_now_ms; });
+    constexpr std::size_t kN = 1500;
+    const std::vector<std::uint8_t> still(kN, 0);
+    PairList pairs;
+    int frame = 0;
+    for (; frame <= Auto::kRaceTimedFew; ++frame)
+        a.update(boxes_at(kN, 0.05f * static_cast<float>(frame)), still, pairs);
+    ASSERT_EQ(a.current(), "a");
+    g_updates_of.clear();
+    int catch_up = 0;  // a's updates left at the catch-up cost
+    bool resumed = false;
+    for (int i = 0; i < Auto::kFirstTurn + 20; ++i, ++frame) {
+        g_cost_ms["a"] = catch_up > 0 ? 5.0 : 1.0;
+        catch_up = std::max(catch_up - 1, 0);
+        const std::string before(a.current());
+        a.update(boxes_at(kN, 0.05f * static_cast<float>(frame)), still, pairs);
+        if (before == "b" && a.current() == "a") {
+            catch_up = 2;
+            resumed = true;
+        }
+    }
+    EXPECT_TRUE(resumed);  // b had its turn and lost
+    EXPECT_EQ(g_updates_of["b"], 2);
+    EXPECT_EQ(g_updates_of["c"], 0);
+    EXPECT_EQ(a.current(), "a");
+}
+
 TEST(Auto, BruteForceForAFewBodies) {
     Auto a(&make_broadphase<2>);
     PairList pairs;

@@ -21,7 +21,8 @@
 //   a time, skipping those measured kHopeless times slower or whose settled time could
 //   not win); at once when a measured challenger is clearly faster than the current's
 //   last two updates and these have grown kRose times past the time the current was
-//   chosen with (it was chosen on cheap fresh frames); and for every challenger, one after
+//   chosen with (it was chosen on cheap fresh frames; not in the kRecent updates after a
+//   turn it kept, which catch up on the frames it missed); and for every challenger, one after
 //   the other, when the current's time drifts kDrift times above what it was settled (the
 //   work changed).
 // A structure's first updates after its build can be far cheaper than its settled ones (a
@@ -143,6 +144,9 @@ private:
     int frame_ = 0;                         // frames of the running race or turn done
     std::vector<std::size_t> waiting_;      // challengers due a turn (on drift), last first
     int since_probe_ = 0;                   // updates since the last race or turn ended
+    // Updates the current runs before its last two can call a turn: 2 for a new choice,
+    // kRecent for one resumed after a turn.
+    int judge_after_ = 2;
     int until_probe_ = kProbeEvery;         // updates to the next periodic turn
     std::size_t next_challenger_ = 0;
     std::size_t raced_n_ = 0;  // the body count at the last race
