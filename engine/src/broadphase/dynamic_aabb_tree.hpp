@@ -24,7 +24,9 @@
 // for any thread count.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <bit>
 
 #include "broadphase/common/aabb_tree.hpp"
 #include "broadphase/common/engine_broadphase.hpp"
@@ -69,8 +71,16 @@ private:
     void full_rebuild(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
     void gather_moves(std::span<const Aabb<D>> boxes);
     void reinsert_moved();
-    // A top-down tree over the proxies of one tree (static or not), in Morton order.
+    // One tree's (static or not) entries: its proxies' codes, sorted.
+    void sort_entries(bool statics);
+    // A top-down tree over the proxies of one tree, in Morton order: sorted now, or, for
+    // the moving tree, by the last frame's sort_entries.
     void build_tree(bool statics);
+    // The moving tree's entries were sorted last frame for a build not yet made.
+    bool sort_pending() const { return sorted_frame_ != kNever && sorted_frame_ + 1 == frame_; }
+    // An entry's proxy bits.
+    int entry_id_bits() const { return std::max(1, int(std::bit_width(fat_.size()))); }
+    std::uint64_t entry_id_mask() const;
     // Per proxy range: drops the pairs of re-inserted bodies, reports the kept pairs whose
     // real boxes overlap and, unless `join`, queries the trees for the range's moved bodies.
     void pair_pass(bool join, PairList& out);
@@ -116,6 +126,8 @@ private:
     using EngineBroadPhase<D>::costs_;
     std::size_t frame_ = 0;
     std::size_t built_frame_ = 0;          // the moving tree's last top-down build
+    static constexpr std::size_t kNever = ~std::size_t{0};
+    std::size_t sorted_frame_ = kNever;    // its entries' last sort_entries for a build
     std::uint64_t built_tests_ = 0;        // candidate tests in that frame
     std::uint64_t last_tests_ = 0;         // candidate tests in the last frame
     bool rebuilt_ = false;                 // the last update rebuilt a tree top-down
