@@ -72,11 +72,6 @@ Aabb<D> DynamicAabbTree<D>::fatten(std::uint32_t proxy, const Aabb<D>& box,
 }
 
 template <int D>
-std::uint64_t DynamicAabbTree<D>::entry_id_mask() const {
-    return (std::uint64_t{1} << entry_id_bits()) - 1;
-}
-
-template <int D>
 void DynamicAabbTree<D>::sort_entries(bool statics) {
     // The order of the last build is kept: bodies move little between builds, so
     // re-sorting it by the new codes is a near-linear insertion sort.

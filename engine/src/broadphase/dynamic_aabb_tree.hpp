@@ -80,7 +80,7 @@ private:
     bool sort_pending() const { return sorted_frame_ != kNever && sorted_frame_ + 1 == frame_; }
     // An entry's proxy bits.
     int entry_id_bits() const { return std::max(1, int(std::bit_width(fat_.size()))); }
-    std::uint64_t entry_id_mask() const;
+    std::uint64_t entry_id_mask() const { return (std::uint64_t{1} << entry_id_bits()) - 1; }
     // Per proxy range: drops the pairs of re-inserted bodies, reports the kept pairs whose
     // real boxes overlap and, unless `join`, queries the trees for the range's moved bodies.
     void pair_pass(bool join, PairList& out);
