@@ -46,9 +46,12 @@ void CentredIntervalTree<D>::make_node(const Task& task) {
         axis = 0;
         for (int k = 1; k < D; ++k) axis = s[k] > s[axis] ? k : axis;
     }
+    // NaN midpoints order last, so the order is strict and weak, and the bodies right of the
+    // median (NaN ones too) are at most half of the range, as validate() requires.
     const auto median = first + (last - first) / 2;
     std::nth_element(first, median, last, [axis](const Entry& x, const Entry& y) {
-        return mid(x.box, axis) < mid(y.box, axis);
+        const float mx = mid(x.box, axis), my = mid(y.box, axis);
+        return mx < my || (my != my && mx == mx);
     });
     // Clamped so the median body is held even where halving a subnormal rounds outside it.
     const float c = std::clamp(mid(median->box, axis), median->box.lo[axis], median->box.hi[axis]);

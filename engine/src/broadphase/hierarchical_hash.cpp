@@ -554,8 +554,7 @@ void HierarchicalHash<D>::validate() const {
                  str(int(e.is_static)) + "; its body gives " + str(want) + " and " +
                  str(int(is_static_[e.id])));
         const Aabb<D>& box = entry_boxes_[i];
-        if (box.lo != boxes_[e.id].lo || box.hi != boxes_[e.id].hi)
-            fail(entry() + "'s box is not its body's");
+        if (!same_box(box, boxes_[e.id])) fail(entry() + "'s box is not its body's");
         ++entries[e.level];
         runs[e.level] += first;
     }

@@ -507,7 +507,7 @@ void MortonCells<D>::validate() const {
             if (e.level != level || e.start != morton::encode<D>(cell))
                 fail(entry() + ", but its box gives code " + hex(morton::encode<D>(cell)) +
                      " at level " + str(level));
-            if (boxes[j].lo != boxes_[e.id].lo || boxes[j].hi != boxes_[e.id].hi)
+            if (!same_box(boxes[j], boxes_[e.id]))
                 fail(entry() + "'s box copy is not its body's box");
         }
     };

@@ -391,7 +391,7 @@ void RadixChunks<D>::validate() const {
     }
     Aabb<D> world = Aabb<D>::empty();
     for (const Aabb<D>& b : boxes_) world.grow(b);
-    if (world.lo != world_.lo || world.hi != world_.hi) fail("the bounds of the boxes are stale");
+    if (!same_box(world, world_)) fail("the bounds of the boxes are stale");
     if (piece_first_.size() != n + 1 || piece_first_[0] != 0 || piece_first_[n] != pieces_.size())
         fail(str(piece_first_.size()) + " piece offsets for " + str(n) + " bodies and " +
              str(pieces_.size()) + " pieces");
@@ -405,8 +405,7 @@ void RadixChunks<D>::validate() const {
         const std::uint8_t fixed = pieces_[first].flags & kStatic;
         if (total == 1) {
             const Entity& p = pieces_[first];
-            if (p.body != i || p.flags != (fixed | kLastAll) || p.box.lo != b.lo ||
-                p.box.hi != b.hi)
+            if (p.body != i || p.flags != (fixed | kLastAll) || !same_box(p.box, b))
                 fail(body() + "'s one piece " + str(first) + " is not its whole box");
             continue;
         }
@@ -545,8 +544,7 @@ void RadixChunks<D>::validate() const {
                 fail(entity() + " is no piece, or a second copy in the chunk");
             chunk_of[piece] = ci;
             const Entity& p = pieces_[piece];
-            if (e.body != p.body || e.flags != p.flags || e.box.lo != p.box.lo ||
-                e.box.hi != p.box.hi)
+            if (e.body != p.body || e.flags != p.flags || !same_box(e.box, p.box))
                 fail(entity() + " is not a copy of its piece");
             for (int k = 0; k < D; ++k) {
                 if (radix::float_key(e.box.lo[k]) >= chunk.hi[k] ||

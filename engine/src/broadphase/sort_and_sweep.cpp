@@ -145,7 +145,7 @@ void SortAndSweep<D>::validate() const {
         const auto entry = [&] { return "entry " + str(i) + " (body " + str(e.id) + ")"; };
         if (e.id >= n || seen[e.id]) fail(entry() + " is out of range or a second one");
         seen[e.id] = 1;
-        if (e.lo != sorted_[i].lo[axis_])
+        if (!same_value(e.lo, sorted_[i].lo[axis_]))
             fail(entry() + " has key " + str(e.lo) + " but its box starts at " +
                  str(sorted_[i].lo[axis_]) + " on axis " + str(axis_));
         if (i > 0 && e.lo < entries_[i - 1].lo)
@@ -153,8 +153,7 @@ void SortAndSweep<D>::validate() const {
                  str(entries_[i - 1].lo));
         extent.grow(sorted_[i]);
     }
-    if (extent.lo != extent_.lo || extent.hi != extent_.hi)
-        fail("the bounds of the boxes are stale");
+    if (!same_box(extent, extent_)) fail("the bounds of the boxes are stale");
 }
 
 template class SortAndSweep<2>;

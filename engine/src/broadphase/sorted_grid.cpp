@@ -814,9 +814,12 @@ void SortedGrid<D>::validate() const {
             const std::size_t key = cell_index(l, at);
             if (key != c)
                 fail(entry() + " is in cell " + str(c) + " but its box gives cell " + str(key));
-            // The padding: forward runs never wrap onto bodies.
+            // The padding: forward runs never wrap onto bodies. A NaN or infinite corner, or
+            // any corner in a level whose cell an infinite side made infinite, is clamped to
+            // an edge column (axis_cell): such bodies' pairs are not defined.
+            const bool finite_cell = std::isfinite(l.cell);
             for (int a = 0; a < D; ++a) {
-                if (at[a] < 1 || at[a] > l.dims[a] - 2)
+                if (finite_cell && std::isfinite(box.lo[a]) && (at[a] < 1 || at[a] > l.dims[a] - 2))
                     fail(entry() + " is in column " + str(at[a]) + " of 0.." + str(l.dims[a] - 1) +
                          " on axis " + str(a) + " of level " + str(k) + ", in the padding");
             }

@@ -444,7 +444,7 @@ void SpatialHash<D>::validate() const {
         occupied += first;
         const Hot& h = hot_[e];
         if (h.id != en.id || h.flags != (flags | std::uint32_t(first) << (D + 1)) ||
-            h.box.lo != boxes_[en.id].lo || h.box.hi != boxes_[en.id].hi)
+            !same_box(h.box, boxes_[en.id]))
             fail("hot entry " + str(e) + " is not a copy of " + entry());
     }
     for (BodyId i = 0; i < n; ++i) {

@@ -5,7 +5,7 @@
 // 2D), descending greedily with the cost inherited from the ancestors that grow; on the way
 // back up, tree rotations swap a child with a grandchild where that shrinks the area. A
 // top-down build over proxies sorted by Morton code makes a fresh, spatially coherent tree.
-// Also here: the box comparisons every tree's validate() makes.
+// Also here: the containment check every tree's validate() makes.
 #pragma once
 
 #include <algorithm>
@@ -23,6 +23,7 @@
 
 #include <tbb/parallel_invoke.h>
 
+#include "broadphase/common/same_value.hpp"
 #include "collide/core.hpp"
 
 namespace collide {
@@ -58,23 +59,6 @@ std::optional<std::string> sticks_out(const Aabb<D>& outer, const Aabb<D>& inner
         return s.str();
     }
     return std::nullopt;
-}
-
-// The same point (NaN matching NaN, -0 matching 0): a stored centre or corner against the
-// one the build's arithmetic gives.
-template <int D>
-bool same_point(const Vec<D>& a, const Vec<D>& b) {
-    for (int k = 0; k < D; ++k) {
-        if (!(a[k] == b[k]) && !(a[k] != a[k] && b[k] != b[k])) return false;
-    }
-    return true;
-}
-
-// The same box, as same_point: a stored union against the union of its parts, which min
-// and max make exact whatever order they were grown in.
-template <int D>
-bool same_box(const Aabb<D>& a, const Aabb<D>& b) {
-    return same_point<D>(a.lo, b.lo) && same_point<D>(a.hi, b.hi);
 }
 
 template <int D>

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "broadphase/common/body_costs.hpp"
+#include "broadphase/common/same_value.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {
