@@ -93,21 +93,17 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     }
 
     sorted_.resize(n);
-    hi_keys_.resize(n);
     static_.resize(n);
     sampled_entries_.resize((n + kKeyStride - 1) / kKeyStride);
     static_assert(kBodiesPerBlock % kKeyStride == 0);
     for_each_block(n, kBodiesPerBlock, true, [&](std::size_t begin, std::size_t end, std::size_t) {
         for (std::size_t i = begin; i < end; i += kKeyStride)
             sampled_entries_[i / kKeyStride] = entries_[i];
-        // Local copies of the frame and the pointers: the byte store to static_ may alias
+        // Local copies of the pointers: the byte store to static_ may alias
         // anything, so what is read through `this` would be loaded again for every body.
-        const morton::Quantizer<D> frame = frame_;
         const std::uint64_t* const entries = entries_.data();
         const std::uint64_t id_mask = id_mask_;
-        const int shift = coord_shift_;
         Aabb<D>* const sorted = sorted_.data();
-        std::uint64_t* const hi_keys = hi_keys_.data();
         std::uint8_t* const fixed = static_.data();
         const std::uint8_t* const input_static = is_static.data();
         for (std::size_t i = begin; i < end; ++i) {
@@ -117,7 +113,6 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
             }
             const std::uint64_t id = entries[i] & id_mask;
             sorted[i] = boxes[id];
-            hi_keys[i] = Key::template key<D>(coarse(frame.corners(sorted[i]).hi, shift));
             fixed[i] = input_static[id];
         }
     });
@@ -212,14 +207,13 @@ void KeySweep<D, Key>::query(const Aabb<D>& region, std::vector<BodyId>& out,
 template <int D, typename Key>
 BroadPhaseStats KeySweep<D, Key>::stats() const {
     BroadPhaseStats stats = sorted_sweep_stats(entries_, sorted_, static_, chunks_);
-    stats.structure_bytes +=
-        aside_.capacity() * sizeof(std::uint64_t) +
-        (hi_keys_.capacity() + sampled_entries_.capacity()) * sizeof(std::uint64_t);
+    stats.structure_bytes += aside_.capacity() * sizeof(std::uint64_t) +
+                             sampled_entries_.capacity() * sizeof(std::uint64_t);
     return stats;
 }
 
-// Every body once, each entry's two keys those of its box copy's corners in the current
-// frame, the entries in order of the lower key, and the largest box size in grid cells
+// Every body once, each entry's key that of its box copy's min corner in the current frame,
+// the entries in key order, and the largest box size in grid cells
 // (the skips' reach) current.
 template <int D, typename Key>
 void KeySweep<D, Key>::validate() const {
@@ -227,9 +221,9 @@ void KeySweep<D, Key>::validate() const {
     const auto fail = [name](const std::string& what) { invariant_broken(name, what); };
     const auto str = [](auto v) { return std::to_string(v); };
     const std::size_t n = entries_.size();
-    if (sorted_.size() != n || hi_keys_.size() != n || static_.size() != n)
-        fail(str(n) + " entries but " + str(sorted_.size()) + " boxes, " + str(hi_keys_.size()) +
-             " max-corner keys and " + str(static_.size()) + " static flags");
+    if (sorted_.size() != n || static_.size() != n)
+        fail(str(n) + " entries but " + str(sorted_.size()) + " boxes and " + str(static_.size()) +
+             " static flags");
     if (sampled_entries_.size() != (n + kKeyStride - 1) / kKeyStride)
         fail(str(sampled_entries_.size()) + " sampled entries for " + str(n) + " entries");
     if (id_bits_ != std::max(1, int(std::bit_width(n))) ||
@@ -245,12 +239,9 @@ void KeySweep<D, Key>::validate() const {
         const morton::Coords<D> lo = coarse(frame_(sorted_[i].lo));
         const morton::Coords<D> hi = coarse(frame_(sorted_[i].hi));
         const std::uint64_t lo_key = Key::template key<D>(lo);
-        const std::uint64_t hi_key = Key::template key<D>(hi);
-        if (key_at(i) != lo_key || (lo_key << id_bits_ >> id_bits_) != lo_key ||
-            hi_keys_[i] != hi_key)
-            fail(entry() + " has keys " + hex(key_at(i)) + ".." + hex(hi_keys_[i]) +
-                 " but its box gives " + hex(lo_key) + ".." + hex(hi_key) + " (" +
-                 str(64 - id_bits_) + " bits)");
+        if (key_at(i) != lo_key || (lo_key << id_bits_ >> id_bits_) != lo_key)
+            fail(entry() + " has key " + hex(key_at(i)) + " but its box gives " + hex(lo_key) +
+                 " (" + str(64 - id_bits_) + " bits)");
         if (i > 0 && entries_[i] < entries_[i - 1])
             fail(entry() + " is below entry " + str(i - 1) + " (" + hex(entries_[i]) + " < " +
                  hex(entries_[i - 1]) + ")");

@@ -71,6 +71,11 @@ private:
     // 2D powerlaw at speed 0.5, 100k 3.86 -> 3.77 ms and 1M 45.1 -> 43.0; 3D the same.
     BodyId id_at(std::size_t rank) const { return BodyId(entries_[rank] & id_mask_); }
     std::uint64_t key_at(std::size_t rank) const { return entries_[rank] >> id_bits_; }
+    // The key of the box's max corner, where its scan stops: worked out from the box copy
+    // the scan reads anyway, not stored (8 bytes a body written and read back each frame).
+    std::uint64_t hi_key_at(std::size_t rank) const {
+        return Key::template key<D>(coarse(frame_(sorted_[rank].hi)));
+    }
     // The grid coordinates the keys use: the quantizer's, cut to coord_bits (dropping
     // `shift`, coord_shift_, low bits; the per-body passes pass a local copy of it).
     static morton::Coords<D> coarse(morton::Coords<D> c, int shift) {
@@ -108,10 +113,6 @@ private:
     int coord_shift_ = 0;               // quantizer bits a key's coordinates drop
     SortHistory sort_history_;          // whether its insertion sort gave up lately
     std::vector<Aabb<D>> sorted_;       // boxes in key order, for a cache-friendly scan
-    // The key of each max corner (where that box's scan stops), in key order: kept out of the
-    // entries so that the sort moves less (with it in, 2D centerline 1M at speed 0.5 took
-    // 105.6-109.7 ms against 98.9-99.8 for 16-byte entries).
-    std::vector<std::uint64_t> hi_keys_;
     std::vector<std::uint8_t> static_;  // is_static in key order
     // Every kKeyStride-th entry: a long jump's search runs in this small array
     // (in the caches) rather than over entries far apart in memory, each a cache miss. On 2D
@@ -169,7 +170,7 @@ template <int D, typename Key>
 template <typename Test, typename Skipped>
 void KeySweep<D, Key>::scan(std::size_t rank, const Test& test, const Skipped& skipped) const {
     const std::uint64_t lo_key = key_at(rank);
-    const std::uint64_t last = hi_keys_[rank];
+    const std::uint64_t last = hi_key_at(rank);
     // Most small boxes end before the next key: no walk, and no skip region to work out.
     if (rank + 1 == entries_.size() || key_at(rank + 1) > last) return;
     const std::uint64_t zmin = skips() ? morton::lowered<D>(lo_key, max_cells_code_) : lo_key;

@@ -90,10 +90,10 @@ std::string KeySweep<D, Key>::describe(BodyId id) const {
             return morton::format_code<D>(key << (D * coord_shift_), coord_shift_);
         };
         s += "\nMin corner code (" + groups + " per level):\n" + code(key_at(rank));
-        s += "\nMax corner code:\n" + code(hi_keys_[rank]);
+        s += "\nMax corner code:\n" + code(hi_key_at(rank));
     } else {
         s += "\nSquared norm, min corner: " + std::to_string(key_at(rank));
-        s += "\nSquared norm, max corner: " + std::to_string(hi_keys_[rank]);
+        s += "\nSquared norm, max corner: " + std::to_string(hi_key_at(rank));
     }
     s += "\nScan tested " + std::to_string(tested) + " boxes, " + std::to_string(hits) + " overlap";
     if (skips()) {
