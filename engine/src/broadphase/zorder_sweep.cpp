@@ -99,8 +99,8 @@ void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
     for_each_block(n, kBodiesPerBlock, true, [&](std::size_t begin, std::size_t end, std::size_t) {
         for (std::size_t i = begin; i < end; i += kKeyStride)
             sampled_entries_[i / kKeyStride] = entries_[i];
-        // Local copies of the pointers: the byte store to static_ may alias
-        // anything, so what is read through `this` would be loaded again for every body.
+        // Local copies of the pointers: the byte store to static_ may alias anything, so what
+        // is read through `this` would be loaded again for every body.
         const std::uint64_t* const entries = entries_.data();
         const std::uint64_t id_mask = id_mask_;
         Aabb<D>* const sorted = sorted_.data();
