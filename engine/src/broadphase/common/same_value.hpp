@@ -7,7 +7,9 @@
 
 namespace collide {
 
-inline bool same_value(float a, float b) { return a == b || (a != a && b != b); }
+inline bool same_value(float a, float b) {
+    return a == b || (a != a && b != b);
+}
 
 template <int D>
 bool same_point(const Vec<D>& a, const Vec<D>& b) {
