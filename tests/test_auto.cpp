@@ -33,8 +33,9 @@ std::vector<Aabb<2>> boxes_at(std::size_t n, float t) {
 
 // Scripted candidates: each is a real one (dynamic-aabb-tree, sorted-grid, radix-chunks
 // under the names a, b, c), counted, each update taking g_cost_ms[name] on a scripted
-// clock, so the test does not depend on the machine's load.
-std::map<std::string, double, std::less<>> g_cost_ms;
+// clock (its first, the cold build, g_cold_ms[name] where that is set), so the test does
+// not depend on the machine's load.
+std::map<std::string, double, std::less<>> g_cost_ms, g_cold_ms;
 double g_now_ms = 0;
 int g_updates = 0;  // calls to update, all candidates together
 std::map<std::string, int, std::less<>> g_updates_of;  // and per candidate
@@ -52,7 +53,9 @@ public:
         ++g_updates;
         ++g_updates_of[name_];
         inner_->update(boxes, is_static, out);
-        g_now_ms += g_cost_ms[name_];
+        const auto cold = g_cold_ms.find(name_);
+        g_now_ms += built_ && cold != g_cold_ms.end() ? cold->second : g_cost_ms[name_];
+        built_ = false;
     }
     void query(const Aabb<2>& region, std::vector<BodyId>& out,
                QueryTrace<2>* trace) const override {
@@ -63,6 +66,7 @@ public:
 private:
     std::string name_;
     std::unique_ptr<BroadPhase<2>> inner_;
+    bool built_ = true;  // not updated yet
 };
 
 std::unique_ptr<BroadPhase<2>> make_scripted(std::string_view name) {
@@ -128,12 +132,12 @@ TEST(Auto, TakesTurnsAndFollowsMeasuredTime) {
     EXPECT_EQ(a.current(), "c");
 }
 
-// A challenger measured slower, but not hopelessly, gets its periodic turn; the turn ends
-// after its cold build and one timed frame once that frame is already too slow to win (at 1.7
-// times the current it would have taken a second one, its two frames together still under
-// twice 0.9), and the current resumes.
+// A challenger measured slower, but not hopelessly (1.4 times the current), gets its periodic
+// turns; each ends after its cold build and one timed frame, which is already too slow to
+// win, and the current resumes. One measured 1.6 times slower gets none: at the second
+// periodic turn it is next in line, and is passed over.
 TEST(Auto, ASlowTurnEndsAfterItsFirstTimedFrame) {
-    g_cost_ms = {{"a", 1.0}, {"b", 1.7}, {"c", 5.0}};
+    g_cost_ms = {{"a", 1.0}, {"b", 1.4}, {"c", 1.6}};
     Auto a(&make_scripted, {"a", "b", "c"}, [] { return g_now_ms; });
     constexpr std::size_t kN = 1500;
     const std::vector<std::uint8_t> still(kN, 0);
@@ -142,13 +146,29 @@ TEST(Auto, ASlowTurnEndsAfterItsFirstTimedFrame) {
         a.update(boxes_at(kN, 0.05f * static_cast<float>(frame)), still, pairs);
     ASSERT_EQ(a.current(), "a");
     g_updates_of.clear();
-    for (int frame = 0; frame < Auto::kFirstTurn + 20; ++frame)
+    for (int frame = 0; frame < Auto::kFirstTurn + Auto::kProbeEvery + 20; ++frame)
         a.update(boxes_at(kN, 0.05f * static_cast<float>(frame + Auto::kRaceTimedFew + 1)), still,
                  pairs);
-    EXPECT_EQ(g_updates_of["b"], 2);
-    EXPECT_EQ(g_updates_of["c"], 0);  // measured over twice as slow: no turn
+    EXPECT_EQ(g_updates_of["b"], 4);
+    EXPECT_EQ(g_updates_of["c"], 0);  // measured hopelessly slower: no turn
     EXPECT_EQ(a.current(), "a");
-    EXPECT_EQ(a.probes(), 2);  // the race and b's turn
+    EXPECT_EQ(a.probes(), 3);  // the race and b's two turns
+}
+
+// A challenger measured close behind, but whose cold build costs more than winning could
+// save before the next periodic turn, gets no turn (the tree on the 3D rain trace).
+TEST(Auto, AChallengerWithADearColdBuildGetsNoTurn) {
+    g_cost_ms = {{"a", 1.0}, {"b", 1.2}, {"c", 5.0}};
+    g_cold_ms = {{"b", 12.0}};
+    Auto a(&make_scripted, {"a", "b", "c"}, [] { return g_now_ms; });
+    constexpr std::size_t kN = 1500;
+    const std::vector<std::uint8_t> still(kN, 0);
+    PairList pairs;
+    for (int frame = 0; frame < Auto::kRaceTimedFew + 1 + Auto::kFirstTurn + 20; ++frame)
+        a.update(boxes_at(kN, 0.05f * static_cast<float>(frame)), still, pairs);
+    g_cold_ms.clear();
+    EXPECT_EQ(a.current(), "a");
+    EXPECT_EQ(a.probes(), 1);  // the race only
 }
 
 // A current that kept its place through a turn catches up on the frames it missed (a tree's
@@ -156,7 +176,7 @@ TEST(Auto, ASlowTurnEndsAfterItsFirstTimedFrame) {
 // times its settled time here. Those must not call a turn for a challenger measured faster
 // than them (c, 2.5 against 5): a turn for c would win on them and keep c, at 2.5 times a.
 TEST(Auto, AResumedCurrentIsNotJudgedOnItsCatchUp) {
-    g_cost_ms = {{"a", 1.0}, {"b", 1.7}, {"c", 2.5}};
+    g_cost_ms = {{"a", 1.0}, {"b", 1.4}, {"c", 2.5}};
     Auto a(&make_scripted, {"a", "b", "c"}, [] { return g_now_ms; });
     constexpr std::size_t kN = 1500;
     const std::vector<std::uint8_t> still(kN, 0);
@@ -182,6 +202,51 @@ TEST(Auto, AResumedCurrentIsNotJudgedOnItsCatchUp) {
     EXPECT_EQ(g_updates_of["b"], 2);
     EXPECT_EQ(g_updates_of["c"], 0);
     EXPECT_EQ(a.current(), "a");
+}
+
+// A current chosen on cheap fresh frames whose cost then jumps (a tree's, once bodies leave
+// their fat boxes) gives way at once to a challenger measured clearly faster than that.
+TEST(Auto, AChoiceMadeOnFreshFramesIsUndoneAtOnce) {
+    g_cost_ms = {{"a", 1.0}, {"b", 1.3}, {"c", 5.0}};
+    Auto a(&make_scripted, {"a", "b", "c"}, [] { return g_now_ms; });
+    constexpr std::size_t kN = 1500;
+    const std::vector<std::uint8_t> still(kN, 0);
+    PairList pairs;
+    int frame = 0;
+    for (; frame <= Auto::kRaceTimedFew; ++frame)
+        a.update(boxes_at(kN, 0.05f * static_cast<float>(frame)), still, pairs);
+    ASSERT_EQ(a.current(), "a");
+    g_cost_ms["a"] = 3.0;
+    for (int i = 0; i < 6; ++i, ++frame)
+        a.update(boxes_at(kN, 0.05f * static_cast<float>(frame)), still, pairs);
+    EXPECT_EQ(a.current(), "b");
+}
+
+// Once the current has settled, a rise in its time is the work's, which every candidate
+// shares (rain piling up): it calls no turn at once, even for a challenger measured below
+// the current's new time before the rise. Here both grow by 60%: b's turn would only lose.
+TEST(Auto, ARiseAfterSettlingCallsNoTurnAtOnce) {
+    g_cost_ms = {{"a", 1.0}, {"b", 1.3}, {"c", 5.0}};
+    Auto a(&make_scripted, {"a", "b", "c"}, [] { return g_now_ms; });
+    constexpr std::size_t kN = 1500;
+    const std::vector<std::uint8_t> still(kN, 0);
+    PairList pairs;
+    int frame = 0;
+    const auto run = [&](int updates) {
+        for (int i = 0; i < updates; ++i, ++frame)
+            a.update(boxes_at(kN, 0.05f * static_cast<float>(frame)), still, pairs);
+    };
+    run(Auto::kRaceTimedFew + 1);
+    ASSERT_EQ(a.current(), "a");
+    run(Auto::kFirstTurn + Auto::kSettleAfter + 10);  // b's periodic turn (lost), then settled
+    ASSERT_EQ(a.current(), "a");
+    ASSERT_EQ(a.probes(), 2);
+    g_updates_of.clear();
+    g_cost_ms = {{"a", 1.6}, {"b", 2.1}, {"c", 8.0}};
+    run(20);
+    EXPECT_EQ(g_updates_of["b"], 0);
+    EXPECT_EQ(a.current(), "a");
+    EXPECT_EQ(a.probes(), 2);
 }
 
 TEST(Auto, BruteForceForAFewBodies) {

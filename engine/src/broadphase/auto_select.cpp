@@ -25,7 +25,8 @@ AutoSelect<D>::AutoSelect(Factory make, std::vector<std::string_view> candidates
       clock_(clock),
       candidates_(std::move(candidates)),
       measured_ms_(candidates_.size(), 0.0),
-      settled_of_(candidates_.size(), 0.0) {}
+      settled_of_(candidates_.size(), 0.0),
+      cold_ms_(candidates_.size(), 0.0) {}
 
 template <int D>
 std::unique_ptr<BroadPhase<D>> AutoSelect<D>::build(std::string_view name) const {
@@ -69,6 +70,7 @@ void AutoSelect<D>::finish_race() {
     std::size_t best = 0;
     for (std::size_t i = 0; i < racers_.size(); ++i) {
         measured_ms_[racers_[i].candidate] = racers_[i].ms / race_timed_;
+        cold_ms_[racers_[i].candidate] = racers_[i].cold_ms;
         if (racers_[i].ms < racers_[best].ms) best = i;
     }
     // A near tie (a tree's first updates are cheap, one frame may be preempted) goes to the
@@ -150,7 +152,11 @@ void AutoSelect<D>::between_probes() {
         return start_turn(c, recent);
     }
     // A challenger measured clearly faster than the current's last two updates gets its turn
-    // now, if those grew since the current was chosen.
+    // now, if those grew since the current was chosen, on cheap fresh frames: only before it
+    // settles. A later rise is the work's, which every candidate shares (rain piling up: on
+    // the 3D rain trace at 100k the sorted grid rose from 5.7 to 8.8 ms, and the tree,
+    // measured at 7.0 on its own fresh frames, got a turn that cost 75 and 53 ms). Periodic
+    // turns and the drift check see to those.
     std::size_t best = kNone;
     double best_ms = 0;
     for (std::size_t c = 0; c < candidates_.size(); ++c) {
@@ -163,17 +169,17 @@ void AutoSelect<D>::between_probes() {
     // choice whose cost jumps is undone within two frames.
     const double latest = std::min(recent_[(recent_at_ + kRecent - 1) % kRecent],
                                    recent_[(recent_at_ + kRecent - 2) % kRecent]);
-    if (since_probe_ >= judge_after_ && best != kNone && best_ms < kSwitchBelow * latest &&
-        latest > kRose * chosen_ms_)
+    if (since_probe_ >= judge_after_ && since_probe_ < kSettleAfter && best != kNone &&
+        best_ms < kSwitchBelow * latest && latest > kRose * chosen_ms_)
         return start_turn(best, latest);
     if (since_probe_ < static_cast<int>(kRecent) || --until_probe_ > 0) return;
     until_probe_ = kProbeEvery;
     for (std::size_t k = 0; k < candidates_.size(); ++k) {
         const std::size_t c = (next_challenger_ + k) % candidates_.size();
-        // One measured far slower, or whose settled time could not win, would make its turn
-        // a stutter for nothing.
+        // One measured far slower, whose settled time could not win, or whose cold build
+        // costs more than winning could save, would make its turn a stutter for nothing.
         if (c == current_ || measured_ms_[c] > kHopeless * recent ||
-            settled_of_[c] >= kSwitchBelow * recent)
+            settled_of_[c] >= kSwitchBelow * recent || cold_ms_[c] > kColdHopeless * recent)
             continue;
         next_challenger_ = c + 1;
         return start_turn(c, recent);
@@ -244,7 +250,10 @@ void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
         recent_[recent_at_++ % kRecent] = ms;
         return;
     }
-    if (frame_ > 0) turn_ms_ += ms;  // the first frame of a turn is a cold build
+    if (frame_ > 0)
+        turn_ms_ += ms;
+    else
+        cold_ms_[challenger_] = ms;  // the first frame of a turn is a cold build
     // It ends as soon as its timed frames so far are no faster than it must be to win: each
     // further frame would be a stutter. A tree's frames grow after its build: on 2D powerlaw
     // 1M at speed 0.5 its two timed frames took 126 and 292 ms against the current's 85,

@@ -17,14 +17,16 @@
 //   its time is below kSwitchBelow times the current's time before the turn (its recent
 //   time, or its last two updates for a turn called for by those, see below); the
 //   turn ends early once its timed frames so far average more than that.
-// - Turns come every kProbeEvery updates, and kFirstTurn after a race (one challenger at
-//   a time, skipping those measured kHopeless times slower or whose settled time could
-//   not win); at once when a measured challenger is clearly faster than the current's
-//   last two updates and these have grown kRose times past the time the current was
-//   chosen with (it was chosen on cheap fresh frames; not in the kRecent updates after a
-//   turn it kept, which catch up on the frames it missed); and for every challenger, one after
-//   the other, when the current's time drifts kDrift times above what it was settled (the
-//   work changed).
+// - Turns come every kProbeEvery updates, and kFirstTurn after a race (one challenger at a
+//   time, skipping those measured kHopeless times slower, whose settled time could not win,
+//   or whose cold build costs over kColdHopeless times the current's time); at once when a
+//   measured challenger is clearly faster than the current's last two updates and these
+//   have grown kRose times past the time the current was chosen with (it was chosen on
+//   cheap fresh frames; only until it settles, kSettleAfter updates on, since a later rise
+//   is the work's and every candidate shares it; and not in the kRecent updates after a
+//   turn it kept, which catch up on the frames it missed); and for every challenger, one
+//   after the other, when the current's time drifts kDrift times above what it was settled
+//   (the work changed).
 // A structure's first updates after its build can be far cheaper than its settled ones (a
 // tree's fat boxes are all new and nothing leaves them for a while), so a race or a turn
 // can favour it; the last-two-updates check undoes such a choice within two frames of its
@@ -60,11 +62,20 @@ public:
     static constexpr int kProbeEvery = 100;  // updates between two periodic turns
     // ...and after a race, whose one timed frame may have been preempted (a busy machine).
     static constexpr int kFirstTurn = 30;
-    static constexpr double kHopeless = 2.0;     // a challenger this much slower gets no turn
     static constexpr double kSwitchBelow = 0.9;  // a challenger's share of the current's time
+    // A challenger this much slower gets no turn: a turn's timed frame costs about what the
+    // challenger was measured at, and it is the frame auto's p99 sees (the cold build is the
+    // max). At 2, on 2D powerlaw 100k at 0.05, z-order's turn (4.0 ms against the tree's
+    // 2.4) made auto's p99 1.95 times its mean; at 1.5 it gets no turn, and p99 is 1.65.
+    static constexpr double kHopeless = 1.5;
+    // Nor does one whose cold build alone costs more than winning could save before the
+    // next periodic turn (kProbeEvery updates at 1 - kSwitchBelow of the current's time): on
+    // the 3D rain trace at 100k the tree's cold build took 79 ms against the grid's 5.5.
+    static constexpr double kColdHopeless = kProbeEvery * (1.0 - kSwitchBelow);
     static constexpr std::size_t kRecent = 8;    // updates in the current's recent time
     // A challenger measured clearly faster gets a turn at once only when the current's
-    // recent time has grown kRose times what it was chosen with (chosen on fresh frames).
+    // recent time has grown kRose times what it was chosen with (chosen on fresh frames),
+    // within kSettleAfter updates of that choice.
     static constexpr double kRose = 1.5;
     // Every challenger gets a turn when the current's recent time grows past kDrift times
     // what it was kSettleAfter updates after it took over (the work changed), not below
@@ -155,6 +166,7 @@ private:
     // Each candidate's last measured time (ms per update; 0: not measured since the work
     // last changed) and its recent time when it last ran as the current (0: not since).
     std::vector<double> measured_ms_, settled_of_;
+    std::vector<double> cold_ms_;  // each candidate's last cold build (race or turn), in ms
     std::array<double, kRecent> recent_{};  // the current's last update times
     std::size_t recent_at_ = 0;
     double chosen_ms_ = 0;   // the current's time when it was chosen
