@@ -138,20 +138,20 @@ TEST(SortedGrid, ParallelSortIsExact3D) {
     parallel_sort_is_exact<3>();
 }
 
-// Jitter 0 (every body of a size the same margin: the old waves) and 1 (margins from none to
-// twice), with and without refits between builds, over enough frames for bodies to leave
-// their fat boxes several times.
+// The tree with its tunables set to `values` (each name must exist), over enough frames for
+// bodies to leave their fat boxes several times, against brute force.
 template <int D>
-void jitter_is_exact(float jitter, float refit) {
+void tree_is_exact_with(std::initializer_list<std::pair<std::string_view, float>> values) {
     for (const char* scene : {"uniform", "powerlaw"}) {
         BallisticMotion<D> motion(make_scene<D>(scene, 800, 5), 0.5f, 5);
         auto tree = make_broadphase<D>("dynamic-aabb-tree");
-        int set = 0;
+        std::size_t set = 0;
         for (Param& p : tree->params()) {
-            if (std::string_view(p.name) == "margin jitter") p.value = jitter, ++set;
-            if (std::string_view(p.name) == "refit for K frames") p.value = refit, ++set;
+            for (const auto& [name, value] : values) {
+                if (std::string_view(p.name) == name) p.value = value, ++set;
+            }
         }
-        ASSERT_EQ(set, 2);
+        ASSERT_EQ(set, values.size());
         PairList got;
         for (int frame = 0; frame < 10; ++frame) {
             tree->update(motion.boxes(), motion.is_static(), got);
@@ -164,10 +164,21 @@ void jitter_is_exact(float jitter, float refit) {
     }
 }
 
+// Jitter 0 (every body of a size the same margin: the old waves) and 1 (margins from none to
+// twice), with and without refits between builds.
 TEST(DynamicAabbTree, MarginJitterAndRefitsAreExact) {
     for (const auto& [jitter, refit] : {std::pair{0.0f, 0.0f}, {1.0f, 64.0f}, {0.5f, 4.0f}}) {
-        jitter_is_exact<2>(jitter, refit);
-        jitter_is_exact<3>(jitter, refit);
+        tree_is_exact_with<2>({{"margin jitter", jitter}, {"refit for K frames", refit}});
+        tree_is_exact_with<3>({{"margin jitter", jitter}, {"refit for K frames", refit}});
+    }
+}
+
+// The margins at the ends of their ranges: none at all (every moving body re-inserted every
+// frame) and the widest (fat boxes a few average sizes across).
+TEST(DynamicAabbTree, MarginsAtTheirLimitsAreExact) {
+    for (const auto& [box, average] : {std::pair{0.0f, 0.0f}, {1.0f, 4.0f}, {0.0f, 2.5f}}) {
+        tree_is_exact_with<2>({{"margin (box size)", box}, {"margin (average size)", average}});
+        tree_is_exact_with<3>({{"margin (box size)", box}, {"margin (average size)", average}});
     }
 }
 

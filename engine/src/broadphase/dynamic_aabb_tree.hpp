@@ -133,7 +133,7 @@ private:
     bool rebuilt_ = false;                 // the last update rebuilt a tree top-down
     bool built_coherent_ = false;
     std::array<Param, 11> params_ = {{{"margin (box size)", 0.1f, 0, 1},
-                                      {"margin (average size)", 0.1f, 0, 1},
+                                      {"margin (average size)", 0.1f, 0, 4},
                                       {"predict frames", 2, 0, 8},
                                       {"rebuild every K frames", 0, 0, 600},
                                       {"bulk rebuild share", 0.01f, 0, 1},
