@@ -10,6 +10,7 @@
 #include <tbb/task_arena.h>
 
 #include "broadphase/common/aabb_tree.hpp"
+#include "broadphase/dynamic_aabb_tree.hpp"
 #include "broadphase/sorted_grid.hpp"
 #include "collide/registry.hpp"
 #include "test_support.hpp"
@@ -180,6 +181,38 @@ TEST(DynamicAabbTree, MarginsAtTheirLimitsAreExact) {
         tree_is_exact_with<2>({{"margin (box size)", box}, {"margin (average size)", average}});
         tree_is_exact_with<3>({{"margin (box size)", box}, {"margin (average size)", average}});
     }
+}
+
+// The steered margin: on fast powerlaw bodies (re-insertions dear, the best margin several
+// times the default) it grows, on the same frames as the same tree on two threads (it is
+// steered by counts, not time), and the pairs stay exact on every frame; unsteered, it
+// stays put.
+template <int D>
+void steered_margin_grows() {
+    BallisticMotion<D> motion(make_scene<D>("powerlaw", 2000, 6), 0.5f, 6);
+    DynamicAabbTree<D> steered, unsteered, on_two;
+    for (Param& p : unsteered.params())
+        if (std::string_view(p.name) == "steer margin") p.value = 0;
+    PairList got, got_unsteered, got_on_two;
+    tbb::task_arena two(2);
+    for (int frame = 0; frame < 90; ++frame) {
+        steered.update(motion.boxes(), motion.is_static(), got);
+        unsteered.update(motion.boxes(), motion.is_static(), got_unsteered);
+        two.execute([&] { on_two.update(motion.boxes(), motion.is_static(), got_on_two); });
+        ASSERT_EQ(pair_set_difference(got, reference_pairs<D>(motion.boxes(), motion.is_static())),
+                  std::nullopt)
+            << "frame " << frame;
+        ASSERT_EQ(on_two.margin_scale(), steered.margin_scale()) << "frame " << frame;
+        steered.validate();
+        motion.advance();
+    }
+    EXPECT_GT(steered.margin_scale(), 2.0f);
+    EXPECT_EQ(unsteered.margin_scale(), 1.0f);
+}
+
+TEST(DynamicAabbTree, SteeredMarginGrowsOnFastPowerlawAndStaysExact) {
+    steered_margin_grows<2>();
+    steered_margin_grows<3>();
 }
 
 // From tens of thousands of bodies the tree's top-down builds and refits split into oneTBB

@@ -17,7 +17,7 @@
 // boxes on the same frame (the synchronized waves of re-insertions that make p90 >> mean),
 // and, for up to K frames after each top-down build (until its candidate tests grow by a
 // quarter), the built tree's inner boxes grown to hold the moved leaves where a bulk
-// rebuild would be due.
+// rebuild would be due, and the average-size margin steered by the frame's work.
 // Proxies are cut into fixed ranges ("lists"): each keeps the fat pairs whose first proxy
 // it holds, so one task per range checks its bodies, filters its pairs and queries for its
 // moved bodies in parallel (oneTBB); ranges depend on n alone, so the output is the same
@@ -44,10 +44,14 @@ public:
                QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
+    std::string status() const override;
     std::vector<LegendEntry> legend() const override;
     BroadPhaseStats stats() const override;
     void validate() const override;
     std::span<Param> params() override { return params_; }
+    // The share of `margin (average size)` in use: steered by the frame's work (1 unsteered).
+    float margin_scale() const { return margin_scale_; }
+    static constexpr float kMinMarginScale = 0.125f, kMaxMarginScale = 32.0f;
 
 private:
     float margin_box() const { return params_[0].value; }
@@ -61,6 +65,7 @@ private:
     bool parallel() const { return params_[8].value != 0.0f; }
     float jitter() const { return params_[9].value; }
     std::size_t refit_frames() const { return static_cast<std::size_t>(params_[10].value); }
+    bool steer() const { return params_[11].value != 0.0f; }
     std::size_t list_of(std::uint32_t proxy) const { return proxy / per_list_; }
     // body(l) for every proxy range l, on oneTBB's threads when parallel.
     template <typename Body>
@@ -71,6 +76,8 @@ private:
     void full_rebuild(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
     void gather_moves(std::span<const Aabb<D>> boxes);
     void reinsert_moved();
+    // Scales the average-size margin by the frame's cost (see the .cpp).
+    void steer_margin(std::size_t pairs);
     // One tree's (static or not) entries: its proxies' codes, sorted.
     void sort_entries(bool statics);
     // A top-down tree over the proxies of one tree, in Morton order: sorted now, or, for
@@ -130,9 +137,16 @@ private:
     std::size_t sorted_frame_ = kNever;    // its entries' last sort_entries for a build
     std::uint64_t built_tests_ = 0;        // candidate tests in that frame
     std::uint64_t last_tests_ = 0;         // candidate tests in the last frame
+    // The margin's steering: the share of margin_avg() in use, the way it last moved, and
+    // the cost of the frames since (candidate tests plus a weight per re-insertion).
+    float margin_scale_ = 1.0f;
+    float steer_step_ = 1.5f;
+    double window_cost_ = 0, window_size_ = 0, last_window_cost_ = -1;
+    std::size_t window_frames_ = 0, window_reinserted_ = 0;
+    bool settling_ = true;                 // the current window only lets the last step take hold
     bool rebuilt_ = false;                 // the last update rebuilt a tree top-down
     bool built_coherent_ = false;
-    std::array<Param, 11> params_ = {{{"margin (box size)", 0.1f, 0, 1},
+    std::array<Param, 12> params_ = {{{"margin (box size)", 0.1f, 0, 1},
                                       {"margin (average size)", 0.1f, 0, 4},
                                       {"predict frames", 2, 0, 8},
                                       {"rebuild every K frames", 0, 0, 600},
@@ -142,7 +156,8 @@ private:
                                       {"joint descent", 1, 0, 1, true},
                                       {"parallel", 1, 0, 1, true},
                                       {"margin jitter", 0.5f, 0, 1},
-                                      {"refit for K frames", 16, 0, 64}}};
+                                      {"refit for K frames", 16, 0, 64},
+                                      {"steer margin", 1, 0, 1, true}}};
 };
 
 }  // namespace collide

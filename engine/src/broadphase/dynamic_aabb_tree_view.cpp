@@ -6,6 +6,8 @@
 #include <cassert>
 #include <cmath>
 #include <cstdio>
+#include <iomanip>
+#include <sstream>
 
 namespace collide {
 namespace {
@@ -121,12 +123,23 @@ std::string DynamicAabbTree<D>::describe(BodyId id) const {
     return s;
 }
 
+template <int D>
+std::string DynamicAabbTree<D>::status() const {
+    std::ostringstream s;
+    s << std::setprecision(3) << "margin " << margin_avg() * margin_scale_
+      << " of the average size";
+    if (steer()) s << " (steered: " << margin_scale_ << " x " << margin_avg() << ")";
+    return s.str();
+}
+
 // The members defined here; the class itself is instantiated in dynamic_aabb_tree.cpp.
 template void DynamicAabbTree<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string DynamicAabbTree<2>::describe(BodyId) const;
+template std::string DynamicAabbTree<2>::status() const;
 template std::vector<LegendEntry> DynamicAabbTree<2>::legend() const;
 template void DynamicAabbTree<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
 template std::string DynamicAabbTree<3>::describe(BodyId) const;
+template std::string DynamicAabbTree<3>::status() const;
 template std::vector<LegendEntry> DynamicAabbTree<3>::legend() const;
 
 }  // namespace collide
