@@ -132,43 +132,48 @@ TEST(Auto, TakesTurnsAndFollowsMeasuredTime) {
     EXPECT_EQ(a.current(), "c");
 }
 
+// auto over the scripted candidates a, b and c at the given costs, its race run (a fastest),
+// then `run(k)` for k more updates of bodies that keep moving.
+struct ScriptedRun {
+    static constexpr std::size_t kN = 1500;
+    explicit ScriptedRun(std::map<std::string, double, std::less<>> costs) {
+        g_cost_ms = std::move(costs);
+        run(Auto::kRaceTimedFew + 1);
+    }
+    void run(int updates) {
+        for (int i = 0; i < updates; ++i, ++frame)
+            a.update(boxes_at(kN, 0.05f * static_cast<float>(frame)), still, pairs);
+    }
+    Auto a{&make_scripted, {"a", "b", "c"}, [] { return g_now_ms; }};
+    std::vector<std::uint8_t> still = std::vector<std::uint8_t>(kN, 0);
+    PairList pairs;
+    int frame = 0;
+};
+
 // A challenger measured slower, but not hopelessly (1.4 times the current), gets its periodic
 // turns; each ends after its cold build and one timed frame, which is already too slow to
 // win, and the current resumes. One measured 1.6 times slower gets none: at the second
 // periodic turn it is next in line, and is passed over.
 TEST(Auto, ASlowTurnEndsAfterItsFirstTimedFrame) {
-    g_cost_ms = {{"a", 1.0}, {"b", 1.4}, {"c", 1.6}};
-    Auto a(&make_scripted, {"a", "b", "c"}, [] { return g_now_ms; });
-    constexpr std::size_t kN = 1500;
-    const std::vector<std::uint8_t> still(kN, 0);
-    PairList pairs;
-    for (int frame = 0; frame <= Auto::kRaceTimedFew; ++frame)
-        a.update(boxes_at(kN, 0.05f * static_cast<float>(frame)), still, pairs);
-    ASSERT_EQ(a.current(), "a");
+    ScriptedRun r({{"a", 1.0}, {"b", 1.4}, {"c", 1.6}});
+    ASSERT_EQ(r.a.current(), "a");
     g_updates_of.clear();
-    for (int frame = 0; frame < Auto::kFirstTurn + Auto::kProbeEvery + 20; ++frame)
-        a.update(boxes_at(kN, 0.05f * static_cast<float>(frame + Auto::kRaceTimedFew + 1)), still,
-                 pairs);
+    r.run(Auto::kFirstTurn + Auto::kProbeEvery + 20);
     EXPECT_EQ(g_updates_of["b"], 4);
     EXPECT_EQ(g_updates_of["c"], 0);  // measured hopelessly slower: no turn
-    EXPECT_EQ(a.current(), "a");
-    EXPECT_EQ(a.probes(), 3);  // the race and b's two turns
+    EXPECT_EQ(r.a.current(), "a");
+    EXPECT_EQ(r.a.probes(), 3);  // the race and b's two turns
 }
 
 // A challenger measured close behind, but whose cold build costs more than winning could
 // save before the next periodic turn, gets no turn (the tree on the 3D rain trace).
 TEST(Auto, AChallengerWithADearColdBuildGetsNoTurn) {
-    g_cost_ms = {{"a", 1.0}, {"b", 1.2}, {"c", 5.0}};
     g_cold_ms = {{"b", 12.0}};
-    Auto a(&make_scripted, {"a", "b", "c"}, [] { return g_now_ms; });
-    constexpr std::size_t kN = 1500;
-    const std::vector<std::uint8_t> still(kN, 0);
-    PairList pairs;
-    for (int frame = 0; frame < Auto::kRaceTimedFew + 1 + Auto::kFirstTurn + 20; ++frame)
-        a.update(boxes_at(kN, 0.05f * static_cast<float>(frame)), still, pairs);
+    ScriptedRun r({{"a", 1.0}, {"b", 1.2}, {"c", 5.0}});
+    r.run(Auto::kFirstTurn + 20);
     g_cold_ms.clear();
-    EXPECT_EQ(a.current(), "a");
-    EXPECT_EQ(a.probes(), 1);  // the race only
+    EXPECT_EQ(r.a.current(), "a");
+    EXPECT_EQ(r.a.probes(), 1);  // the race only
 }
 
 // A current that kept its place through a turn catches up on the frames it missed (a tree's
@@ -176,24 +181,17 @@ TEST(Auto, AChallengerWithADearColdBuildGetsNoTurn) {
 // times its settled time here. Those must not call a turn for a challenger measured faster
 // than them (c, 2.5 against 5): a turn for c would win on them and keep c, at 2.5 times a.
 TEST(Auto, AResumedCurrentIsNotJudgedOnItsCatchUp) {
-    g_cost_ms = {{"a", 1.0}, {"b", 1.4}, {"c", 2.5}};
-    Auto a(&make_scripted, {"a", "b", "c"}, [] { return g_now_ms; });
-    constexpr std::size_t kN = 1500;
-    const std::vector<std::uint8_t> still(kN, 0);
-    PairList pairs;
-    int frame = 0;
-    for (; frame <= Auto::kRaceTimedFew; ++frame)
-        a.update(boxes_at(kN, 0.05f * static_cast<float>(frame)), still, pairs);
-    ASSERT_EQ(a.current(), "a");
+    ScriptedRun r({{"a", 1.0}, {"b", 1.4}, {"c", 2.5}});
+    ASSERT_EQ(r.a.current(), "a");
     g_updates_of.clear();
     int catch_up = 0;  // a's updates left at the catch-up cost
     bool resumed = false;
-    for (int i = 0; i < Auto::kFirstTurn + 20; ++i, ++frame) {
+    for (int i = 0; i < Auto::kFirstTurn + 20; ++i) {
         g_cost_ms["a"] = catch_up > 0 ? 5.0 : 1.0;
         catch_up = std::max(catch_up - 1, 0);
-        const std::string before(a.current());
-        a.update(boxes_at(kN, 0.05f * static_cast<float>(frame)), still, pairs);
-        if (before == "b" && a.current() == "a") {
+        const std::string before(r.a.current());
+        r.run(1);
+        if (before == "b" && r.a.current() == "a") {
             catch_up = 2;
             resumed = true;
         }
@@ -201,52 +199,34 @@ TEST(Auto, AResumedCurrentIsNotJudgedOnItsCatchUp) {
     EXPECT_TRUE(resumed);  // b had its turn and lost
     EXPECT_EQ(g_updates_of["b"], 2);
     EXPECT_EQ(g_updates_of["c"], 0);
-    EXPECT_EQ(a.current(), "a");
+    EXPECT_EQ(r.a.current(), "a");
 }
 
 // A current chosen on cheap fresh frames whose cost then jumps (a tree's, once bodies leave
 // their fat boxes) gives way at once to a challenger measured clearly faster than that.
 TEST(Auto, AChoiceMadeOnFreshFramesIsUndoneAtOnce) {
-    g_cost_ms = {{"a", 1.0}, {"b", 1.3}, {"c", 5.0}};
-    Auto a(&make_scripted, {"a", "b", "c"}, [] { return g_now_ms; });
-    constexpr std::size_t kN = 1500;
-    const std::vector<std::uint8_t> still(kN, 0);
-    PairList pairs;
-    int frame = 0;
-    for (; frame <= Auto::kRaceTimedFew; ++frame)
-        a.update(boxes_at(kN, 0.05f * static_cast<float>(frame)), still, pairs);
-    ASSERT_EQ(a.current(), "a");
+    ScriptedRun r({{"a", 1.0}, {"b", 1.3}, {"c", 5.0}});
+    ASSERT_EQ(r.a.current(), "a");
     g_cost_ms["a"] = 3.0;
-    for (int i = 0; i < 6; ++i, ++frame)
-        a.update(boxes_at(kN, 0.05f * static_cast<float>(frame)), still, pairs);
-    EXPECT_EQ(a.current(), "b");
+    r.run(6);
+    EXPECT_EQ(r.a.current(), "b");
 }
 
 // Once the current has settled, a rise in its time is the work's, which every candidate
 // shares (rain piling up): it calls no turn at once, even for a challenger measured below
 // the current's new time before the rise. Here both grow by 60%: b's turn would only lose.
 TEST(Auto, ARiseAfterSettlingCallsNoTurnAtOnce) {
-    g_cost_ms = {{"a", 1.0}, {"b", 1.3}, {"c", 5.0}};
-    Auto a(&make_scripted, {"a", "b", "c"}, [] { return g_now_ms; });
-    constexpr std::size_t kN = 1500;
-    const std::vector<std::uint8_t> still(kN, 0);
-    PairList pairs;
-    int frame = 0;
-    const auto run = [&](int updates) {
-        for (int i = 0; i < updates; ++i, ++frame)
-            a.update(boxes_at(kN, 0.05f * static_cast<float>(frame)), still, pairs);
-    };
-    run(Auto::kRaceTimedFew + 1);
-    ASSERT_EQ(a.current(), "a");
-    run(Auto::kFirstTurn + Auto::kSettleAfter + 10);  // b's periodic turn (lost), then settled
-    ASSERT_EQ(a.current(), "a");
-    ASSERT_EQ(a.probes(), 2);
+    ScriptedRun r({{"a", 1.0}, {"b", 1.3}, {"c", 5.0}});
+    ASSERT_EQ(r.a.current(), "a");
+    r.run(Auto::kFirstTurn + Auto::kSettleAfter + 10);  // b's periodic turn (lost), then settled
+    ASSERT_EQ(r.a.current(), "a");
+    ASSERT_EQ(r.a.probes(), 2);
     g_updates_of.clear();
     g_cost_ms = {{"a", 1.6}, {"b", 2.1}, {"c", 8.0}};
-    run(20);
+    r.run(20);
     EXPECT_EQ(g_updates_of["b"], 0);
-    EXPECT_EQ(a.current(), "a");
-    EXPECT_EQ(a.probes(), 2);
+    EXPECT_EQ(r.a.current(), "a");
+    EXPECT_EQ(r.a.probes(), 2);
 }
 
 TEST(Auto, BruteForceForAFewBodies) {

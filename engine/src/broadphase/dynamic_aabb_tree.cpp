@@ -147,6 +147,9 @@ template <int D>
 void DynamicAabbTree<D>::full_rebuild(std::span<const Aabb<D>> boxes,
                                       std::span<const std::uint8_t> is_static) {
     const std::size_t n = boxes.size();
+    // The steering's window counted other bodies; the margin it found is kept.
+    window_cost_ = window_size_ = 0;
+    window_frames_ = window_reinserted_ = 0;
     input_static_.assign(is_static.begin(), is_static.end());
     statics_ = static_cast<std::size_t>(std::count_if(is_static.begin(), is_static.end(), [](std::uint8_t s) { return s != 0; }));
     built_coherent_ = coherent();

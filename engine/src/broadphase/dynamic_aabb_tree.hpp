@@ -137,8 +137,9 @@ private:
     std::size_t sorted_frame_ = kNever;    // its entries' last sort_entries for a build
     std::uint64_t built_tests_ = 0;        // candidate tests in that frame
     std::uint64_t last_tests_ = 0;         // candidate tests in the last frame
-    // The margin's steering: the share of margin_avg() in use, the way it last moved, and
-    // the cost of the frames since (candidate tests plus a weight per re-insertion).
+    // The margin's steering: the share of margin_avg() in use, the way it moves, the work of
+    // the window's frames (candidate tests plus a weight per re-insertion) and their moving
+    // bodies plus pairs found, and the last judged window's work per body and pair.
     float margin_scale_ = 1.0f;
     float steer_step_ = 1.5f;
     double window_cost_ = 0, window_size_ = 0, last_window_cost_ = -1;
