@@ -4,6 +4,7 @@
 // of thousands of bodies); the dynamic tree's margin jitter at its ends, its refits
 // between top-down builds, and its builds and refits in parallel.
 #include <initializer_list>
+#include <span>
 
 #include <gtest/gtest.h>
 #include <tbb/parallel_for.h>
@@ -139,20 +140,27 @@ TEST(SortedGrid, ParallelSortIsExact3D) {
     parallel_sort_is_exact<3>();
 }
 
+using ParamValues = std::initializer_list<std::pair<std::string_view, float>>;
+
+// Sets the named tunables; how many of the names it found.
+std::size_t set_params(std::span<Param> params, ParamValues values) {
+    std::size_t set = 0;
+    for (Param& p : params) {
+        for (const auto& [name, value] : values) {
+            if (std::string_view(p.name) == name) p.value = value, ++set;
+        }
+    }
+    return set;
+}
+
 // The tree with its tunables set to `values` (each name must exist), over enough frames for
 // bodies to leave their fat boxes several times, against brute force.
 template <int D>
-void tree_is_exact_with(std::initializer_list<std::pair<std::string_view, float>> values) {
+void tree_is_exact_with(ParamValues values) {
     for (const char* scene : {"uniform", "powerlaw"}) {
         BallisticMotion<D> motion(make_scene<D>(scene, 800, 5), 0.5f, 5);
         auto tree = make_broadphase<D>("dynamic-aabb-tree");
-        std::size_t set = 0;
-        for (Param& p : tree->params()) {
-            for (const auto& [name, value] : values) {
-                if (std::string_view(p.name) == name) p.value = value, ++set;
-            }
-        }
-        ASSERT_EQ(set, values.size());
+        ASSERT_EQ(set_params(tree->params(), values), values.size());
         PairList got;
         for (int frame = 0; frame < 10; ++frame) {
             tree->update(motion.boxes(), motion.is_static(), got);
@@ -191,8 +199,7 @@ template <int D>
 void steered_margin_grows() {
     BallisticMotion<D> motion(make_scene<D>("powerlaw", 2000, 6), 0.5f, 6);
     DynamicAabbTree<D> steered, unsteered, on_two;
-    for (Param& p : unsteered.params())
-        if (std::string_view(p.name) == "steer margin") p.value = 0;
+    ASSERT_EQ(set_params(unsteered.params(), {{"steer margin", 0.0f}}), 1u);
     PairList got, got_unsteered, got_on_two;
     tbb::task_arena two(2);
     for (int frame = 0; frame < 90; ++frame) {

@@ -474,13 +474,11 @@ void DynamicAabbTree<D>::steer_margin(std::size_t pairs) {
     settling_ = !settling_;
     if (!settling_) return;
     if (last_window_cost_ >= 0 && cost > last_window_cost_) {
-        steer_step_ = 1.0f / steer_step_;
-        margin_scale_ =
-            std::clamp(margin_scale_ * steer_step_, kMinMarginScale, kMaxMarginScale);  // back
-        last_window_cost_ = -1;  // and judged afresh there
-        return;
+        steer_step_ = 1.0f / steer_step_;  // back, and the other way from there
+        last_window_cost_ = -1;            // judged afresh there
+    } else {
+        last_window_cost_ = cost;
     }
-    last_window_cost_ = cost;
     margin_scale_ = std::clamp(margin_scale_ * steer_step_, kMinMarginScale, kMaxMarginScale);
 }
 
