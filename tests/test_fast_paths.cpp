@@ -191,35 +191,90 @@ TEST(DynamicAabbTree, MarginsAtTheirLimitsAreExact) {
     }
 }
 
-// The steered margin: on fast powerlaw bodies (re-insertions dear, the best margin several
-// times the default) it grows, on the same frames as the same tree on two threads (it is
-// steered by counts, not time), and the pairs stay exact on every frame; unsteered, it
-// stays put.
+// The steered margin moves the way that makes the work smaller: on fast 2D centerline
+// bodies (re-insertions dear, the best margin several times the default) it grows, and
+// from a margin of two average sizes on fast uniform bodies (far too wide) it shrinks. It
+// moves on the same frames as the same tree on two threads (it is steered by counts, not
+// time), and the pairs stay exact on every frame; unsteered, it stays put.
 template <int D>
-void steered_margin_grows() {
-    BallisticMotion<D> motion(make_scene<D>("powerlaw", 2000, 6), 0.5f, 6);
+float steered_margin_after(const std::string& scene, ParamValues params) {
+    BallisticMotion<D> motion(make_scene<D>(scene, 1000, 6), 0.5f, 6);
     DynamicAabbTree<D> steered, unsteered, on_two;
-    ASSERT_EQ(set_params(unsteered.params(), {{"steer margin", 0.0f}}), 1u);
+    EXPECT_EQ(set_params(steered.params(), params), params.size());
+    EXPECT_EQ(set_params(on_two.params(), params), params.size());
+    EXPECT_EQ(set_params(unsteered.params(), params), params.size());
+    EXPECT_EQ(set_params(unsteered.params(), {{"steer margin", 0.0f}}), 1u);
     PairList got, got_unsteered, got_on_two;
     tbb::task_arena two(2);
     for (int frame = 0; frame < 90; ++frame) {
         steered.update(motion.boxes(), motion.is_static(), got);
         unsteered.update(motion.boxes(), motion.is_static(), got_unsteered);
         two.execute([&] { on_two.update(motion.boxes(), motion.is_static(), got_on_two); });
-        ASSERT_EQ(pair_set_difference(got, reference_pairs<D>(motion.boxes(), motion.is_static())),
-                  std::nullopt)
-            << "frame " << frame;
-        ASSERT_EQ(on_two.margin_scale(), steered.margin_scale()) << "frame " << frame;
+        const auto reference = reference_pairs<D>(motion.boxes(), motion.is_static());
+        EXPECT_EQ(pair_set_difference(got, reference), std::nullopt) << "frame " << frame;
+        EXPECT_EQ(pair_set_difference(got_unsteered, reference), std::nullopt) << "frame " << frame;
+        EXPECT_EQ(on_two.margin_scale(), steered.margin_scale()) << "frame " << frame;
         steered.validate();
         motion.advance();
     }
-    EXPECT_GT(steered.margin_scale(), 2.0f);
     EXPECT_EQ(unsteered.margin_scale(), 1.0f);
+    return steered.margin_scale();
 }
 
-TEST(DynamicAabbTree, SteeredMarginGrowsOnFastPowerlawAndStaysExact) {
-    steered_margin_grows<2>();
-    steered_margin_grows<3>();
+TEST(DynamicAabbTree, SteeredMarginMovesTheCheaperWayAndStaysExact) {
+    EXPECT_GT(steered_margin_after<2>("centerline", {}), 2.0f);
+    EXPECT_LT(steered_margin_after<2>("uniform", {{"margin (average size)", 2.0f}}), 0.5f);
+    EXPECT_LT(steered_margin_after<3>("uniform", {{"margin (average size)", 2.0f}}), 0.5f);
+}
+
+// The steered margin starts at 0.4 of the median gap between Morton neighbours, in average
+// sizes of 0.1 (the default), where that is more than 1 and at most the steering's limit:
+// unit boxes in a row, a gap apart; far-apart powerlaw bodies start high, overlapping
+// clusters at 1; unsteered, or in body order (no Morton neighbours), at 1.
+template <int D>
+float first_scale(float gap, ParamValues params = {}) {
+    std::vector<Aabb<D>> boxes;
+    for (int i = 0; i < 64; ++i) {
+        Vec<D> lo(0.0f);
+        lo[0] = float(i) * (1.0f + gap);
+        boxes.push_back({lo, lo + Vec<D>(1.0f)});
+    }
+    const std::vector<std::uint8_t> is_static(boxes.size(), 0);
+    DynamicAabbTree<D> tree;
+    EXPECT_EQ(set_params(tree.params(), params), params.size());
+    PairList got;
+    tree.update(boxes, is_static, got);
+    EXPECT_EQ(pair_set_difference(got, reference_pairs<D>(boxes, is_static)), std::nullopt);
+    return tree.margin_scale();
+}
+
+template <int D>
+float first_scale_on(const std::string& scene) {
+    BallisticMotion<D> motion(make_scene<D>(scene, 2000, 6), 0.5f, 6);
+    DynamicAabbTree<D> tree;
+    PairList got;
+    tree.update(motion.boxes(), motion.is_static(), got);
+    return tree.margin_scale();
+}
+
+template <int D>
+void first_margin_from_gaps() {
+    EXPECT_FLOAT_EQ(first_scale<D>(1.0f), 4.0f);
+    EXPECT_FLOAT_EQ(first_scale<D>(2.0f), 8.0f);
+    EXPECT_FLOAT_EQ(first_scale<D>(0.1f), 1.0f);
+    EXPECT_FLOAT_EQ(first_scale<D>(0.0f), 1.0f);
+    EXPECT_FLOAT_EQ(first_scale<D>(100.0f), DynamicAabbTree<D>::kMaxMarginScale);
+    EXPECT_FLOAT_EQ(first_scale<D>(1.0f, {{"margin (average size)", 0.2f}}), 2.0f);
+    EXPECT_FLOAT_EQ(first_scale<D>(1.0f, {{"margin (average size)", 0.0f}}), 1.0f);
+    EXPECT_FLOAT_EQ(first_scale<D>(1.0f, {{"steer margin", 0.0f}}), 1.0f);
+    EXPECT_FLOAT_EQ(first_scale<D>(1.0f, {{"coherent order", 0.0f}}), 1.0f);
+    EXPECT_GT(first_scale_on<D>("powerlaw"), 8.0f);
+    EXPECT_FLOAT_EQ(first_scale_on<D>("clusters"), 1.0f);
+}
+
+TEST(DynamicAabbTree, FirstMarginIsAShareOfTheGapsBetweenNeighbours) {
+    first_margin_from_gaps<2>();
+    first_margin_from_gaps<3>();
 }
 
 // From tens of thousands of bodies the tree's top-down builds and refits split into oneTBB

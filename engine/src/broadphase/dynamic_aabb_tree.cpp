@@ -29,6 +29,26 @@ bool inside(const Aabb<D>& box, const Aabb<D>& fat) {
 
 constexpr auto kNoTrace = [](std::int32_t, bool) {};
 
+// The median gap between the boxes of bodies next to each other in Morton order (0 where
+// they overlap): about how far a body is from its nearest neighbours.
+template <int D>
+float median_neighbour_gap(std::span<const Aabb<D>> boxes, std::span<const BodyId> in_order) {
+    std::vector<float> gaps;
+    gaps.reserve(in_order.size());
+    for (std::size_t i = 1; i < in_order.size(); ++i) {
+        const Aabb<D>& a = boxes[in_order[i - 1]];
+        const Aabb<D>& b = boxes[in_order[i]];
+        float gap = 0.0f;
+        for (int k = 0; k < D; ++k)
+            gap = std::max(gap, std::max(a.lo[k], b.lo[k]) - std::min(a.hi[k], b.hi[k]));
+        if (std::isfinite(gap)) gaps.push_back(gap);
+    }
+    if (gaps.empty()) return 0.0f;
+    const auto middle = gaps.begin() + gaps.size() / 2;
+    std::nth_element(gaps.begin(), middle, gaps.end());
+    return *middle;
+}
+
 // Proxy ranges: at least this many proxies each (smaller ones cost more in task overhead
 // than they save), and at most this many ranges.
 constexpr std::size_t kMinPerList = 2048;
@@ -190,6 +210,7 @@ void DynamicAabbTree<D>::full_rebuild(std::span<const Aabb<D>> boxes,
     } else {
         for (std::uint32_t p = 0; p < n; ++p) body_of_[p] = p;
     }
+    if (frame_ == 0 && steer() && built_coherent_) first_margin_scale(boxes);
     proxy_of_.resize(n);
     boxes_.resize(n);
     fat_.resize(n);
@@ -447,6 +468,20 @@ void DynamicAabbTree<D>::update(std::span<const Aabb<D>> boxes,
     if (!full) steer_margin(out.size());
     ++frame_;
     this->validate_in_debug();
+}
+
+// Bodies far apart for their size (powerlaw's small ones: 2D 100k, a median gap of 3.8
+// against an average size of 0.69) take margins of a few average sizes, which the steering
+// takes some 70 frames to reach from the default. So the first margin is a share of the
+// median gap to a Morton neighbour, where that is more than the default: 2D powerlaw 100k
+// at speed 0.05 went from 2.05 to 0.94 ms a frame (100 frames after 20), and the rows whose
+// neighbours overlap or nearly so (clusters, centerline, uniform) start where they did.
+template <int D>
+void DynamicAabbTree<D>::first_margin_scale(std::span<const Aabb<D>> boxes) {
+    constexpr float kGapShare = 0.4f;
+    const float scale =
+        kGapShare * median_neighbour_gap<D>(boxes, body_of_) / (margin_avg() * avg_extent_);
+    if (std::isfinite(scale)) margin_scale_ = std::clamp(scale, 1.0f, kMaxMarginScale);
 }
 
 // The best average-size margin differs by tens of times between workloads (2D centerline

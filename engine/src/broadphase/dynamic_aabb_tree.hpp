@@ -78,6 +78,8 @@ private:
     void reinsert_moved();
     // Scales the average-size margin by the frame's cost (see the .cpp).
     void steer_margin(std::size_t pairs);
+    // The steered margin's start, from the gaps between neighbours (see the .cpp).
+    void first_margin_scale(std::span<const Aabb<D>> boxes);
     // One tree's (static or not) entries: its proxies' codes, sorted.
     void sort_entries(bool statics);
     // A top-down tree over the proxies of one tree, in Morton order: sorted now, or, for
