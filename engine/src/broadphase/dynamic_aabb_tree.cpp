@@ -474,7 +474,7 @@ void DynamicAabbTree<D>::update(std::span<const Aabb<D>> boxes,
 // against an average size of 0.69) take margins of a few average sizes, which the steering
 // takes some 70 frames to reach from the default. So the first margin is a share of the
 // median gap to a Morton neighbour, where that is more than the default: 2D powerlaw 100k
-// at speed 0.05 went from 2.05 to 0.94 ms a frame (100 frames after 20), and the rows whose
+// at speed 0.05 went from 2.08 to 0.95 ms a frame (100 frames after 20), and the rows whose
 // neighbours overlap or nearly so (clusters, centerline, uniform) start where they did.
 template <int D>
 void DynamicAabbTree<D>::first_margin_scale(std::span<const Aabb<D>> boxes) {
