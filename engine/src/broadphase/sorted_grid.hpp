@@ -13,11 +13,11 @@
 // Why it is fast: the sort is a counting sort (prefix sums over a dense array, no hash
 // table); the order of the last frame is the input of the next, so while bodies move a
 // little the scatter writes nearly in sequence; the runs a body tests are contiguous in
-// memory, and they are tested four entries at a time (SSE2). A level's array holds at most
-// a few slots per body; where the cells that fit its bodies are more, they are made
-// coarser. Where that crowds them (bodies on a line or plane of a large world, the
-// `centerline` scene: many bodies per occupied cell), the row-major cell index is folded
-// modulo a power of two instead, with rows of odd length so that lines and planes along any
+// memory, and they are tested eight entries at a time (AVX2, where the CPU has it) or four
+// (SSE2). A level's array holds at most a few slots per body; where the cells that fit its
+// bodies are more, they are made coarser. Where that crowds them (bodies on a line or plane of a
+// large world, the `centerline` scene: many bodies per occupied cell), the row-major cell index is
+// folded modulo a power of two instead, with rows of odd length so that lines and planes along any
 // axis spread over all slots: far cells then share a slot (their bodies are extra
 // candidates, rejected by the box test), but the cells stay as small as the bodies. Neighbours keep
 // their constant offsets, so the forward runs stay contiguous. With many bodies and threads, the
@@ -25,6 +25,8 @@
 #pragma once
 
 #include <array>
+#include <span>
+#include <utility>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -42,8 +44,9 @@ class SortedGrid final : public EngineBroadPhase<D> {
 public:
     static constexpr int kMaxLevels = 16;
     static constexpr float kLevelRatio = 4.0f;
-    // The box arrays run this far past the last entry, so a run is read four at a time.
-    static constexpr std::size_t kPad = 4;
+    // The box arrays run this far past the last entry, so a run is read four (SSE2) or eight
+    // (AVX2) at a time.
+    static constexpr std::size_t kPad = 8;
     // The sort and the level choice run in at most this many parts, one per thread, from
     // this many bodies on.
     static constexpr std::size_t kMaxParts = 16;
@@ -79,6 +82,8 @@ private:
 
     float cell_scale() const { return params_[0].value; }
     bool parallel() const { return params_[1].value != 0.0f; }
+    // Eight entries a test where the CPU has AVX2 and the toggle is on.
+    bool eight_lanes() const;
 
     // The parts the sort and the level choice run in for n bodies: one per thread allowed.
     std::size_t parts_for(std::size_t n) const;
@@ -99,8 +104,12 @@ private:
     void choose_scans();
     // Pairs of the sorted entries [e0, e1) with the forward half of their level's neighbours.
     void pairs_within(std::size_t e0, std::size_t e1, PairList& out, std::uint64_t& tests) const;
-    template <bool kTrack>
+    template <bool kTrack, bool kEightLanes>
     void pairs_within_runs(std::size_t e0, std::size_t e1, PairList& out,
+                           std::uint64_t& tests) const;
+    // pairs_within_runs<kTrack, true> compiled for AVX2, with test_runs_avx2 inlined in it.
+    template <bool kTrack>
+    void pairs_within_avx2(std::size_t e0, std::size_t e1, PairList& out,
                            std::uint64_t& tests) const;
     // One sorted entry about to test runs of others: its box, also splat for SIMD.
     struct Probe {
@@ -116,12 +125,18 @@ private:
     template <bool kTrack>
     void test_run(const Probe& p, std::size_t from, std::size_t to, PairList& out,
                   std::uint64_t& tests) const;
+    // The pairs of entry e with the sorted entries of `runs`, eight entries a test. A function
+    // of its own, compiled for AVX2 and called only where the CPU has it.
+    using Run = std::pair<std::size_t, std::size_t>;
+    template <bool kTrack>
+    void test_runs_avx2(std::size_t e, std::span<const Run> runs, PairList& out,
+                        std::uint64_t& tests) const;
     // Pairs of the sorted entries [e0, e1) with the finer levels' entries their boxes reach.
     void pairs_across(std::size_t e0, std::size_t e1, PairList& out, std::uint64_t& tests) const;
     // visit(first_entry, end_entry) for each run of cells of `level` that `box` (grown down
     // by the level's cell, the farthest a partner's lower corner can be) reaches.
     // `slots` is scratch for a folded level's merged runs.
-    using Runs = std::vector<std::pair<std::size_t, std::size_t>>;
+    using Runs = std::vector<Run>;
     template <typename Fn>
     void for_each_run(const Level& level, const Aabb<D>& box, Runs& slots, const Fn& visit) const;
     bool overlaps(std::size_t i, const Aabb<D>& box) const;
@@ -152,7 +167,8 @@ private:
     // Per level: fold its grid (its bodies crowded coarsened cells), and its bodies then.
     std::array<std::uint8_t, kMaxLevels> crowded_{};
     std::array<std::uint32_t, kMaxLevels> crowded_bodies_{};
-    std::array<Param, 2> params_ = {{{"cell scale", 1, 0.25f, 4}, {"parallel", 1, 0, 1, true}}};
+    std::array<Param, 3> params_ = {
+        {{"cell scale", 1, 0.25f, 4}, {"parallel", 1, 0, 1, true}, {"AVX2", 1, 0, 1, true}}};
 };
 
 }  // namespace collide

@@ -105,6 +105,7 @@ std::string SortedGrid<D>::describe(BodyId id) const {
     s += "), sorted entries " + std::to_string(start_[g]) + ".." + std::to_string(start_[g + 1]);
     s += "\n" + std::to_string(start_[g + 1] - start_[g] - 1) + " other bodies share its cell";
     if (k > 0) s += "\nScans the cells of " + std::to_string(k) + " finer level(s) it reaches";
+    s += eight_lanes() ? "\nTests 8 boxes at a time (AVX2)" : "\nTests 4 boxes at a time (SSE2)";
     return s;
 }
 
