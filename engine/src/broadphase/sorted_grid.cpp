@@ -716,9 +716,10 @@ void SortedGrid<D>::pairs_across(std::size_t e0, std::size_t e1, PairList& out,
         Runs runs;
         for (std::size_t i = e0; i < e1; ++i) {
             runs.clear();
+            const Aabb<D> box = entry_box(i);
             for (std::uint32_t scans = levels_[level_of_[ids_[i]]].scans; scans != 0;
                  scans &= scans - 1) {
-                for_each_run(levels_[std::countr_zero(scans)], entry_box(i), slots,
+                for_each_run(levels_[std::countr_zero(scans)], box, slots,
                              [&](std::size_t from, std::size_t to) {
                                  runs.push_back({from, to});
                              });
