@@ -98,6 +98,16 @@ TEST(SortedGrid, FoldedLevelsAreExact3D) {
     folded_grid_is_exact<3>();
 }
 
+// Turns off bp's toggles named `name`; returns how many there were.
+template <int D>
+int switch_off(BroadPhase<D>& bp, std::string_view name) {
+    int switched = 0;
+    for (Param& p : bp.params()) {
+        if (std::string_view(p.name) == name) p.value = 0, ++switched;
+    }
+    return switched;
+}
+
 // `algorithm` with its `parallel` switch on, in an arena of four threads, must give the very
 // pairs of the same algorithm with it off (itself checked against brute force on every scene
 // by the registry suites), in the same order, with as many candidate tests.
@@ -109,11 +119,7 @@ void parallel_matches_serial(const char* algorithm, std::size_t n,
         BallisticMotion<D> motion(make_scene<D>(scene, n, 9), 0.5f, 9);
         auto serial = make_broadphase<D>(algorithm);
         auto parallel = make_broadphase<D>(algorithm);
-        int switches = 0;
-        for (Param& p : serial->params()) {
-            if (std::string_view(p.name) == parallel_switch) p.value = 0, ++switches;
-        }
-        ASSERT_EQ(switches, 1) << algorithm;
+        ASSERT_EQ(switch_off(*serial, parallel_switch), 1) << algorithm;
         PairList want, got;
         for (int frame = 0; frame < frames; ++frame) {
             serial->update(motion.boxes(), motion.is_static(), want);
@@ -148,11 +154,7 @@ void eight_lanes_match_four() {
 #endif
     auto four = make_broadphase<D>("sorted-grid");
     auto eight = make_broadphase<D>("sorted-grid");
-    int switches = 0;
-    for (Param& p : four->params()) {
-        if (std::string_view(p.name) == "AVX2") p.value = 0, ++switches;
-    }
-    ASSERT_EQ(switches, 1);
+    ASSERT_EQ(switch_off(*four, "AVX2"), 1);
     PairList want, got;
     // Pairs of NaN boxes are not defined (run_non_finite): there, only four against eight.
     const auto compare = [&](std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> fixed,
