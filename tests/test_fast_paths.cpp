@@ -262,6 +262,75 @@ TEST(DynamicAabbTree, MarginsAtTheirLimitsAreExact) {
     }
 }
 
+// No stretch along the motion and the longest: pairs exact either way.
+TEST(DynamicAabbTree, PredictionAtItsLimitsIsExact) {
+    for (const float frames : {0.0f, 16.0f}) {
+        tree_is_exact_with<2>({{"predict frames", frames}});
+        tree_is_exact_with<3>({{"predict frames", frames}});
+    }
+}
+
+// A unit box moving `step` a frame along x, alone but for a far neighbour, with a fixed
+// margin of 0.1 (no jitter, no steering): its fat box once it has left the first one, less
+// the box's low corner (so a box at the origin).
+template <int D>
+Aabb<D> fat_box_after_leaving(float step) {
+    DynamicAabbTree<D> tree;
+    EXPECT_EQ(set_params(tree.params(), {{"margin jitter", 0.0f},
+                                         {"steer margin", 0.0f},
+                                         {"margin (average size)", 0.0f},
+                                         {"margin (box size)", 0.1f},
+                                         {"predict frames", 8.0f}}),
+              5u);
+    std::vector<Aabb<D>> boxes{{Vec<D>(0.0f), Vec<D>(1.0f)}, {Vec<D>(100.0f), Vec<D>(101.0f)}};
+    const std::vector<std::uint8_t> is_static(boxes.size(), 0);
+    PairList got;
+    tree.update(boxes, is_static, got);
+    const auto reinserted = [&] {
+        return tree.describe(0).find("Re-inserted this frame") != std::string::npos;
+    };
+    bool left = false;  // the first update inserts every body: moves count from the second
+    for (int frame = 0; frame < 10 && !left; ++frame) {
+        boxes[0].lo.x += step;
+        boxes[0].hi.x += step;
+        tree.update(boxes, is_static, got);
+        left = reinserted();
+    }
+    EXPECT_TRUE(left);
+    DebugDraw<D> draw;
+    Overlays<D> which;
+    which.selected = 0;
+    tree.draw(draw, which);
+    if (draw.boxes.empty()) {
+        ADD_FAILURE() << "no fat box drawn for the selected body";
+        return {};
+    }
+    const Aabb<D> fat = draw.boxes.back().box;  // the selected body's, drawn last
+    return {fat.lo - boxes[0].lo, fat.hi - boxes[0].lo};
+}
+
+// The fat box reaches `predict frames` of the last displacement ahead of its margin, but no
+// further than the body's own size plus that margin: 8 x 0.05 ahead for a slow box, 1.1
+// (not 80) for one moving 10 a frame. Behind and across, the margin alone.
+template <int D>
+void stretch_is_capped_by_size() {
+    for (const auto& [step, ahead] : {std::pair{0.05f, 0.4f}, {10.0f, 1.1f}}) {
+        SCOPED_TRACE("step " + std::to_string(step));
+        const Aabb<D> fat = fat_box_after_leaving<D>(step);
+        EXPECT_NEAR(fat.lo.x, -0.1f, 1e-4f);
+        EXPECT_NEAR(fat.hi.x, 1.1f + ahead, 1e-4f);
+        for (int k = 1; k < D; ++k) {
+            EXPECT_NEAR(fat.lo[k], -0.1f, 1e-4f);
+            EXPECT_NEAR(fat.hi[k], 1.1f, 1e-4f);
+        }
+    }
+}
+
+TEST(DynamicAabbTree, StretchAlongTheMotionIsCappedByTheBodysSize) {
+    stretch_is_capped_by_size<2>();
+    stretch_is_capped_by_size<3>();
+}
+
 // The steered margin moves the way that makes the work smaller: on fast 2D centerline
 // bodies (re-insertions dear, the best margin several times the default) it grows, and
 // from a margin of two average sizes on fast uniform bodies (far too wide) it shrinks, at

@@ -137,7 +137,7 @@ private:
     std::size_t built_frame_ = 0;          // the moving tree's last top-down build
     static constexpr std::size_t kNever = ~std::size_t{0};
     std::size_t sorted_frame_ = kNever;    // its entries' last sort_entries for a build
-    std::uint64_t built_tests_ = 0;        // candidate tests in that frame
+    std::uint64_t built_tests_ = 0;        // the fewest candidate tests of a frame since
     std::uint64_t last_tests_ = 0;         // candidate tests in the last frame
     // The margin's steering: the share of margin_avg() in use, the way it moves, the work of
     // the window's frames (candidate tests plus a weight per re-insertion) and their moving
@@ -151,7 +151,7 @@ private:
     bool built_coherent_ = false;
     std::array<Param, 12> params_ = {{{"margin (box size)", 0.1f, 0, 1},
                                       {"margin (average size)", 0.1f, 0, 4},
-                                      {"predict frames", 2, 0, 8},
+                                      {"predict frames", 8, 0, 16},
                                       {"rebuild every K frames", 0, 0, 600},
                                       {"bulk rebuild share", 0.01f, 0, 1},
                                       {"rotations", 1, 0, 1, true},

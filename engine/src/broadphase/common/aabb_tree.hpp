@@ -23,6 +23,7 @@
 
 #include <tbb/parallel_invoke.h>
 
+#include "broadphase/common/gather_prefetch.hpp"
 #include "broadphase/common/same_value.hpp"
 #include "collide/core.hpp"
 
@@ -234,6 +235,10 @@ public:
             if (n.leaf()) {
                 hit(n.proxy());
             } else {
+                // Both children are read next: their loads start together, not one after
+                // the other.
+                prefetch_read(&nodes_[n.child[1]]);
+                prefetch_read(&nodes_[n.child[0]]);
                 stack.push_back(n.child[1]);
                 stack.push_back(n.child[0]);
             }
