@@ -264,7 +264,7 @@ TEST(DynamicAabbTree, MarginsAtTheirLimitsAreExact) {
 
 // No stretch along the motion and the longest: pairs exact either way.
 TEST(DynamicAabbTree, PredictionAtItsLimitsIsExact) {
-    for (const float frames : {0.0f, 16.0f}) {
+    for (const float frames : {0.0f, 32.0f}) {
         tree_is_exact_with<2>({{"predict frames", frames}});
         tree_is_exact_with<3>({{"predict frames", frames}});
     }

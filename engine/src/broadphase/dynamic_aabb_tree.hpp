@@ -151,7 +151,7 @@ private:
     bool built_coherent_ = false;
     std::array<Param, 12> params_ = {{{"margin (box size)", 0.1f, 0, 1},
                                       {"margin (average size)", 0.1f, 0, 4},
-                                      {"predict frames", 8, 0, 16},
+                                      {"predict frames", 16, 0, 32},
                                       {"rebuild every K frames", 0, 0, 600},
                                       {"bulk rebuild share", 0.01f, 0, 1},
                                       {"rotations", 1, 0, 1, true},
