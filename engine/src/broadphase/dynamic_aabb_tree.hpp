@@ -11,7 +11,8 @@
 // tree rotations on the way up from an insertion, a spatially coherent proxy order (bodies
 // numbered by the Morton code of their centre, the tree built top-down in that order), a
 // periodic top-down rebuild, a bulk rebuild when many bodies moved at once, and fat boxes
-// stretched along the body's last displacement, new pairs found by one simultaneous
+// stretched along the body's last displacement (at most its own size plus its margin),
+// new pairs found by one simultaneous
 // descent of the trees, pruned to subtrees holding a moved body, instead of one query each,
 // margins jittered per fat box, so that bodies of one speed do not all leave their fat
 // boxes on the same frame (the synchronized waves of re-insertions that make p90 >> mean),
