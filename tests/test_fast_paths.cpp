@@ -98,14 +98,17 @@ TEST(SortedGrid, FoldedLevelsAreExact3D) {
     folded_grid_is_exact<3>();
 }
 
-// Turns off bp's toggles named `name`; returns how many there were.
-template <int D>
-int switch_off(BroadPhase<D>& bp, std::string_view name) {
-    int switched = 0;
-    for (Param& p : bp.params()) {
-        if (std::string_view(p.name) == name) p.value = 0, ++switched;
+using ParamValues = std::initializer_list<std::pair<std::string_view, float>>;
+
+// Sets the named tunables; how many of the names it found.
+std::size_t set_params(std::span<Param> params, ParamValues values) {
+    std::size_t set = 0;
+    for (Param& p : params) {
+        for (const auto& [name, value] : values) {
+            if (std::string_view(p.name) == name) p.value = value, ++set;
+        }
     }
-    return switched;
+    return set;
 }
 
 // `algorithm` with its `parallel` switch on, in an arena of four threads, must give the very
@@ -119,7 +122,7 @@ void parallel_matches_serial(const char* algorithm, std::size_t n,
         BallisticMotion<D> motion(make_scene<D>(scene, n, 9), 0.5f, 9);
         auto serial = make_broadphase<D>(algorithm);
         auto parallel = make_broadphase<D>(algorithm);
-        ASSERT_EQ(switch_off(*serial, parallel_switch), 1) << algorithm;
+        ASSERT_EQ(set_params(serial->params(), {{parallel_switch, 0.0f}}), 1u) << algorithm;
         PairList want, got;
         for (int frame = 0; frame < frames; ++frame) {
             serial->update(motion.boxes(), motion.is_static(), want);
@@ -154,7 +157,7 @@ void eight_lanes_match_four() {
 #endif
     auto four = make_broadphase<D>("sorted-grid");
     auto eight = make_broadphase<D>("sorted-grid");
-    ASSERT_EQ(switch_off(*four, "AVX2"), 1);
+    ASSERT_EQ(set_params(four->params(), {{"AVX2", 0.0f}}), 1u);
     PairList want, got;
     // Pairs of NaN boxes are not defined (run_non_finite): there, only four against eight.
     const auto compare = [&](std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> fixed,
@@ -209,19 +212,6 @@ TEST(SortedGrid, ParallelSortIsExact2D) {
 }
 TEST(SortedGrid, ParallelSortIsExact3D) {
     parallel_sort_is_exact<3>();
-}
-
-using ParamValues = std::initializer_list<std::pair<std::string_view, float>>;
-
-// Sets the named tunables; how many of the names it found.
-std::size_t set_params(std::span<Param> params, ParamValues values) {
-    std::size_t set = 0;
-    for (Param& p : params) {
-        for (const auto& [name, value] : values) {
-            if (std::string_view(p.name) == name) p.value = value, ++set;
-        }
-    }
-    return set;
 }
 
 // The tree with its tunables set to `values` (each name must exist), over enough frames for
