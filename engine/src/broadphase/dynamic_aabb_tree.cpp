@@ -74,7 +74,8 @@ Aabb<D> DynamicAabbTree<D>::fatten(std::uint32_t proxy, const Aabb<D>& box,
     // synchronized waves (one slow frame, then several idle ones). Jittered lifetimes drift
     // apart from one re-insertion to the next, so each frame re-inserts about n / lifetime.
     const float u = jitter_factor(proxy, frame_, jitter());
-    float m = u * (margin_box() * box.largest_side() + margin_avg() * margin_scale_ * avg_extent_);
+    const float side = box.largest_side();
+    float m = u * (margin_box() * side + margin_avg() * margin_scale_ * avg_extent_);
     if (!(m >= 0.0f)) m = 0.0f;
     Aabb<D> fat{box.lo - Vec<D>(m), box.hi + Vec<D>(m)};
     if (predict() > 0.0f) {
@@ -84,7 +85,7 @@ Aabb<D> DynamicAabbTree<D>::fatten(std::uint32_t proxy, const Aabb<D>& box,
         // (2D powerlaw 100k), and fat boxes that long overlapped many neighbours (the step
         // took 22.7 ms at 8 frames, 3.7 with this cap, 3.6 with no stretch).
         Vec<D> d = displacement * (u * predict());
-        const float cap = box.largest_side() + m;
+        const float cap = side + m;
         float reach = 0.0f;
         for (int k = 0; k < D; ++k) reach = std::max(reach, std::abs(d[k]));
         if (reach > cap) d *= cap / reach;

@@ -11,11 +11,11 @@
 // tree rotations on the way up from an insertion, a spatially coherent proxy order (bodies
 // numbered by the Morton code of their centre, the tree built top-down in that order), a
 // periodic top-down rebuild, a bulk rebuild when many bodies moved at once, and fat boxes
-// stretched along the body's last displacement (at most its own size plus its margin),
-// new pairs found by one simultaneous
-// descent of the trees, pruned to subtrees holding a moved body, instead of one query each,
-// margins jittered per fat box, so that bodies of one speed do not all leave their fat
-// boxes on the same frame (the synchronized waves of re-insertions that make p90 >> mean),
+// stretched along the body's last displacement (at most its own size plus its margin), new
+// pairs found by one simultaneous descent of the trees, pruned to subtrees holding a moved
+// body, instead of one query each, margins jittered per fat box, so that bodies of one
+// speed do not all leave their fat boxes on the same frame (the synchronized waves of
+// re-insertions that make p90 >> mean),
 // and, for up to K frames after each top-down build (until its candidate tests grow by a
 // quarter), the built tree's inner boxes grown to hold the moved leaves where a bulk
 // rebuild would be due, and the average-size margin steered by the frame's work.
