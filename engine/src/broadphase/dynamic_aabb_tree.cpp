@@ -316,7 +316,7 @@ void DynamicAabbTree<D>::reinsert_moved() {
     const bool bulk_static = moved_static > bulk_share() * statics;
     const bool bulk_moving = move_buffer_.size() - moved_static > bulk_share() * movers;
     if (bulk_static) build_tree(true);
-    // Between top-down builds, a bulk frame keeps the tree's shape and grows the moved
+    // Between top-down builds, a frame keeps the tree's shape and grows the moved
     // leaves' ancestors to hold their new boxes: with jittered margins a few percent of the
     // bodies move every frame, and a build each frame would cost more than the queries its
     // better shape saves. The shape wears as bodies drift apart (fast, at high speeds), and
@@ -326,7 +326,13 @@ void DynamicAabbTree<D>::reinsert_moved() {
     // speed 0.5 the tests then tripled before they passed that frame's (p99 215 ms, 126 now).
     const bool worn = 4 * last_tests_ > 5 * built_tests_;
     const std::size_t age = frame_ - built_frame_;
-    if (bulk_moving && moving_tree_.in_build_order() && age < refit_frames() && !worn) {
+    // Young, the tree grows its leaves whatever share moved: re-inserting one body breaks
+    // the build order, and the next bulk frame then builds the whole tree. Where the share
+    // hovers about the bulk share, that made a build every few frames (2D centerline 20k at
+    // 0.05).
+    const bool grow = moving_tree_.in_build_order() && age < refit_frames() && !worn;
+    const bool moving_placed = bulk_moving || grow;
+    if (grow && move_buffer_.size() > moved_static) {
         // A climb per moved leaf, not a refit of every node: 2D powerlaw 100k at speed 0.05,
         // 3.2 -> 2.7 ms a frame. On more than one thread the proxy ranges climb at once
         // (see grow_leaf).
@@ -352,7 +358,7 @@ void DynamicAabbTree<D>::reinsert_moved() {
     }
     const bool rotate = rotations();
     for (std::uint32_t p : move_buffer_) {
-        if (static_[p] ? bulk_static : bulk_moving) continue;
+        if (static_[p] ? bulk_static : moving_placed) continue;
         AabbTree<D>& tree = static_[p] ? static_tree_ : moving_tree_;
         tree.remove(leaf_[p], rotate);
         leaf_[p] = tree.insert(fat_[p], p, rotate);
