@@ -17,8 +17,8 @@
 // speed do not all leave their fat boxes on the same frame (the synchronized waves of
 // re-insertions that make p90 >> mean),
 // and, for up to K frames after each top-down build (until its candidate tests grow by a
-// quarter), the built tree's inner boxes grown to hold the moved leaves where a bulk
-// rebuild would be due, and the average-size margin steered by the frame's work.
+// quarter), the built tree's inner boxes grown to hold the moved leaves on every frame,
+// bulk or not, and the average-size margin steered by the frame's work.
 // Proxies are cut into fixed ranges ("lists"): each keeps the fat pairs whose first proxy
 // it holds, so one task per range checks its bodies, filters its pairs and queries for its
 // moved bodies in parallel (oneTBB); ranges depend on n alone, so the output is the same
