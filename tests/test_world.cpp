@@ -93,7 +93,8 @@ template <int D>
 void same_on_one_and_two_threads() {
     for (const auto& [scene, gravity] :
          {std::pair{"uniform", 0.0f}, std::pair{"clusters", 0.0f}, std::pair{"uniform", 9.81f}}) {
-        const auto run = [&](int threads) {
+        // Captured by name: clang 14 (the sanitized build's) cannot capture a binding.
+        const auto run = [&, scene = scene, gravity = gravity](int threads) {
             tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
             World<D> w = make_world<D>(scene, 40000, 3, "sorted-grid");
             w.settings().gravity[1] = -gravity;

@@ -36,7 +36,10 @@ typename HierarchicalHash<D>::Cell HierarchicalHash<D>::cell_of(const Vec<D>& p,
     Cell c;
     for (int k = 0; k < D; ++k) {
         const double t = std::floor((double(p[k]) - double(origin_[k])) * inv_side0_);
-        c[k] = (t <= 0.0 ? 0 : t >= double(kMaxCoord) ? kMaxCoord : static_cast<std::uint64_t>(t)) >>
+        // NaN (a body the physics lost) takes cell 0: casting it would be undefined.
+        c[k] = (!(t > 0.0)               ? 0
+                : t >= double(kMaxCoord) ? kMaxCoord
+                                         : static_cast<std::uint64_t>(t)) >>
                level;
     }
     return c;

@@ -36,8 +36,11 @@ bool contains(const Aabb<D>& outer, const Aabb<D>& inner) {
 
 template <int D>
 std::int32_t SpatialHash<D>::coord(float x) const {
-    const float v = std::clamp(x * inv_cell_, -kCoordLimit, kCoordLimit);
-    return static_cast<std::int32_t>(std::floor(v));
+    // Written so that NaN (a body the physics lost) takes the lowest cell: std::clamp would
+    // pass it through, and casting NaN to an integer is undefined.
+    const float v = x * inv_cell_;
+    const float clamped = v >= -kCoordLimit ? std::min(v, kCoordLimit) : -kCoordLimit;
+    return static_cast<std::int32_t>(std::floor(clamped));
 }
 
 template <int D>
