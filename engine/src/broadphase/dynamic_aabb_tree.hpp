@@ -91,9 +91,12 @@ private:
     // An entry's proxy bits.
     int entry_id_bits() const { return std::max(1, int(std::bit_width(fat_.size()))); }
     std::uint64_t entry_id_mask() const { return (std::uint64_t{1} << entry_id_bits()) - 1; }
-    // Per proxy range: drops the pairs of re-inserted bodies, reports the kept pairs whose
-    // real boxes overlap and, unless `join`, queries the trees for the range's moved bodies.
-    void pair_pass(bool join, PairList& out);
+    // Per proxy range: drops the pairs of re-inserted bodies and reports the kept pairs whose
+    // real boxes overlap (reads no tree).
+    void keep_pairs();
+    // Per proxy range, unless `join`: queries the trees for the range's moved bodies; then
+    // gathers every range's pairs into `out`.
+    void query_moved(bool join, PairList& out);
     void join_new_pairs(PairList& out);
     const AabbTree<D>& tree_of(std::uint32_t proxy) const {
         return static_[proxy] ? static_tree_ : moving_tree_;
