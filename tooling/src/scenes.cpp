@@ -290,9 +290,9 @@ std::vector<Metaball<D>> random_metaballs(int kind, Rng& rng) {
 
 // The model of a set of metaballs, built once per process: a model (its mesh and signature)
 // is the costly part of a blobs scene, one seed gives the same shapes at every n, and tests
-// make the same scene many times (under AddressSanitizer a 3D blobs registry test took 3.0 s,
-// 1.3 with this). Models are immutable, so scenes share them. Bounded: past 256 shapes (a
-// process that went through many seeds) the cache starts again.
+// make the same scene many times (in the clang ASan build a 3D blobs registry test took
+// 2.2-2.4 s, 1.2-1.3 with this). Models are immutable, so scenes share them. Bounded: past
+// 256 shapes (a process that went through many seeds) the cache starts again.
 template <int D>
 std::shared_ptr<const ImplicitModel<D>> shared_model(std::vector<Metaball<D>> balls) {
     std::vector<float> key;
