@@ -154,7 +154,6 @@ private:
     std::array<std::vector<std::uint32_t>, kMaxParts> strays_;
     std::vector<BodyId> order_;
     std::vector<std::uint32_t> keys_;  // global cell of order_[k]
-    std::vector<Aabb<D>> staged_;      // the box of order_[k]
     // The sorted entries, structure of arrays, and where each cell's run starts.
     std::vector<BodyId> ids_;
     std::array<std::vector<float>, D> lo_, hi_;
