@@ -308,9 +308,13 @@ void SortedGrid<D>::sort_bodies(std::span<const Aabb<D>> boxes,
     // Each pass below reads these pointers from copies of its own, which the compiler can
     // keep in registers: through the lambdas' references, every store that may alias them
     // (a byte, a vector's growth) would load them again.
+    // In one part every key is the part's own, so the keys are counted as they are made,
+    // not read again from memory for it (at 1M, 4 bytes a body less to read).
+    const bool one_part = parts_ == 1;
     for_each_part(parts_, [&](std::size_t p) {
         const BodyId* const input = order;
         std::uint32_t* const key = keys;
+        std::uint32_t* const counts = start;
         const std::uint8_t* const level_of = level_of_.data();
         for (std::size_t k = cut(n, parts_, p), end = cut(n, parts_, p + 1); k < end; ++k) {
             if (k + kGatherAhead < end) {
@@ -320,6 +324,7 @@ void SortedGrid<D>::sort_bodies(std::span<const Aabb<D>> boxes,
             const BodyId id = input[k];
             const Level& level = levels_[level_of[id]];
             key[k] = static_cast<std::uint32_t>(cell_index(level, cell_of(level, boxes[id].lo)));
+            if (one_part) ++counts[key[k]];
         }
     });
     // Each part's cells [first[p], first[p + 1]).
@@ -332,23 +337,28 @@ void SortedGrid<D>::sort_bodies(std::span<const Aabb<D>> boxes,
     // do not (strays: bodies that crossed into another part's cells) are listed, and each
     // part then takes the strays aimed at it. A part reads about n / parts keys, not all n.
     std::array<std::uint32_t, kMaxParts> counted{};
-    for_each_part(parts_, [&](std::size_t p) {
-        const std::size_t lo = first[p], span = first[p + 1] - lo;
-        std::vector<std::uint32_t>& strays = strays_[p];
-        strays.clear();
-        std::uint32_t count = 0;
-        const std::uint32_t* const key = keys;
-        std::uint32_t* const counts = start;
-        const std::size_t end = cut(n, parts_, p + 1);
-        for (std::size_t k = cut(n, parts_, p); k < end; ++k) {
-            if (key[k] - lo < span) {
-                ++counts[key[k]], ++count;
-            } else {
-                strays.push_back(static_cast<std::uint32_t>(k));
+    if (one_part) {
+        counted[0] = static_cast<std::uint32_t>(n);
+        strays_[0].clear();
+    } else {
+        for_each_part(parts_, [&](std::size_t p) {
+            const std::size_t lo = first[p], span = first[p + 1] - lo;
+            std::vector<std::uint32_t>& strays = strays_[p];
+            strays.clear();
+            std::uint32_t count = 0;
+            const std::uint32_t* const key = keys;
+            std::uint32_t* const counts = start;
+            const std::size_t end = cut(n, parts_, p + 1);
+            for (std::size_t k = cut(n, parts_, p); k < end; ++k) {
+                if (key[k] - lo < span) {
+                    ++counts[key[k]], ++count;
+                } else {
+                    strays.push_back(static_cast<std::uint32_t>(k));
+                }
             }
-        }
-        counted[p] = count;
-    });
+            counted[p] = count;
+        });
+    }
     for_each_part(parts_, [&](std::size_t p) {  // after every part listed its strays
         const std::size_t lo = first[p], span = first[p + 1] - lo;
         for (std::size_t q = 0; q < parts_; ++q) {
