@@ -408,10 +408,10 @@ void SortedGrid<D>::sort_bodies(std::span<const Aabb<D>> boxes,
         const BodyId* const input = order;
         const Aabb<D>* const box = boxes.data();
         const std::uint8_t* const input_static = is_static.data();
-        // The boxes are gathered again here, not staged in input order by the key pass: at
-        // 1M bodies the staged copy's write and read moved more memory than a second gather
-        // (cachegrind, 32 MB last level, 2D uniform: the sort's last-level misses 1.21M ->
-        // 0.66M a frame).
+        // The boxes are gathered again here, not staged in input order by the key pass: the
+        // staged copy held n more boxes (16 MB at 1M in 2D) and moved more memory than this
+        // second gather (cachegrind, 32 MB last level, 2D uniform 1M: the sort's last-level
+        // misses 1.21M -> 0.66M a frame); the time was the same within the VM's noise.
         const auto place = [=](std::size_t k) {
             if (k >= kGatherAhead) prefetch_read(&box[input[k - kGatherAhead]]);
             const std::uint32_t e = --ends[key[k]];
