@@ -178,6 +178,12 @@ struct ImplicitModel {
     ImplicitMesh<D> mesh;
     Signature<D> signature;
     float tolerance = 1e-4f;  // the |g| a depth refinement reaches (same as the mesh's)
+    // The mesh vertices' indices in Morton order, cut into runs of kVertexRun, and each
+    // run's box: a run whose box misses the other body's box is skipped whole, without
+    // moving its vertices into the other's frame.
+    static constexpr std::size_t kVertexRun = 32;
+    std::vector<std::uint32_t> vertex_order;
+    std::vector<Aabb<D>> vertex_runs;
 
     static std::shared_ptr<const ImplicitModel> build(std::vector<Metaball<D>> balls,
                                                       const ImplicitModelOptions& options = {});
@@ -203,7 +209,7 @@ struct ImplicitCounters {
     std::uint64_t density_evals = 0;   // g evaluated at a surface point
     std::uint64_t gradient_evals = 0;  // g and grad g at an inside point or a contact point
     std::uint64_t refine_evals = 0;    // g in the depth search along the gradient
-    std::uint64_t points_tested = 0;   // surface points transformed into the other frame
+    std::uint64_t points_tested = 0;   // surface points tested against the other body
     std::uint64_t points_skipped = 0;  // of those, skipped by the signature (or its box)
     std::uint64_t inside_points = 0;
 };

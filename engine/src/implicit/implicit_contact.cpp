@@ -17,10 +17,13 @@
 // assume shallow contacts, and the solver should keep them so. A contact thinner than the
 // point spacing where no vertex of either body enters the other (two thin rods crossing) is
 // missed for the same reason.
+#include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
 
 #include "collide/implicit.hpp"
+#include "collide/morton.hpp"
 
 namespace collide {
 namespace {
@@ -32,6 +35,7 @@ struct Deepest {
     Vec<D> source_local{0.0f};  // on the source's surface, source frame
     Vec<D> target_local{0.0f};  // the same point in the target's frame
     Vec<D> direction{0.0f};     // unit outward gradient of the target there
+    std::uint32_t vertex = 0;   // the source's mesh vertex it is
     std::uint32_t inside = 0;
 };
 
@@ -72,31 +76,78 @@ float depth_estimate(const ImplicitShape<D>& shape, float g, const Vec<D>& grad)
     return q * f * (std::pow(f, 1.0f / q) - 1.0f) / len;
 }
 
+// One surface point p (vertex `index`) of the source against the target, q = p in the
+// target's frame.
+template <int D>
+void test_point(const Vec<D>& p, std::uint32_t index, const Mat<D>& rot, const Vec<D>& shift,
+                const ImplicitModel<D>& target, bool use_signature, ImplicitCounters& counters,
+                Deepest<D>& out) {
+    const ImplicitShape<D>& shape = target.shape;
+    const Vec<D> q = rot * p + shift;
+    ++counters.points_tested;
+    if (use_signature && !target.signature.may_be_inside(q)) {
+        ++counters.points_skipped;
+        return;
+    }
+    ++counters.density_evals;
+    if (!(shape.density(q) < 0.0f)) return;
+    ++out.inside;
+    Vec<D> grad;
+    const float g = shape.density_gradient(q, grad);
+    ++counters.gradient_evals;
+    const float estimate = depth_estimate(shape, g, grad);
+    // Ties go to the lower vertex index, so the result does not depend on the visiting order.
+    if (estimate > out.estimate || (out.found && estimate == out.estimate && index < out.vertex)) {
+        out.found = true;
+        out.estimate = estimate;
+        out.vertex = index;
+        out.source_local = p;
+        out.target_local = q;
+        out.direction = outward_at(shape, q, grad);
+    }
+}
+
+// Whether the run's box, moved into the target's frame, can reach the target's box. The
+// moved box is the exact bound of the moved run, widened by far more than the rounding of
+// rot * p + shift; a run it clears holds only points outside the box, which the signature
+// would skip one by one (and which are outside the target with or without it).
+template <int D>
+bool run_may_reach(const Aabb<D>& run, const Mat<D>& rot, const Mat<D>& abs_rot,
+                   const Vec<D>& shift, const Aabb<D>& target_box) {
+    const Vec<D> centre = 0.5f * (run.lo + run.hi);
+    const Vec<D> moved = rot * centre + shift;
+    const Vec<D> reach = abs_rot * (0.5f * run.size()) +
+                         1e-4f * (abs_rot * glm::abs(centre) + glm::abs(shift) + Vec<D>(1.0f));
+    for (int k = 0; k < D; ++k) {
+        if (moved[k] + reach[k] < target_box.lo[k] || moved[k] - reach[k] > target_box.hi[k])
+            return false;
+    }
+    return true;
+}
+
 template <int D>
 void probe(const ImplicitModel<D>& source, const Mat<D>& rot, const Vec<D>& shift,
            const ImplicitModel<D>& target, bool use_signature, ImplicitCounters& counters,
            Deepest<D>& out) {
-    const ImplicitShape<D>& shape = target.shape;
-    for (const Vec<D>& p : source.mesh.vertices) {
-        const Vec<D> q = rot * p + shift;
-        ++counters.points_tested;
-        if (use_signature && !target.signature.may_be_inside(q)) {
-            ++counters.points_skipped;
+    constexpr std::size_t kRun = ImplicitModel<D>::kVertexRun;
+    const std::vector<Vec<D>>& vertices = source.mesh.vertices;
+    const std::vector<std::uint32_t>& order = source.vertex_order;
+    assert(order.size() == vertices.size());
+    assert(source.vertex_runs.size() == (order.size() + kRun - 1) / kRun);
+    Mat<D> abs_rot;
+    for (int c = 0; c < D; ++c) abs_rot[c] = glm::abs(rot[c]);
+    for (std::size_t run = 0; run < source.vertex_runs.size(); ++run) {
+        const std::size_t begin = run * kRun;
+        const std::size_t end = std::min(begin + kRun, order.size());
+        if (use_signature &&
+            !run_may_reach(source.vertex_runs[run], rot, abs_rot, shift, target.signature.box())) {
+            counters.points_tested += end - begin;
+            counters.points_skipped += end - begin;
             continue;
         }
-        ++counters.density_evals;
-        if (!(shape.density(q) < 0.0f)) continue;
-        ++out.inside;
-        Vec<D> grad;
-        const float g = shape.density_gradient(q, grad);
-        ++counters.gradient_evals;
-        const float estimate = depth_estimate(shape, g, grad);
-        if (estimate > out.estimate) {
-            out.found = true;
-            out.estimate = estimate;
-            out.source_local = p;
-            out.target_local = q;
-            out.direction = outward_at(shape, q, grad);
+        for (std::size_t i = begin; i < end; ++i) {
+            test_point(vertices[order[i]], order[i], rot, shift, target, use_signature, counters,
+                       out);
         }
     }
 }
@@ -205,6 +256,32 @@ float depth_along(const ImplicitModel<D>& target, const Vec<D>& q, const Vec<D>&
     return t;
 }
 
+// Morton order on a 1024-per-axis grid over the shape's box keeps each run of vertices in a
+// compact patch of the surface (the mesh's own cell order makes long thin slabs).
+template <int D>
+void order_vertices(ImplicitModel<D>& model) {
+    const std::vector<Vec<D>>& vertices = model.mesh.vertices;
+    const Aabb<D> box = model.shape.local_box();
+    const Vec<D> scale = 1023.0f / glm::max(box.size(), Vec<D>(1e-30f));
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed(vertices.size());
+    for (std::size_t i = 0; i < vertices.size(); ++i) {
+        morton::Coords<D> c;
+        for (int k = 0; k < D; ++k)
+            c[k] = static_cast<std::uint32_t>(
+                std::clamp((vertices[i][k] - box.lo[k]) * scale[k], 0.0f, 1023.0f));
+        keyed[i] = {morton::encode<D>(c), static_cast<std::uint32_t>(i)};
+    }
+    std::sort(keyed.begin(), keyed.end());
+    model.vertex_order.resize(keyed.size());
+    model.vertex_runs.clear();
+    for (std::size_t i = 0; i < keyed.size(); ++i) {
+        model.vertex_order[i] = keyed[i].second;
+        if (i % ImplicitModel<D>::kVertexRun == 0) model.vertex_runs.push_back(Aabb<D>::empty());
+        const Vec<D>& v = vertices[keyed[i].second];
+        model.vertex_runs.back().grow(Aabb<D>{v, v});
+    }
+}
+
 }  // namespace
 
 template <int D>
@@ -254,6 +331,7 @@ std::shared_ptr<const ImplicitModel<D>> ImplicitModel<D>::build(
     model->mesh = polygonize<D>(model->shape, options.mesh);
     model->signature = Signature<D>(model->shape, options.signature_resolution);
     model->tolerance = options.mesh.tolerance;
+    order_vertices(*model);
     return model;
 }
 
