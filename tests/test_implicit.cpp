@@ -1,6 +1,7 @@
 // Implicit bodies: one-metaball spheres against the analytic sphere-sphere contact, the
 // signature never changing a contact, refined vertices on the surface (and closed meshes),
 // sound local boxes and signatures, and refusal of bad metaballs and poses.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -188,6 +189,57 @@ TEST(Implicit, SignatureNeverChangesResult2D) {
 }
 TEST(Implicit, SignatureNeverChangesResult3D) {
     signature_changes_nothing<3>();
+}
+
+// The runs the probe skips whole: every vertex in exactly one run, inside that run's box,
+// and in 3D the runs compact patches (the probe skips little when runs span the shape).
+template <int D>
+void vertex_runs_cover_the_mesh() {
+    Rng rng(D * 5 + 3);
+    for (int s = 0; s < 8; ++s) {
+        const auto model = ImplicitModel<D>::build(random_blob<D>(rng));
+        const auto& vertices = model->mesh.vertices;
+        const auto& order = model->vertex_order;
+        constexpr std::size_t kRun = ImplicitModel<D>::kVertexRun;
+        ASSERT_EQ(order.size(), vertices.size());
+        ASSERT_EQ(model->vertex_runs.size(), (vertices.size() + kRun - 1) / kRun);
+        std::vector<int> seen(vertices.size(), 0);
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            ASSERT_LT(order[i], vertices.size());
+            ++seen[order[i]];
+            const Aabb<D>& run = model->vertex_runs[i / kRun];
+            const Vec<D>& v = vertices[order[i]];
+            ASSERT_TRUE(run.contains(v)) << "shape " << s << " vertex " << order[i];
+        }
+        EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<long>(seen.size()));
+        // The mean side of a run's box, as a share of the shape's box, against runs of the
+        // mesh's own order (cell order: slabs as wide as the shape). In 3D, at the default
+        // resolution, about 0.18 against 0.23-0.35. In 2D a run is a sixth of the outline
+        // whatever the order, so only the cover is checked there.
+        const Aabb<D> shape_box = model->shape.local_box();
+        const auto mean_side = [&](auto vertex_at) {
+            double sum = 0.0;
+            for (std::size_t begin = 0; begin < vertices.size(); begin += kRun) {
+                Aabb<D> run = Aabb<D>::empty();
+                for (std::size_t i = begin; i < std::min(begin + kRun, vertices.size()); ++i)
+                    run.grow(Aabb<D>{vertex_at(i), vertex_at(i)});
+                for (int k = 0; k < D; ++k) sum += run.size()[k] / shape_box.size()[k] / D;
+            }
+            return sum / static_cast<double>(model->vertex_runs.size());
+        };
+        if (D == 3) {
+            const double runs = mean_side([&](std::size_t i) { return vertices[order[i]]; });
+            const double cells = mean_side([&](std::size_t i) { return vertices[i]; });
+            EXPECT_LT(runs, 0.8 * cells) << "shape " << s;
+        }
+    }
+}
+
+TEST(Implicit, VertexRunsCoverTheMesh2D) {
+    vertex_runs_cover_the_mesh<2>();
+}
+TEST(Implicit, VertexRunsCoverTheMesh3D) {
+    vertex_runs_cover_the_mesh<3>();
 }
 
 // A small body wholly inside a big one: only the small body's points see the contact.
