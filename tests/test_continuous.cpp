@@ -139,7 +139,8 @@ std::uint64_t tunnelled_in_bullets(bool swept, const std::string& algorithm) {
     s.settings.swept = swept;
     World<D> w(s.settings, std::move(s.bodies), make_broadphase<D>(algorithm));
     EXPECT_TRUE(w.settings().count_tunnelling) << "the bullets scene counts by itself";
-    TunnellingCheck<D> check(make_broadphase<D>("sort-and-sweep"));
+    // The sorted grid sweeps the paths at a third of sort-and-sweep's cost under ASan.
+    TunnellingCheck<D> check(make_broadphase<D>("sorted-grid"));
     for (int i = 0; i < 120; ++i) step_counting_tunnelling(w, check);
     return check.count().total;
 }
