@@ -214,7 +214,7 @@ void vertex_runs_cover_the_mesh() {
         EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<long>(seen.size()));
         // The mean side of a run's box, as a share of the shape's box, against runs of the
         // mesh's own order (cell order: slabs as wide as the shape). In 3D, at the default
-        // resolution, about 0.18 against 0.23-0.35. In 2D a run is a sixth of the outline
+        // resolution, about 0.18 against 0.23-0.35. In 2D a run is a quarter of the outline
         // whatever the order, so only the cover is checked there.
         const Aabb<D> shape_box = model->shape.local_box();
         const auto mean_side = [&](auto vertex_at) {
