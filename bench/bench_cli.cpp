@@ -15,6 +15,7 @@
 #include "collide/registry.hpp"
 #include "peers/compiled_isa.hpp"
 #include "subjects.hpp"
+#include "tooling/cli11_setup.hpp"
 #include "tooling/cli_support.hpp"
 #include "tooling/parse.hpp"
 #include "tooling/scenes.hpp"

@@ -12,6 +12,7 @@
 #include "collide/gpu/catalog.hpp"
 #include "cli/controls.hpp"
 #include "cli/presets.hpp"
+#include "tooling/cli11_setup.hpp"
 #include "tooling/cli_support.hpp"
 #include "tooling/parse.hpp"
 #include "tooling/scene_names.hpp"
