@@ -1,11 +1,12 @@
 // The narrow phase between implicit bodies, and the models they share.
 //
 // Each body's surface points go into the other's frame and are tested against its density
-// (skipped where the other's signature proves them outside). Both directions are needed: a
-// small body wholly inside a big one has all its points inside the big one and none of the big
-// one's inside it. Among the inside points, the deepest is the one with the largest first-order
-// distance estimate (depth_estimate below); from it we search along the gradient for the surface
-// (bracket, then bisection to |g| < tolerance), and that distance is the depth. The normal is
+// (skipped where the other's signature proves them outside, and whole runs of them where the
+// run's box misses the other's box). Both directions are needed: a small body wholly inside a
+// big one has all its points inside the big one and none of the big one's inside it. Among the
+// inside points, the deepest is the one with the largest first-order distance estimate
+// (depth_estimate below); from it we search along the gradient for the surface (bracket, then
+// bisection to |g| < tolerance), and that distance is the depth. The normal is
 // the other body's gradient direction at the surface point found, turned to point from A to B.
 // The deepest vertex is then polished along its own surface (see polish), so for two spheres
 // depth and normal are exact up to the tolerances, not the sampling.
@@ -114,10 +115,11 @@ void test_point(const Vec<D>& p, std::uint32_t index, const Mat<D>& rot, const V
 template <int D>
 bool run_may_reach(const Aabb<D>& run, const Mat<D>& rot, const Mat<D>& abs_rot,
                    const Vec<D>& shift, const Aabb<D>& target_box) {
-    const Vec<D> centre = 0.5f * (run.lo + run.hi);
+    const Vec<D> centre = 0.5f * (run.lo + run.hi), half = 0.5f * run.size();
     const Vec<D> moved = rot * centre + shift;
-    const Vec<D> reach = abs_rot * (0.5f * run.size()) +
-                         1e-4f * (abs_rot * glm::abs(centre) + glm::abs(shift) + Vec<D>(1.0f));
+    // |p| <= |centre| + half for every p of the run: the rounding is a few ulps of that.
+    const Vec<D> rounding = abs_rot * (glm::abs(centre) + half) + glm::abs(shift) + Vec<D>(1.0f);
+    const Vec<D> reach = abs_rot * half + 1e-4f * rounding;
     for (int k = 0; k < D; ++k) {
         if (moved[k] + reach[k] < target_box.lo[k] || moved[k] - reach[k] > target_box.hi[k])
             return false;
