@@ -7,6 +7,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 
 #include "collide/registry.hpp"
 #include "collide/tunnelling_check.hpp"
@@ -68,8 +69,12 @@ void head_on_swap() {
     EXPECT_LT(w.bodies().pos[0][0], w.bodies().pos[1][0]);
 }
 
-TEST(Blobs, HeadOnSpheresSwapVelocities2D) { head_on_swap<2>(); }
-TEST(Blobs, HeadOnSpheresSwapVelocities3D) { head_on_swap<3>(); }
+TEST(Blobs, HeadOnSpheresSwapVelocities2D) {
+    head_on_swap<2>();
+}
+TEST(Blobs, HeadOnSpheresSwapVelocities3D) {
+    head_on_swap<3>();
+}
 
 // A circle/sphere against an implicit sphere goes through the same test and bounces the same.
 TEST(Blobs, PlainCircleAgainstImplicitBounces) {
@@ -117,8 +122,61 @@ void blob_rests_on_blob() {
     EXPECT_LT(w.contacts().front().depth, 0.1f);
 }
 
-TEST(Blobs, BlobRestsOnStaticBlob2D) { blob_rests_on_blob<2>(); }
-TEST(Blobs, BlobRestsOnStaticBlob3D) { blob_rests_on_blob<3>(); }
+TEST(Blobs, BlobRestsOnStaticBlob2D) {
+    blob_rests_on_blob<2>();
+}
+TEST(Blobs, BlobRestsOnStaticBlob3D) {
+    blob_rests_on_blob<3>();
+}
+
+// The narrow phase's chunks of pairs run in parallel: one and two threads give the same
+// world, implicit contacts and work, at a size where the pairs fill several chunks.
+template <int D>
+void same_on_one_and_two_threads() {
+    struct Run {
+        std::vector<Vec<D>> pos, vel;
+        std::vector<ImplicitContactInfo<D>> contacts;
+        std::uint64_t tests = 0, density_evals = 0, points_tested = 0;
+    };
+    const auto run = [](int threads) {
+        tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+        World<D> w = blobs_world<D>(D == 2 ? 3000 : 1000, 7, "sorted-grid");
+        Run r;
+        for (int i = 0; i < 12; ++i) {
+            w.step();
+            r.tests += w.implicit_tests();
+            r.density_evals += w.implicit_counters().density_evals;
+            r.points_tested += w.implicit_counters().points_tested;
+        }
+        r.pos = w.bodies().pos;
+        r.vel = w.bodies().vel;
+        r.contacts = w.implicit_contacts();
+        return r;
+    };
+    const Run one = run(1), two = run(2);
+    // A chunk holds about four implicit tests (implicit_bodies.cpp): over 16 a step fill
+    // several (22 in 2D, 60 in 3D measured).
+    EXPECT_GT(one.tests / 12, 16u) << "several chunks of implicit tests";
+    EXPECT_FALSE(one.contacts.empty());
+    EXPECT_EQ(one.pos, two.pos);
+    EXPECT_EQ(one.vel, two.vel);
+    EXPECT_EQ(one.tests, two.tests);
+    EXPECT_EQ(one.density_evals, two.density_evals);
+    EXPECT_EQ(one.points_tested, two.points_tested);
+    ASSERT_EQ(one.contacts.size(), two.contacts.size());
+    for (std::size_t i = 0; i < one.contacts.size(); ++i) {
+        EXPECT_EQ(one.contacts[i].a, two.contacts[i].a);
+        EXPECT_EQ(one.contacts[i].b, two.contacts[i].b);
+        EXPECT_EQ(one.contacts[i].point, two.contacts[i].point);
+        EXPECT_EQ(one.contacts[i].depth, two.contacts[i].depth);
+    }
+}
+TEST(Blobs, SameOnOneAndTwoThreads2D) {
+    same_on_one_and_two_threads<2>();
+}
+TEST(Blobs, SameOnOneAndTwoThreads3D) {
+    same_on_one_and_two_threads<3>();
+}
 
 template <int D>
 void scene_shape() {
@@ -131,8 +189,12 @@ void scene_shape() {
     EXPECT_EQ(two.bodies.shape[0], 0);
     EXPECT_EQ(two.bodies.shape[1], 1);
 }
-TEST(Blobs, SceneHasAFewDozenImplicitBodies2D) { scene_shape<2>(); }
-TEST(Blobs, SceneHasAFewDozenImplicitBodies3D) { scene_shape<3>(); }
+TEST(Blobs, SceneHasAFewDozenImplicitBodies2D) {
+    scene_shape<2>();
+}
+TEST(Blobs, SceneHasAFewDozenImplicitBodies3D) {
+    scene_shape<3>();
+}
 
 // Every broad phase gives the same world, and the signature changes the work, not the world.
 template <int D>
@@ -159,8 +221,12 @@ void same_world_everywhere(std::size_t n, int steps) {
         expect_same_state(ref, other);
     }
 }
-TEST(Blobs, SameWorldWithEveryBroadPhaseAndSignature2D) { same_world_everywhere<2>(300, 120); }
-TEST(Blobs, SameWorldWithEveryBroadPhaseAndSignature3D) { same_world_everywhere<3>(100, 30); }
+TEST(Blobs, SameWorldWithEveryBroadPhaseAndSignature2D) {
+    same_world_everywhere<2>(300, 120);
+}
+TEST(Blobs, SameWorldWithEveryBroadPhaseAndSignature3D) {
+    same_world_everywhere<3>(100, 30);
+}
 
 template <int D>
 void energy_bounded(int steps) {
@@ -176,8 +242,12 @@ void energy_bounded(int steps) {
     for (std::size_t i = 0; i < b.size(); ++i)
         for (int k = 0; k < D; ++k) ASSERT_TRUE(std::isfinite(b.pos[i][k]));
 }
-TEST(Blobs, EnergyStaysBounded2D) { energy_bounded<2>(400); }
-TEST(Blobs, EnergyStaysBounded3D) { energy_bounded<3>(150); }
+TEST(Blobs, EnergyStaysBounded2D) {
+    energy_bounded<2>(400);
+}
+TEST(Blobs, EnergyStaysBounded3D) {
+    energy_bounded<3>(150);
+}
 
 // Swept steps and the tunnelling count run with implicit bodies (bounding spheres for the
 // time of impact; implicit pairs are left out of the tunnelling count).
@@ -249,7 +319,8 @@ void expect_refused(const std::string& text, const std::string& expected) {
 }
 
 TEST(Blobs, CsvRefusesBadImplicitBodies) {
-    expect_refused("x,y,r\nimplicit,1,1,0,0,0,0\n", "bad_blob.csv:2: implicit body has no metaball");
+    expect_refused("x,y,r\nimplicit,1,1,0,0,0,0\n",
+                   "bad_blob.csv:2: implicit body has no metaball");
     expect_refused("x,y,r\nimplicit,1,1,0,0,0,0\nimplicit,5,5,0,0,0,0\nmetaball,0,0,1,2\n",
                    "bad_blob.csv:2: implicit body has no metaball");
     expect_refused("x,y,r\nimplicit,1,1,0,0,0,0\nmetaball,0,0,0,2\n",

@@ -54,8 +54,9 @@ public:
     // pose the body started the step at.
     void set_boxes(const Bodies<D>& bodies, std::span<const Vec<D>> start_pos,
                    std::span<Aabb<D>> boxes) const;
-    // The narrow phase of a world with implicit bodies: the pairs are visited in (a, b) order
-    // so the contacts come out sorted.
+    // The narrow phase of a world with implicit bodies, on oneTBB: the pairs are visited in
+    // (a, b) order, in fixed chunks joined in order, so the contacts come out sorted and the
+    // same whatever the thread count.
     void find_contacts(const Bodies<D>& bodies, std::span<const Pair> pairs, bool use_signature,
                        std::vector<Contact<D>>& out);
     // Each implicit contact's offset, aligned with `contacts` (both sorted by pair), for the
@@ -69,8 +70,8 @@ public:
     // The last narrow phase's implicit contacts, sorted by (a, b).
     const std::vector<ImplicitContactInfo<D>>& contacts() const { return info_; }
     // Puts back what a restored step found (World::restore); nothing here feeds the next step.
-    void set_last_step(std::vector<ImplicitContactInfo<D>> contacts, const ImplicitCounters& counters,
-                       std::uint64_t tests) {
+    void set_last_step(std::vector<ImplicitContactInfo<D>> contacts,
+                       const ImplicitCounters& counters, std::uint64_t tests) {
         info_ = std::move(contacts);
         counters_ = counters;
         tests_ = tests;
@@ -79,14 +80,27 @@ public:
     std::shared_ptr<const ImplicitModel<D>> sphere_model(float radius);
 
 private:
-    bool implicit_pair(const Bodies<D>& bodies, const Pair& p, bool use_signature, Contact<D>& c);
+    // What one chunk of the narrow phase's pairs found.
+    struct Found {
+        std::vector<Contact<D>> contacts;
+        std::vector<ImplicitContactInfo<D>> info;
+        ImplicitCounters counters;
+        std::uint64_t tests = 0;
+    };
+    void implicit_pair(const Bodies<D>& bodies, const Pair& p, bool use_signature,
+                       Found& found) const;
+    // sphere_model(radius) if it is built, else null; safe from several threads.
+    std::shared_ptr<const ImplicitModel<D>> cached_sphere_model(float radius) const;
+    using SphereModel = std::pair<float, std::shared_ptr<const ImplicitModel<D>>>;
 
     bool any_ = false;
-    std::vector<Rotation<D>> start_rot_;  // swept boxes: the pose at the start of the step
-    std::vector<std::pair<float, std::shared_ptr<const ImplicitModel<D>>>> sphere_models_;
+    std::vector<Rotation<D>> start_rot_;      // swept boxes: the pose at the start of the step
+    std::vector<SphereModel> sphere_models_;  // sorted by radius
     std::vector<Pair> sorted_pairs_;
     std::vector<ContactOffset<D>> offsets_;
     std::vector<ImplicitContactInfo<D>> info_;
+    std::vector<std::size_t> chunk_starts_;  // the narrow phase's chunks of sorted_pairs_
+    std::vector<Found> found_;               // per chunk, kept for their allocations
     ImplicitCounters counters_;
     std::uint64_t tests_ = 0;
 };

@@ -4,6 +4,9 @@
 #include <cassert>
 #include <numbers>
 
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
+
 namespace collide {
 
 template <int D>
@@ -72,61 +75,134 @@ void ImplicitBodies<D>::set_boxes(const Bodies<D>& bodies, std::span<const Vec<D
     }
 }
 
+namespace {
+
+// The key of a circle/sphere's model: a point still needs a surface to sample.
+float sphere_key(float radius) {
+    return std::max(radius, 1e-3f);
+}
+
+template <typename Entry>
+bool radius_below(const Entry& entry, float key) {
+    return entry.first < key;
+}
+
+// Bounding spheres apart: no contact (the radius is conservative, see bounding_radius).
+// Rotated boxes overlap far more often than the shapes, so this skips most tests.
+template <int D>
+bool bounding_spheres_touch(const Bodies<D>& bodies, const Pair& p) {
+    const Vec<D> d = bodies.pos[p.b] - bodies.pos[p.a];
+    const float reach = bodies.radius[p.a] + bodies.radius[p.b];
+    return glm::dot(d, d) <= reach * reach;
+}
+
+void add(ImplicitCounters& to, const ImplicitCounters& from) {
+    to.density_evals += from.density_evals;
+    to.gradient_evals += from.gradient_evals;
+    to.refine_evals += from.refine_evals;
+    to.points_tested += from.points_tested;
+    to.points_skipped += from.points_skipped;
+    to.inside_points += from.inside_points;
+}
+
+}  // namespace
+
+template <int D>
+std::shared_ptr<const ImplicitModel<D>> ImplicitBodies<D>::cached_sphere_model(float radius) const {
+    const float r = sphere_key(radius);
+    const auto it = std::lower_bound(sphere_models_.begin(), sphere_models_.end(), r,
+                                     radius_below<SphereModel>);
+    return it != sphere_models_.end() && it->first == r ? it->second : nullptr;
+}
+
 template <int D>
 std::shared_ptr<const ImplicitModel<D>> ImplicitBodies<D>::sphere_model(float radius) {
-    const float r = std::max(radius, 1e-3f);  // a point still needs a surface to sample
-    const auto it =
-        std::lower_bound(sphere_models_.begin(), sphere_models_.end(), r,
-                         [](const auto& entry, float key) { return entry.first < key; });
-    if (it != sphere_models_.end() && it->first == r) return it->second;
+    if (auto model = cached_sphere_model(radius)) return model;
+    const float r = sphere_key(radius);
     auto model = make_sphere_model<D>(r);
-    sphere_models_.insert(it, {r, model});
+    sphere_models_.insert(std::lower_bound(sphere_models_.begin(), sphere_models_.end(), r,
+                                           radius_below<SphereModel>),
+                          {r, model});
     return model;
 }
 
 // Implicit bodies against implicit bodies or circles/spheres (a circle/sphere is the exact
 // one-metaball model of its radius, built once per distinct radius).
 template <int D>
-bool ImplicitBodies<D>::implicit_pair(const Bodies<D>& bodies, const Pair& p, bool use_signature,
-                                      Contact<D>& c) {
+void ImplicitBodies<D>::implicit_pair(const Bodies<D>& bodies, const Pair& p, bool use_signature,
+                                      Found& found) const {
     const auto body = [this, &bodies](BodyId id) {
         ImplicitBody<D> out;
         out.model = bodies.is_implicit(id) ? bodies.models[bodies.shape[id]]
-                                           : sphere_model(bodies.radius[id]);
+                                           : cached_sphere_model(bodies.radius[id]);
+        assert(out.model && "find_contacts builds the sphere models before the tests");
         out.pose = bodies.pose(id);
         return out;
     };
-    // Bounding spheres apart: no contact (the radius is conservative, see bounding_radius).
-    // Rotated boxes overlap far more often than the shapes, so this skips most tests.
-    const Vec<D> d = bodies.pos[p.b] - bodies.pos[p.a];
-    const float reach = bodies.radius[p.a] + bodies.radius[p.b];
-    if (glm::dot(d, d) > reach * reach) return false;
-    ++tests_;
+    if (!bounding_spheres_touch(bodies, p)) return;
+    ++found.tests;
     const auto hit =
-        implicit_contact<D>(body(p.a), body(p.b), ContactOptions{use_signature}, counters_);
-    if (!hit) return false;
-    c = {p.a, p.b, hit->normal, hit->depth};
-    info_.push_back({p.a, p.b, hit->point, hit->normal, hit->depth, d});
-    return true;
+        implicit_contact<D>(body(p.a), body(p.b), ContactOptions{use_signature}, found.counters);
+    if (!hit) return;
+    found.contacts.push_back({p.a, p.b, hit->normal, hit->depth});
+    found.info.push_back(
+        {p.a, p.b, hit->point, hit->normal, hit->depth, bodies.pos[p.b] - bodies.pos[p.a]});
 }
 
 template <int D>
 void ImplicitBodies<D>::find_contacts(const Bodies<D>& bodies, std::span<const Pair> pairs,
                                       bool use_signature, std::vector<Contact<D>>& out) {
     sorted_pairs_.assign(pairs.begin(), pairs.end());
-    std::sort(sorted_pairs_.begin(), sorted_pairs_.end());
+    tbb::parallel_sort(sorted_pairs_.begin(), sorted_pairs_.end());  // unique: one order
+    // One serial pass builds the sphere models the tests need (the parallel tests only read
+    // the cache) and cuts the pairs into chunks of about equal work: an implicit test costs
+    // about as much as a thousand sphere tests, and the implicit bodies' pairs bunch up in
+    // (a, b) order. The cuts depend on the pairs alone, not on the thread count.
+    constexpr std::size_t kImplicitCost = 1000, kChunkCost = 4096;
+    chunk_starts_.assign(1, 0);
+    std::size_t cost = 0;
+    for (std::size_t i = 0; i < sorted_pairs_.size(); ++i) {
+        const Pair& p = sorted_pairs_[i];
+        const bool a = bodies.is_implicit(p.a), b = bodies.is_implicit(p.b);
+        const bool test = (a || b) && bounding_spheres_touch(bodies, p);
+        if (test && a != b) sphere_model(bodies.radius[a ? p.b : p.a]);
+        cost += test ? kImplicitCost : 1;
+        if (cost >= kChunkCost) {
+            chunk_starts_.push_back(i + 1);
+            cost = 0;
+        }
+    }
+    if (chunk_starts_.back() != sorted_pairs_.size()) chunk_starts_.push_back(sorted_pairs_.size());
+    // Each chunk into its own lists, joined in chunk order: the same contacts, info and
+    // counters as one pass in (a, b) order.
+    const std::size_t chunks = chunk_starts_.size() - 1;
+    found_.resize(chunks);
+    tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t k) {
+        Found& f = found_[k];
+        f.contacts.clear();
+        f.info.clear();
+        f.counters = {};
+        f.tests = 0;
+        Contact<D> c;
+        for (std::size_t i = chunk_starts_[k]; i < chunk_starts_[k + 1]; ++i) {
+            const Pair& p = sorted_pairs_[i];
+            if (bodies.is_implicit(p.a) || bodies.is_implicit(p.b)) {
+                implicit_pair(bodies, p, use_signature, f);
+            } else if (sphere_contact<D>(bodies.pos[p.a], bodies.radius[p.a], bodies.pos[p.b],
+                                         bodies.radius[p.b], c)) {
+                c.a = p.a;
+                c.b = p.b;
+                f.contacts.push_back(c);
+            }
+        }
+    });
     out.clear();
     info_.clear();
-    Contact<D> c;
-    for (const Pair& p : sorted_pairs_) {
-        if (bodies.is_implicit(p.a) || bodies.is_implicit(p.b)) {
-            if (implicit_pair(bodies, p, use_signature, c)) out.push_back(c);
-        } else if (sphere_contact<D>(bodies.pos[p.a], bodies.radius[p.a], bodies.pos[p.b],
-                                     bodies.radius[p.b], c)) {
-            c.a = p.a;
-            c.b = p.b;
-            out.push_back(c);
-        }
+    for (const Found& f : found_) {
+        out.insert(out.end(), f.contacts.begin(), f.contacts.end());
+        info_.insert(info_.end(), f.info.begin(), f.info.end());
+        add(counters_, f.counters);
+        tests_ += f.tests;
     }
 }
 
