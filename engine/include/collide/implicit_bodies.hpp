@@ -55,8 +55,8 @@ public:
     void set_boxes(const Bodies<D>& bodies, std::span<const Vec<D>> start_pos,
                    std::span<Aabb<D>> boxes) const;
     // The narrow phase of a world with implicit bodies, on oneTBB: the pairs are visited in
-    // (a, b) order, in fixed chunks joined in order, so the contacts come out sorted and the
-    // same whatever the thread count.
+    // (a, b) order, in chunks of about equal work cut from the pairs alone and joined in
+    // order, so the contacts come out sorted and the same whatever the thread count.
     void find_contacts(const Bodies<D>& bodies, std::span<const Pair> pairs, bool use_signature,
                        std::vector<Contact<D>>& out);
     // Each implicit contact's offset, aligned with `contacts` (both sorted by pair), for the
