@@ -178,7 +178,9 @@ void ImplicitBodies<D>::find_contacts(const Bodies<D>& bodies, std::span<const P
     const std::size_t chunks = chunk_starts_.size() - 1;
     found_.resize(chunks);
     tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t k) {
-        Found& f = found_[k];
+        // Filled on the task's own stack, not in place: the counters go up once a surface
+        // point, and neighbouring chunks' counters share cache lines.
+        Found f = std::move(found_[k]);
         f.contacts.clear();
         f.info.clear();
         f.counters = {};
@@ -195,6 +197,7 @@ void ImplicitBodies<D>::find_contacts(const Bodies<D>& bodies, std::span<const P
                 f.contacts.push_back(c);
             }
         }
+        found_[k] = std::move(f);
     });
     out.clear();
     info_.clear();
