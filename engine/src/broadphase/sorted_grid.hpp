@@ -21,7 +21,9 @@
 // axis spread over all slots: far cells then share a slot (their bodies are extra
 // candidates, rejected by the box test), but the cells stay as small as the bodies. Neighbours keep
 // their constant offsets, so the forward runs stay contiguous. With many bodies and threads, the
-// sort runs in parts of the cells, one per thread.
+// sort runs in parts of the cells, one per thread. On one thread the scatter, which fills the
+// entries from the back, sweeps each chunk of them for pairs as soon as its cells are final,
+// while they are still in cache, and writes the pairs straight to the output.
 #pragma once
 
 #include <array>
@@ -33,8 +35,8 @@
 #include <emmintrin.h>
 #endif
 
-#include "broadphase/common/engine_broadphase.hpp"
 #include "broadphase/common/chunked_sweep.hpp"
+#include "broadphase/common/engine_broadphase.hpp"
 #include "collide/broadphase.hpp"
 
 namespace collide {
@@ -63,6 +65,10 @@ public:
     BroadPhaseStats stats() const override;
     void validate() const override;
     std::span<Param> params() override { return params_; }
+    // Last update's chunks of entries, and how many of them the scatter swept as it placed
+    // them (on one thread; the rest are swept after the sort).
+    std::size_t chunks() const { return within_.chunks(); }
+    std::size_t chunks_swept_in_sort() const { return swept_in_sort_; }
 
 private:
     using Cell = std::array<std::int64_t, D>;
@@ -92,7 +98,12 @@ private:
     // side.
     float assign_levels(std::span<const Aabb<D>> boxes);
     void size_grids();
-    void sort_bodies(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
+    // With `sweep_as_placed` (one part, swept on this thread), the scatter sweeps each chunk
+    // of entries for pairs as soon as its cells are final.
+    void sort_bodies(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                     bool sweep_as_placed);
+    // Sweeps (within_.sweep_tail) the chunks of entries whose cells, from `cell` on, are final.
+    void sweep_final_entries(std::size_t cell);
     std::int64_t axis_cell(const Level& level, float v, int k) const;
     Cell cell_of(const Level& level, const Vec<D>& p) const;
     std::size_t cell_index(const Level& level, const Cell& c) const;
@@ -104,6 +115,11 @@ private:
     void choose_scans();
     // Pairs of the sorted entries [e0, e1) with the forward half of their level's neighbours.
     void pairs_within(std::size_t e0, std::size_t e1, PairList& out, std::uint64_t& tests) const;
+    auto sweep_within() const {
+        return [this](std::size_t e0, std::size_t e1, PairList& out, std::uint64_t& tests) {
+            pairs_within(e0, e1, out, tests);
+        };
+    }
     template <bool kTrack, bool kEightLanes>
     void pairs_within_runs(std::size_t e0, std::size_t e1, PairList& out,
                            std::uint64_t& tests) const;
@@ -153,7 +169,8 @@ private:
     // cells.
     std::array<std::vector<std::uint32_t>, kMaxParts> strays_;
     std::vector<BodyId> order_;
-    std::vector<std::uint32_t> keys_;  // global cell of order_[k]
+    std::vector<std::uint32_t> keys_;       // global cell of order_[k]
+    std::vector<std::uint32_t> key_bound_;  // see sort_bodies
     // The sorted entries, structure of arrays, and where each cell's run starts.
     std::vector<BodyId> ids_;
     std::array<std::vector<float>, D> lo_, hi_;
@@ -161,6 +178,7 @@ private:
     std::vector<std::uint32_t> start_;  // global cells + 1
     std::vector<float> sample_;
     ChunkedSweep within_, across_;
+    std::size_t swept_in_sort_ = 0;
     using EngineBroadPhase<D>::costs_;
     std::size_t occupied_ = 0;
     // Per level: fold its grid (its bodies crowded coarsened cells), and its bodies then.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -27,26 +28,44 @@ public:
     template <typename SweepRows>
     void run(std::size_t rows, std::size_t rows_per_chunk, const SweepRows& sweep_rows,
              PairList& out) {
-        const std::size_t chunks =
-            std::max<std::size_t>(1, (rows + rows_per_chunk - 1) / rows_per_chunk);
-        pairs_.resize(chunks);
-        tests_.assign(chunks, 0);
-        const auto sweep_chunk = [&](std::size_t c) {
-            // The chunk's list and count live on this thread's stack while it sweeps (a move,
-            // no copy): neighbouring chunks' list headers and counts share cache lines, and
-            // written in place at every pair, the cores fight over those lines at 16 threads.
-            PairList pairs = std::move(pairs_[c]);
-            std::uint64_t tests = 0;
-            pairs.clear();
-            sweep_rows(c * rows_per_chunk, std::min(rows, (c + 1) * rows_per_chunk), pairs, tests);
-            pairs_[c] = std::move(pairs);
-            tests_[c] = tests;
-        };
-        if (chunks == 1) {
-            sweep_chunk(0);
-        } else {
-            tbb::parallel_for(std::size_t{0}, chunks, sweep_chunk);
+        sweep_chunks(rows, rows_per_chunk, sweep_rows);
+        append_in_order(pairs_, offsets_, out);
+    }
+
+    // The same chunks swept from the last to the first, for a caller that makes its rows final
+    // from the back (the sorted grid's scatter), and joined in that order. begin_from_back(),
+    // then sweep_tail(first, ...) whenever rows [first, rows) are final: it sweeps the chunks
+    // wholly inside them at once, while their rows are still in cache. Serial ones are swept
+    // on the calling thread straight into `out` (no lists to join), so sweep_tail may only be
+    // called then. finish() sweeps the rest (in parallel unless serial). Either way the output
+    // is the same: the chunks' pairs, last chunk first.
+    void begin_from_back(std::size_t rows, std::size_t rows_per_chunk, bool serial, PairList& out) {
+        rows_ = rows;
+        rows_per_chunk_ = rows_per_chunk;
+        unswept_ = std::max<std::size_t>(1, (rows + rows_per_chunk - 1) / rows_per_chunk);
+        direct_ = serial ? &out : nullptr;
+        tests_.assign(unswept_, 0);
+        if (!serial) pairs_.resize(unswept_);
+    }
+    template <typename SweepRows>
+    void sweep_tail(std::size_t first_row, const SweepRows& sweep_rows) {
+        assert(direct_ != nullptr);
+        while (unswept_ > 0 && (unswept_ - 1) * rows_per_chunk_ >= first_row) {
+            --unswept_;
+            sweep_rows(unswept_ * rows_per_chunk_,
+                       std::min(rows_, (unswept_ + 1) * rows_per_chunk_), *direct_,
+                       tests_[unswept_]);
         }
+    }
+    template <typename SweepRows>
+    void finish(const SweepRows& sweep_rows, PairList& out) {
+        if (direct_ != nullptr) {
+            sweep_tail(0, sweep_rows);
+            direct_ = nullptr;
+            return;
+        }
+        sweep_chunks(rows_, rows_per_chunk_, sweep_rows);
+        std::reverse(pairs_.begin(), pairs_.end());
         append_in_order(pairs_, offsets_, out);
     }
 
@@ -69,6 +88,10 @@ public:
         }
     }
 
+    // The chunks begin_from_back() made that are still to sweep.
+    std::size_t unswept() const { return unswept_; }
+    std::size_t chunks() const { return tests_.size(); }
+
     std::uint64_t tests() const {
         return std::accumulate(tests_.begin(), tests_.end(), std::uint64_t{0});
     }
@@ -79,6 +102,35 @@ public:
     }
 
 private:
+    // Every chunk into its own list (pairs_), in parallel.
+    template <typename SweepRows>
+    void sweep_chunks(std::size_t rows, std::size_t rows_per_chunk, const SweepRows& sweep_rows) {
+        const std::size_t chunks =
+            std::max<std::size_t>(1, (rows + rows_per_chunk - 1) / rows_per_chunk);
+        pairs_.resize(chunks);
+        tests_.assign(chunks, 0);
+        const auto sweep_chunk = [&](std::size_t c) {
+            // The chunk's list and count live on this thread's stack while it sweeps (a move,
+            // no copy): neighbouring chunks' list headers and counts share cache lines, and
+            // written in place at every pair, the cores fight over those lines at 16 threads.
+            PairList pairs = std::move(pairs_[c]);
+            std::uint64_t tests = 0;
+            pairs.clear();
+            sweep_rows(c * rows_per_chunk, std::min(rows, (c + 1) * rows_per_chunk), pairs, tests);
+            pairs_[c] = std::move(pairs);
+            tests_[c] = tests;
+        };
+        if (chunks == 1) {
+            sweep_chunk(0);
+        } else {
+            tbb::parallel_for(std::size_t{0}, chunks, sweep_chunk);
+        }
+    }
+
+    // begin_from_back's state: the rows, and chunks [0, unswept_) still to sweep, into
+    // direct_ when serial.
+    std::size_t rows_ = 0, rows_per_chunk_ = 1, unswept_ = 0;
+    PairList* direct_ = nullptr;
     std::vector<PairList> pairs_;
     std::vector<std::uint64_t> tests_;
     std::vector<std::size_t> offsets_;  // where each chunk's pairs go in the joined list
