@@ -809,7 +809,6 @@ void SortedGrid<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
     const bool serial = !parallel() || threads_allowed() == 1;
     within_.begin_from_back(n, kEntriesPerChunk, serial, out);
     sort_bodies(boxes, is_static, serial);
-    swept_in_sort_ = within_.chunks() - within_.unswept();
     // The entries of the levels that scan others, a contiguous range (levels sort in order).
     std::size_t first = n, last = 0;
     for (const Level& level : levels_) {

@@ -68,7 +68,7 @@ public:
     // Last update's chunks of entries, and how many of them the scatter swept as it placed
     // them (on one thread; the rest are swept after the sort).
     std::size_t chunks() const { return within_.chunks(); }
-    std::size_t chunks_swept_in_sort() const { return swept_in_sort_; }
+    std::size_t chunks_swept_in_sort() const { return within_.swept_early(); }
 
 private:
     using Cell = std::array<std::int64_t, D>;
@@ -178,7 +178,6 @@ private:
     std::vector<std::uint32_t> start_;  // global cells + 1
     std::vector<float> sample_;
     ChunkedSweep within_, across_;
-    std::size_t swept_in_sort_ = 0;
     using EngineBroadPhase<D>::costs_;
     std::size_t occupied_ = 0;
     // Per level: fold its grid (its bodies crowded coarsened cells), and its bodies then.

@@ -42,10 +42,9 @@ public:
     void begin_from_back(std::size_t rows, std::size_t rows_per_chunk, bool serial, PairList& out) {
         rows_ = rows;
         rows_per_chunk_ = rows_per_chunk;
-        unswept_ = std::max<std::size_t>(1, (rows + rows_per_chunk - 1) / rows_per_chunk);
+        unswept_ = chunk_count(rows, rows_per_chunk);
         direct_ = serial ? &out : nullptr;
         tests_.assign(unswept_, 0);
-        if (!serial) pairs_.resize(unswept_);
     }
     template <typename SweepRows>
     void sweep_tail(std::size_t first_row, const SweepRows& sweep_rows) {
@@ -59,6 +58,7 @@ public:
     }
     template <typename SweepRows>
     void finish(const SweepRows& sweep_rows, PairList& out) {
+        swept_early_ = chunks() - unswept_;
         if (direct_ != nullptr) {
             sweep_tail(0, sweep_rows);
             direct_ = nullptr;
@@ -88,9 +88,10 @@ public:
         }
     }
 
-    // The chunks begin_from_back() made that are still to sweep.
-    std::size_t unswept() const { return unswept_; }
+    // The last sweep's chunks, and how many of them begin_from_back's caller swept before
+    // finish() (through sweep_tail).
     std::size_t chunks() const { return tests_.size(); }
+    std::size_t swept_early() const { return swept_early_; }
 
     std::uint64_t tests() const {
         return std::accumulate(tests_.begin(), tests_.end(), std::uint64_t{0});
@@ -102,11 +103,15 @@ public:
     }
 
 private:
+    // At least one chunk, so that an empty sweep still clears its count.
+    static std::size_t chunk_count(std::size_t rows, std::size_t rows_per_chunk) {
+        return std::max<std::size_t>(1, (rows + rows_per_chunk - 1) / rows_per_chunk);
+    }
+
     // Every chunk into its own list (pairs_), in parallel.
     template <typename SweepRows>
     void sweep_chunks(std::size_t rows, std::size_t rows_per_chunk, const SweepRows& sweep_rows) {
-        const std::size_t chunks =
-            std::max<std::size_t>(1, (rows + rows_per_chunk - 1) / rows_per_chunk);
+        const std::size_t chunks = chunk_count(rows, rows_per_chunk);
         pairs_.resize(chunks);
         tests_.assign(chunks, 0);
         const auto sweep_chunk = [&](std::size_t c) {
@@ -129,7 +134,7 @@ private:
 
     // begin_from_back's state: the rows, and chunks [0, unswept_) still to sweep, into
     // direct_ when serial.
-    std::size_t rows_ = 0, rows_per_chunk_ = 1, unswept_ = 0;
+    std::size_t rows_ = 0, rows_per_chunk_ = 1, unswept_ = 0, swept_early_ = 0;
     PairList* direct_ = nullptr;
     std::vector<PairList> pairs_;
     std::vector<std::uint64_t> tests_;
