@@ -146,6 +146,9 @@ void define_flags(CLI::App& app, Options& o) {
            "body ids as the scene gives them (default), or renumbered in\n"
            "the Morton order of the centres (neighbours near in memory)",
            [&](const std::string& v) { o.run.morton_order = v == "morton"; });
+    toggle("--cold", o.run.cold,
+           "flush the caches before each frame (untimed), so every frame\n"
+           "starts from memory, as frames at large n do; broad and trace modes");
     toggle("--check", o.run.check, "compare every frame's pairs with the reference");
     choice("--format", {"table", "csv", "json"}, "output format (default table)",
            [&](const std::string& v) { o.format = v; });
@@ -310,6 +313,11 @@ Options parse_command_line(int argc, char** argv) {
         throw InputError(std::string(app.count("--speeds") ? "--speeds" : "--resting") +
                          " sets ballistic motion, which --mode " +
                          (o.run.mode == Mode::kStep ? "step" : "trace") + " does not use");
+    if (o.run.cold && o.run.mode == Mode::kStep)
+        throw InputError(
+            "--cold flushes the caches before each broad phase; --mode step "
+            "times whole steps, whose phases share the caches, so it needs "
+            "--mode broad or trace");
     if (!o.run.trace_dir.empty() && o.run.mode != Mode::kTrace)
         throw InputError("--trace-dir needs --mode trace");
     if (o.run.mode == Mode::kTrace) {

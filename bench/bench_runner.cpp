@@ -5,8 +5,11 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <variant>
+
+#include <unistd.h>
 
 #include "collide/registry.hpp"
 #include "collide/tunnelling_check.hpp"
@@ -143,6 +146,32 @@ Scene<D> bench_scene(const RunConfig& cfg) {
     return scene;
 }
 
+// The last-level cache one core fills, in bytes: Linux's sysfs (what lscpu shows), else the
+// C library's figure, else 16 MB. A VM's CPUID may report all the package's L3 as one (this
+// project's EPYC VM: 256 MB to glibc, 32 MB in sysfs).
+std::size_t last_level_bytes() {
+    for (int index = 0; index < 8; ++index) {
+        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+        int level = 0;
+        std::size_t kib = 0;  // the file says "32768K"
+        if (std::ifstream(dir + "/level") >> level && level == 3 &&
+            std::ifstream(dir + "/size") >> kib && kib > 0)
+            return kib << 10;
+    }
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return l3 > 0 ? static_cast<std::size_t>(l3) : std::size_t{16} << 20;
+}
+
+// --cold: writes a buffer of four times the last-level cache, so that nothing the broad
+// phase or the motion left in any cache survives into the next frame. Untimed; the buffer
+// lives for the whole run.
+void flush_caches() {
+    static std::vector<std::uint64_t> buffer(4 * last_level_bytes() / sizeof(std::uint64_t), 1);
+    // One word a line, written: dirty lines of the run's own data are written back here, not
+    // inside the next timed frame.
+    for (std::size_t i = 0; i < buffer.size(); i += 8) buffer[i] += 1;
+}
+
 // Builds the algorithm with the --param values it has; its name in the results carries
 // them, e.g. "morton-cells [persistent-cells=0]".
 template <int D>
@@ -171,6 +200,7 @@ std::unique_ptr<BroadPhase<D>> make_configured(const RunConfig& cfg, const std::
         applied += v.str();
     }
     if (cfg.morton_order) applied += applied.empty() ? "order=morton" : " order=morton";
+    if (cfg.cold) applied += applied.empty() ? "cold" : " cold";
     if (!applied.empty()) label.append(" [").append(applied).append("]");
     return bp;
 }
@@ -191,6 +221,7 @@ RunResult run_frames(const RunConfig& cfg, const std::string& algorithm, std::si
     PairList pairs, expected;
     for (int f = 0; f < cfg.warmup + cfg.frames; ++f) {
         const std::span<const Aabb<D>> boxes = frame_boxes(f);
+        if (cfg.cold) flush_caches();
         const auto t0 = Clock::now();
         bp->update(boxes, is_static, pairs);
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();

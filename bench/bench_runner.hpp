@@ -40,6 +40,9 @@ struct RunConfig {
     std::vector<ParamSetting> params;  // applied to every algorithm that has them
     float static_fraction = 0;         // this share of the bodies made static
     bool morton_order = false;         // --order morton: bodies renumbered in Morton order
+    // --cold: the caches are flushed before each frame, untimed, so a small n starts each
+    // frame from memory as a large one does (the cost of cache residency, measured apart).
+    bool cold = false;
     std::string trace_dir;  // --mode trace: traces are loaded from here, or recorded and saved
     bool swept = false;     // step mode: WorldSettings::swept
     bool count_tunnelling = false;  // step mode: on by itself for the bullets scene
