@@ -180,27 +180,24 @@ std::unique_ptr<BroadPhase<D>> make_configured(const RunConfig& cfg, const std::
     auto bp = make_subject<D>(algorithm);
     label = algorithm;
     std::string applied;
+    // One setting the name carries, after those before it, e.g. "static=0.3".
+    const auto carry = [&applied](const auto&... parts) {
+        std::ostringstream v;
+        v << (applied.empty() ? "" : " ");
+        (v << ... << parts);
+        applied += v.str();
+    };
     for (const ParamSetting& s : cfg.params) {
         for (Param& p : bp->params()) {
             if (!param_matches(p.name, s.name)) continue;
             p.value = s.value;
-            std::ostringstream v;
-            v << (applied.empty() ? "" : " ") << s.name << "=" << s.value;
-            applied += v.str();
+            carry(s.name, "=", s.value);
         }
     }
-    if (cfg.static_fraction > 0) {
-        std::ostringstream v;
-        v << (applied.empty() ? "" : " ") << "static=" << cfg.static_fraction;
-        applied += v.str();
-    }
-    if (cfg.resting > 0) {
-        std::ostringstream v;
-        v << (applied.empty() ? "" : " ") << "resting=" << cfg.resting;
-        applied += v.str();
-    }
-    if (cfg.morton_order) applied += applied.empty() ? "order=morton" : " order=morton";
-    if (cfg.cold) applied += applied.empty() ? "cold" : " cold";
+    if (cfg.static_fraction > 0) carry("static=", cfg.static_fraction);
+    if (cfg.resting > 0) carry("resting=", cfg.resting);
+    if (cfg.morton_order) carry("order=morton");
+    if (cfg.cold) carry("cold");
     if (!applied.empty()) label.append(" [").append(applied).append("]");
     return bp;
 }
