@@ -191,6 +191,8 @@ std::vector<BoxSet<D>> degenerate_sets() {
         v.push_back(Aabb<D>::around(rng.in_box<D>(Vec<D>(0.0f), Vec<D>(50.0f)), 1.0f));
     add("one giant box", v);
 
+    add("giants: Pareto radii up to three times the world", testing::giant_bodies<D>(2000, 5));
+
     v.clear();
     std::vector<std::uint8_t> st;
     for (int i = 0; i < 400; ++i) {

@@ -1,10 +1,13 @@
 // What every GPU broad phase does around its own structure: upload the boxes and static
 // flags, reduce the scene's bounds and size spread, let the algorithm build and find pairs,
-// redo the pair pass at the counted size if the buffer overflowed, sort the pairs by (a, b)
-// and download them. The algorithm supplies build() and find_pairs(); the base keeps the
-// timing (end to end by the caller, device-only by GL timer queries) and the statistics.
+// run the pair kernel again over the searches it left unfinished (pair_emit.glsl's step
+// budget) until none is left, redo it all at the counted size if the buffer overflowed,
+// sort the pairs by (a, b) and download them. The algorithm supplies build() and
+// bind_pair_inputs(); the base keeps the timing (end to end by the caller, device-only by
+// GL timer queries) and the statistics.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -27,6 +30,22 @@ inline constexpr GLuint kStaticBinding = 1;
 inline constexpr GLuint kPairCounterBinding = 6;
 inline constexpr GLuint kPairABinding = 7;
 inline constexpr GLuint kPairBBinding = 8;
+inline constexpr GLuint kResumeInBinding = 11;
+inline constexpr GLuint kResumeOutBinding = 12;
+inline constexpr GLuint kResumeCountBinding = 13;
+
+// The stages a frame's device time is told by; status() gives each one's mean.
+enum Stage : std::size_t {
+    kStageBounds,     // the scene's bounds and size spread
+    kStageKeys,       // each body's sort key (cell, or Morton code)
+    kStageKeySort,    // the radix sort of the keys
+    kStageStructure,  // what is built on the sorted keys (cell starts, tree, node boxes)
+    kStagePairs,      // the pair search, resumed passes included
+    kStagePairSort,   // the pairs into (a, b) order
+    kStageCount
+};
+inline constexpr std::array<const char*, kStageCount> kStageNames{
+    "bounds", "keys", "key sort", "structure", "pairs", "pair sort"};
 
 // The scene as the bounds pass measured it.
 template <int D>
@@ -64,13 +83,18 @@ protected:
 
     // Builds the structure over the uploaded boxes (n >= 1).
     virtual void build(const SceneBounds<D>& bounds) = 0;
-    // Runs the pair pass with `program` in use: the base has bound the boxes, the static
-    // flags and the pair output, and set u_count and u_pair_capacity.
-    virtual void find_pairs() = 0;
+    // Binds what the pair kernel reads beyond the boxes and static flags, and sets its own
+    // uniforms, with the pair program in use. The base binds the pair output and the
+    // resume lists, sets the common uniforms and dispatches the passes.
+    virtual void bind_pair_inputs() = 0;
     // The pair program (built from common.glsl, pair_emit.glsl and the algorithm's kernel).
     virtual GLuint pair_program() = 0;
     // Structure statistics beyond the base's (nodes, depth, bytes of the structure).
     virtual BroadPhaseStats structure_stats() const = 0;
+
+    // Ends the device timer's current stage and starts `stage` (build() starts in
+    // kStageKeys and moves on through kStageKeySort and kStageStructure).
+    void next_stage(Stage stage) { timer_.next(stage); }
 
     // The boxes of the last update, read back from the GPU when a view or query asks.
     const std::vector<Aabb<D>>& boxes_on_host() const;
@@ -91,10 +115,14 @@ private:
     std::uint32_t run_pair_pass(std::uint32_t capacity, std::uint32_t& tests);
 
     StorageBuffer bounds_buffer_, counters_;
+    StorageBuffer resume_in_, resume_out_, resume_count_;
     StorageBuffer pair_a_, pair_b_, pair_a_scratch_, pair_b_scratch_, interleaved_;
     std::uint32_t pair_capacity_ = 1024;
     DeviceTimer timer_;
     BroadPhaseStats stats_;
+    int resume_passes_ = 0;  // passes after the first in the last update, for status()
+    std::array<double, kStageCount> stage_ms_sum_{};  // over every update timed so far
+    std::size_t timed_updates_ = 0;
     mutable std::vector<Aabb<D>> host_boxes_;
     mutable bool host_boxes_fresh_ = false;
 };

@@ -114,10 +114,9 @@ GLuint GpuGrid<D>::pair_program() {
 }
 
 template <int D>
-void GpuGrid<D>::find_pairs() {
+void GpuGrid<D>::bind_pair_inputs() {
     set_grid_uniforms(pair_program(), layout_);
     keys_.bind();
-    dispatch(groups_for(this->count_, kGroup));
 }
 
 template <int D>
@@ -191,6 +190,29 @@ void GpuGrid<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
     const std::vector<Aabb<D>>& boxes = this->boxes_on_host();
     for (int level = 0; level < layout_.levels; ++level) {
         if ((h.level_mask & (1u << level)) == 0) continue;
+        // A region spanning more rows than there are bodies (a fine level stretched by a
+        // giant's bounds) reads the level's entries once instead: they lie together in the
+        // sorted keys, and the cell test is the one the row walk makes.
+        std::array<int, D> from = cell_at(region.lo, level);
+        const std::array<int, D> to = cell_at(region.hi, level);
+        for (int k = 0; k < D; ++k) from[k] = std::max(from[k] - 1, 0);
+        std::uint64_t rows = 1;
+        for (int k = 1; k < D; ++k) rows *= static_cast<std::uint64_t>(to[k] - from[k] + 1);
+        if (rows > h.rows.size()) {
+            const std::uint32_t first_row = layout_.base[level];
+            const std::uint32_t end_row = level + 1 < layout_.levels ? layout_.base[level + 1]
+                                                                      : layout_.rows;
+            const auto begin = std::lower_bound(h.rows.begin(), h.rows.end(), first_row);
+            const auto end = std::lower_bound(begin, h.rows.end(), end_row);
+            for (auto it = begin; it != end; ++it) {
+                const BodyId j = h.ids[static_cast<std::size_t>(it - h.rows.begin())];
+                const std::array<int, D> c = cell_at(boxes[j].lo, level);
+                bool reached = true;
+                for (int k = 0; k < D; ++k) reached = reached && c[k] >= from[k] && c[k] <= to[k];
+                if (reached && boxes[j].overlaps(region)) out.push_back(j);
+            }
+            continue;
+        }
         for_each_reached(region, level,
                          [&](std::array<int, D> c, int, int, std::size_t begin, std::size_t end) {
                              for (std::size_t k = begin; k < end; ++k) {

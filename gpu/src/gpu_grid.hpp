@@ -67,7 +67,7 @@ public:
 
 private:
     void build(const SceneBounds<D>& bounds) override;
-    void find_pairs() override;
+    void bind_pair_inputs() override;
     GLuint pair_program() override;
     BroadPhaseStats structure_stats() const override;
 

@@ -59,11 +59,13 @@ void GpuLbvh<D>::build(const SceneBounds<D>& bounds) {
     ids_.bind(3);
     dispatch(groups_for(n, kGroup));
 
+    this->next_stage(kStageKeySort);
     const std::array<RadixSort::Field, 1> fields{{{0, D == 2 ? kCodeBits : 30}}};
     const std::array<StorageBuffer*, 2> data{&codes_, &ids_};
     const std::array<StorageBuffer*, 2> scratch{&codes_scratch_, &ids_scratch_};
     this->sort_.sort(ctx, data, scratch, n, fields);
 
+    this->next_stage(kStageStructure);
     parents_.fill(kNoParent);
     visits_.fill(0);
     if (n >= 2) {
@@ -93,11 +95,10 @@ GLuint GpuLbvh<D>::pair_program() {
 }
 
 template <int D>
-void GpuLbvh<D>::find_pairs() {
+void GpuLbvh<D>::bind_pair_inputs() {
     ids_.bind(3);
     nodes_.bind(4);
     node_boxes_.bind(9);
-    dispatch(groups_for(this->count_, kGroup));
 }
 
 template <int D>

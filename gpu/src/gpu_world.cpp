@@ -233,6 +233,11 @@ struct GpuWorld<D>::Impl {
         glUseProgram(pairs_program);
         set_uint(pairs_program, "u_count", static_cast<std::uint32_t>(n));
         set_uint(pairs_program, "u_pair_capacity", capacity);
+        // One pass, never stopped: the step reads back nothing, and the world's bodies,
+        // pushed apart by the solver, meet few neighbours each.
+        set_uint(pairs_program, "u_jobs", static_cast<std::uint32_t>(n));
+        set_uint(pairs_program, "u_resuming", 0);
+        set_uint(pairs_program, "u_step_budget", 0xFFFFFFFFu);
         set_grid_uniforms(pairs_program, layout);
         boxes.bind(0);
         statics.bind(1);

@@ -25,32 +25,57 @@ uint lower_bound(uint row, uint column) {
     return first;
 }
 
+// What a row's binary search costs in steps, so a stop comes before the loop limit however
+// the budget is spent.
+const uint kSearchSteps = 32u;
+
 void main() {
-    uint t = gl_GlobalInvocationID.x;
-    if (t < u_count) {
+    uint job = gl_GlobalInvocationID.x;
+    if (job < u_jobs) {
+        // State: sorted position t, rows finished, and where to go on in the next row (or
+        // kFresh for its start). Rows are met in the same order on every pass.
+        const uint kFresh = 0xFFFFFFFFu;
+        uvec4 state = u_resuming != 0u ? resume_in[job] : uvec4(job, 0u, kFresh, 0u);
+        uint t = state.x;
         uint i = ids[t];
         VecD lo = box_lo(i);
         VecD hi = box_hi(i);
         bool i_static = body_static(i);
         uint own = level_of(largest_side(lo, hi));
-        for (uint l = own; l < u_levels; ++l) {
+        uint row_at = 0u;  // rows met so far
+        uint steps = 0u;
+        bool stopped = false;
+        for (uint l = own; l < u_levels && !stopped; ++l) {
             if ((level_mask & (1u << l)) == 0u) continue;
             // A neighbour's low corner is at most one cell below ours on each axis.
             IVecD from = max(cell_at(lo, l) - 1, IVecD(0));
             IVecD to = cell_at(hi, l);
 #if DIM == 2
-            for (int z = 0; z <= 0; ++z) {
+            for (int z = 0; z <= 0 && !stopped; ++z) {
 #else
-            for (int z = from.z; z <= to.z; ++z) {
+            for (int z = from.z; z <= to.z && !stopped; ++z) {
 #endif
-                for (int y = from.y; y <= to.y; ++y) {
+                for (int y = from.y; y <= to.y && !stopped; ++y, ++row_at) {
+                    if (row_at < state.y) continue;  // finished on an earlier pass
 #if DIM == 2
                     uint row = row_key(ivec2(0, y), l);
 #else
                     uint row = row_key(ivec3(0, y, z), l);
 #endif
-                    for (uint k = lower_bound(row, uint(from.x));
-                         k < u_count && rows[k] == row && columns[k] <= uint(to.x); ++k) {
+                    uint k;
+                    if (row_at == state.y && state.z != kFresh) {
+                        k = state.z;
+                    } else {
+                        k = lower_bound(row, uint(from.x));
+                        steps += kSearchSteps;
+                    }
+                    for (; k < u_count && rows[k] == row && columns[k] <= uint(to.x); ++k) {
+                        if (steps >= u_step_budget) {
+                            resume_later(uvec4(t, row_at, k, 0u));
+                            stopped = true;
+                            break;
+                        }
+                        ++steps;
                         uint j = ids[k];
                         if (l == own && j <= i) continue;
                         ++tests;
