@@ -9,7 +9,6 @@
 
 #include "shaders/gpu/bounds.comp.hpp"
 #include "shaders/gpu/common.glsl.hpp"
-#include "shaders/gpu/pair_interleave.comp.hpp"
 
 namespace collide::gpu {
 
@@ -158,19 +157,8 @@ void GpuBroadPhase<D>::update(std::span<const Aabb<D>> boxes,
     if (found > 0) {
         // One order, whatever order the threads found them in: by a, then by b.
         timer_.begin(kStagePairSort);
-        const int bits = bits_below(count_);
-        const std::array<RadixSort::Field, 2> fields{{{1, bits}, {0, bits}}};
-        const std::array<StorageBuffer*, 2> data{&pair_a_, &pair_b_};
-        const std::array<StorageBuffer*, 2> scratch{&pair_a_scratch_, &pair_b_scratch_};
-        sort_.sort(*context_, data, scratch, found, fields);
-        const GLuint interleave = context_->program("pair_interleave", 0, {kPairInterleaveComp});
-        glUseProgram(interleave);
-        set_uint(interleave, "u_count", found);
-        pair_a_.bind(2);
-        pair_b_.bind(3);
-        interleaved_.reserve(std::size_t{found} * sizeof(Pair));
-        interleaved_.bind(4);
-        dispatch(groups_for(found, kGroup));
+        order_.order(*context_, sort_, pair_a_, pair_b_, pair_a_scratch_, pair_b_scratch_,
+                     count_, found, interleaved_);
         timer_.end();
         out.resize(found);
         interleaved_.download(std::span<Pair>(out));
@@ -181,7 +169,7 @@ void GpuBroadPhase<D>::update(std::span<const Aabb<D>> boxes,
     ++timed_updates_;
     stats_.structure_bytes += boxes_.bytes() + statics_.bytes() + pair_a_.bytes() +
                               pair_b_.bytes() + pair_a_scratch_.bytes() + pair_b_scratch_.bytes() +
-                              interleaved_.bytes() + sort_.bytes();
+                              interleaved_.bytes() + sort_.bytes() + order_.bytes();
 }
 
 template <int D>

@@ -19,6 +19,7 @@
 #include "collide/broadphase.hpp"
 #include "collide/gpu/compute_context.hpp"
 #include "device_timer.hpp"
+#include "pair_order.hpp"
 #include "radix_sort.hpp"
 #include "storage_buffer.hpp"
 
@@ -117,6 +118,7 @@ private:
     StorageBuffer bounds_buffer_, counters_;
     StorageBuffer resume_in_, resume_out_, resume_count_;
     StorageBuffer pair_a_, pair_b_, pair_a_scratch_, pair_b_scratch_, interleaved_;
+    PairOrder order_;
     std::uint32_t pair_capacity_ = 1024;
     DeviceTimer timer_;
     BroadPhaseStats stats_;

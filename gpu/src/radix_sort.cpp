@@ -22,6 +22,33 @@ int bits_below(std::size_t n) {
     return n <= 1 ? 0 : static_cast<int>(std::bit_width(n - 1));
 }
 
+void RadixSort::exclusive_scan(ComputeContext& context, StorageBuffer& values,
+                               std::size_t count) {
+    using namespace collidoscope::shaders;
+    if (count == 0) return;
+    // Each tile's total, the totals scanned in one group, then each tile from its start.
+    const GLuint tile_sums_program =
+        context.program("radix_scan_tile_sums", 0, {"#define TILE_SUMS\n", kRadixScanTilesComp});
+    const GLuint one_group_scan = context.program("radix_scan", 0, {kRadixScanComp});
+    const GLuint tiles_program = context.program("radix_scan_tiles", 0, {kRadixScanTilesComp});
+    const GLuint tiles = groups_for(count, kScanTile);
+    tiles_.reserve(std::size_t{tiles} * sizeof(std::uint32_t));
+    glUseProgram(tile_sums_program);
+    set_uint(tile_sums_program, "u_count", GLuint(count));
+    values.bind(1);
+    tiles_.bind(2);
+    dispatch(tiles);
+    glUseProgram(one_group_scan);
+    set_uint(one_group_scan, "u_count", tiles);
+    tiles_.bind(1);
+    dispatch(1);
+    glUseProgram(tiles_program);
+    set_uint(tiles_program, "u_count", GLuint(count));
+    values.bind(1);
+    tiles_.bind(2);
+    dispatch(tiles);
+}
+
 void RadixSort::sort(ComputeContext& context, std::span<StorageBuffer* const> data,
                      std::span<StorageBuffer* const> scratch, std::size_t count,
                      std::span<const Field> fields) {
@@ -29,16 +56,10 @@ void RadixSort::sort(ComputeContext& context, std::span<StorageBuffer* const> da
     if (count <= 1) return;
     using namespace collidoscope::shaders;
     const GLuint count_program = context.program("radix_count", 0, {kRadixCountComp});
-    const GLuint tile_sums_program =
-        context.program("radix_scan_tile_sums", 0, {"#define TILE_SUMS\n", kRadixScanTilesComp});
-    const GLuint one_group_scan = context.program("radix_scan", 0, {kRadixScanComp});
-    const GLuint tiles_program = context.program("radix_scan_tiles", 0, {kRadixScanTilesComp});
     const GLuint scatter_program = context.program("radix_scatter", 0, {kRadixScatterComp});
     const GLuint blocks = groups_for(count, kBlock);
     const auto counts = static_cast<GLuint>(kDigits * blocks);
-    const GLuint tiles = groups_for(counts, kScanTile);
     histogram_.reserve(std::size_t{counts} * sizeof(std::uint32_t));
-    tiles_.reserve(std::size_t{tiles} * sizeof(std::uint32_t));
     unused_.reserve(16);
     const auto words = static_cast<GLuint>(data.size());
     for (StorageBuffer* s : scratch) s->reserve(count * sizeof(std::uint32_t));
@@ -56,21 +77,7 @@ void RadixSort::sort(ComputeContext& context, std::span<StorageBuffer* const> da
             histogram_.bind(1);
             dispatch(blocks);
 
-            // The exclusive scan of the counts: each tile's total, the totals scanned, then
-            // each tile scanned from its start.
-            glUseProgram(tile_sums_program);
-            set_uint(tile_sums_program, "u_count", counts);
-            tiles_.bind(2);
-            dispatch(tiles);
-            glUseProgram(one_group_scan);
-            set_uint(one_group_scan, "u_count", tiles);
-            tiles_.bind(1);
-            dispatch(1);
-            glUseProgram(tiles_program);
-            set_uint(tiles_program, "u_count", counts);
-            histogram_.bind(1);
-            tiles_.bind(2);
-            dispatch(tiles);
+            exclusive_scan(context, histogram_, counts);
 
             glUseProgram(scatter_program);
             set_uint(scatter_program, "u_count", GLuint(count));

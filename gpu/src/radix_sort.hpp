@@ -31,6 +31,10 @@ public:
               std::span<StorageBuffer* const> scratch, std::size_t count,
               std::span<const Field> fields);
 
+    // Replaces the first `count` words of `values` by their exclusive prefix sum (the
+    // sort's own scan, for other users of run starts).
+    void exclusive_scan(ComputeContext& context, StorageBuffer& values, std::size_t count);
+
     std::size_t bytes() const { return histogram_.bytes() + tiles_.bytes() + unused_.bytes(); }
 
 private:

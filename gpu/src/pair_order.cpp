@@ -1,0 +1,67 @@
+#include "pair_order.hpp"
+
+#include <array>
+
+#include "shaders/gpu/pair_order.comp.hpp"
+
+namespace collide::gpu {
+
+namespace {
+constexpr std::size_t kGroup = 256;
+constexpr std::uint32_t kMaxRun = 64;  // pair_order.comp's: the longest run one thread sorts
+}  // namespace
+
+void PairOrder::order(ComputeContext& context, RadixSort& sort, StorageBuffer& a,
+                      StorageBuffer& b, StorageBuffer& a_scratch, StorageBuffer& b_scratch,
+                      std::size_t bodies, std::uint32_t pairs, StorageBuffer& out) {
+    using namespace collidoscope::shaders;
+    const auto stage = [&](const char* key, const char* define) {
+        const GLuint p = context.program(key, 0, {define, kPairOrderComp});
+        glUseProgram(p);
+        return p;
+    };
+    out.reserve(std::size_t{pairs} * 2 * sizeof(std::uint32_t));
+    a.bind(2);
+    b.bind(3);
+    out.bind(4);
+
+    runs_.reserve(bodies * sizeof(std::uint32_t));
+    runs_.fill(0);
+    longest_.reserve(4);
+    longest_.fill(0);
+    runs_.bind(5);
+    longest_.bind(6);
+    set_uint(stage("pair_order_count", "#define COUNT\n"), "u_count", pairs);
+    dispatch(groups_for(pairs, kGroup));
+    std::uint32_t longest = 0;
+    longest_.download(std::span<std::uint32_t>(&longest, 1));
+
+    used_radix_ = longest > kMaxRun;
+    if (used_radix_) {
+        const int bits = bits_below(bodies);
+        const std::array<RadixSort::Field, 2> fields{{{1, bits}, {0, bits}}};
+        const std::array<StorageBuffer*, 2> data{&a, &b};
+        const std::array<StorageBuffer*, 2> scratch{&a_scratch, &b_scratch};
+        sort.sort(context, data, scratch, pairs, fields);
+        a.bind(2);
+        b.bind(3);
+        out.bind(4);
+        set_uint(stage("pair_order_interleave", "#define INTERLEAVE\n"), "u_count", pairs);
+        dispatch(groups_for(pairs, kGroup));
+        return;
+    }
+    sort.exclusive_scan(context, runs_, bodies);
+    by_a_.reserve(std::size_t{pairs} * sizeof(std::uint32_t));
+    a.bind(2);
+    b.bind(3);
+    out.bind(4);
+    runs_.bind(5);
+    by_a_.bind(7);
+    set_uint(stage("pair_order_scatter", "#define SCATTER\n"), "u_count", pairs);
+    dispatch(groups_for(pairs, kGroup));
+    set_uint(stage("pair_order_runs", "#define RUNS\n"), "u_count",
+             static_cast<std::uint32_t>(bodies));
+    dispatch(groups_for(bodies, kGroup));
+}
+
+}  // namespace collide::gpu
