@@ -1,9 +1,12 @@
 // A levelled grid built on the GPU every frame: each body goes to the level whose cells fit
 // its size (cells double from level to level, so powerlaw's sizes spread over levels rather
-// than crowding one), keyed by the cell of its low corner; a radix sort orders the keys, and
-// each body then scans the rows of cells its box reaches at its own level and every coarser
-// level in use. The levels are laid out on the host from the bounds pass, so the keys never
-// overflow: at most 2^16 cells an axis in 2D and 2^15 in 3D.
+// than crowding one), keyed by the cell of its low corner. Every cell of every level has one
+// key; a cell table of [first, end) runs is indexed by the key itself where the cells are
+// few (dense: at most kDenseCellsPerBody a body) or by a hash of it (sparse worlds). A radix
+// sort orders the bodies by slot, one pass writes the runs and copies the boxes into sorted
+// order, and each body then searches a half stencil of cells at its own level and the cells
+// its box reaches at every coarser level in use. The levels are laid out on the host from
+// the bounds pass, so the keys never overflow.
 #pragma once
 
 #include <algorithm>
@@ -14,39 +17,61 @@
 
 namespace collide::gpu {
 
-// The grid's levels for one frame (the kernels get them as uniforms).
+// The grid's levels and cell table for one frame (the kernels get them as uniforms).
 template <int D>
 struct GridLayout {
     static constexpr int kMaxLevels = 32;
+    // The table is dense (one slot a cell) up to this many cells a body, else hashed.
+    static constexpr std::uint64_t kDenseCellsPerBody = 8;
     Vec<D> origin{0.0f};
     float c0 = 1.0f;  // cell side at level 0
     int levels = 1;
     std::array<std::array<std::uint32_t, 3>, kMaxLevels> dims{};  // cells per axis
-    std::array<std::uint32_t, kMaxLevels> base{};                 // first row key
+    std::array<std::uint32_t, kMaxLevels> base{};                 // first key of each level
     std::array<float, kMaxLevels> fit{};       // the largest body side a level takes
     std::array<float, kMaxLevels> inv_cell{};  // 1 / cell side
-    std::uint32_t rows = 0;                    // row keys in all
+    std::uint32_t cells = 0;                   // keys in all
+    bool hashed = false;
+    std::uint32_t slots = 1;  // the cell table's size
 
     float cell(int level) const { return std::ldexp(c0, level); }
     // Lays the levels out so the finest cells fit the smallest body and the coarsest the
-    // largest, with at most kMaxCells cells an axis.
-    static GridLayout from(const SceneBounds<D>& bounds);
+    // largest, with at most kMaxCells cells an axis, and sizes the table for `bodies`.
+    static GridLayout from(const SceneBounds<D>& bounds, std::size_t bodies);
+
+    // The host's mirror of grid_levels.glsl, with the same operations.
+    int level_of(float side) const;
+    std::array<int, D> cell_at(const Vec<D>& p, int level) const;
+    std::uint32_t key(const std::array<int, D>& c, int level) const;
+    std::uint32_t slot(std::uint32_t key) const;
+    Aabb<D> cell_box(const std::array<int, D>& c, int level) const;
 };
 
 // Sets the layout's uniforms (grid_levels.glsl) in `program`, which must be in use.
 template <int D>
 void set_grid_uniforms(GLuint program, const GridLayout<D>& layout);
 
-// The grid's keys: (row, column, body) for every body, sorted into cell order, and the set
-// of levels in use. gpu-grid builds them from its uploaded boxes, the GPU world from the
-// boxes its integration wrote.
-struct GridKeys {
-    StorageBuffer rows, columns, ids, rows_scratch, columns_scratch, ids_scratch, level_mask;
+// The grid's sorted entries: (slot, tag) for every body in slot order, the cell table's
+// runs, the boxes in sorted order and the set of levels in use. gpu-grid builds them from
+// its uploaded boxes, the GPU world from the boxes its integration wrote.
+struct GridCells {
+    StorageBuffer slots, tags, slots_scratch, tags_scratch, ranges, sorted_boxes, level_mask;
 
-    // Keys the `n` boxes (bound where common.glsl reads them) and sorts them.
+    // Each step of the build over the first `n` of `boxes` (common.glsl's layout) and
+    // their static flags.
     template <int D>
-    void build(ComputeContext& ctx, RadixSort& sort, const GridLayout<D>& layout, std::size_t n);
-    // Binds them where grid_keys.comp and grid_pairs.comp find them.
+    void key(ComputeContext& ctx, const GridLayout<D>& layout, const StorageBuffer& boxes,
+             const StorageBuffer& statics, std::size_t n);
+    template <int D>
+    void sort(ComputeContext& ctx, RadixSort& sort, const GridLayout<D>& layout, std::size_t n);
+    template <int D>
+    void fill_table(ComputeContext& ctx, const GridLayout<D>& layout, const StorageBuffer& boxes,
+                    std::size_t n);
+    // The three at once.
+    template <int D>
+    void build(ComputeContext& ctx, RadixSort& sort, const GridLayout<D>& layout,
+               const StorageBuffer& boxes, const StorageBuffer& statics, std::size_t n);
+    // Binds them where grid_keys.comp, grid_cells.comp and grid_pairs.comp find them.
     void bind() const;
     std::size_t bytes() const;
 };
@@ -61,8 +86,9 @@ public:
     std::string describe(BodyId id) const override;
     std::vector<LegendEntry> legend() const override;
     std::vector<std::string> layers() const override;
-    // Reads the keys back: ids a permutation, keys in (row, column) order, and each body
-    // with a finite box keyed by the level and cell the host computes for it.
+    // Reads the grid back: ids a permutation, slots in order, each body with a finite box
+    // at the level and in the cell the host computes for it, each slot's run in the table,
+    // and the sorted boxes the bodies' own.
     void validate() const override;
 
 private:
@@ -71,61 +97,72 @@ private:
     GLuint pair_program() override;
     BroadPhaseStats structure_stats() const override;
 
-    // The sorted keys as the GPU left them, on the host.
+    // The sorted entries as the GPU left them, on the host.
     struct HostGrid {
-        std::vector<std::uint32_t> rows, columns, ids;
+        std::vector<std::uint32_t> slots, tags, ids;
         std::uint32_t level_mask = 0;
     };
     const HostGrid& host_grid() const;
-    // Level and cell of a body's low corner, as the kernels compute them.
-    int level_of(float side) const;
-    std::array<int, D> cell_at(const Vec<D>& p, int level) const;
-    std::uint32_t row_key(const std::array<int, D>& c, int level) const;
-    Aabb<D> cell_box(const std::array<int, D>& c, int level) const;
-    // Visits the entries of each cell row that a box at `level` reaches (as the pair pass).
+    // The sorted positions of the bodies in cell c of `level`.
     template <class Fn>
-    void for_each_reached(const Aabb<D>& box, int level, Fn&& visit) const;
+    void for_each_in_cell(const std::array<int, D>& c, int level, Fn&& visit) const;
+    // The cells a body with `box` searches, in the pair kernel's order: (cell, level).
+    template <class Fn>
+    void for_each_searched_cell(const Aabb<D>& box, Fn&& visit) const;
 
     GridLayout<D> layout_;
-    GridKeys keys_;
+    GridCells cells_;
     mutable HostGrid host_;
     mutable bool host_fresh_ = false;
 };
 
 template <int D>
 template <class Fn>
-void GpuGrid<D>::for_each_reached(const Aabb<D>& box, int level, Fn&& visit) const {
+void GpuGrid<D>::for_each_in_cell(const std::array<int, D>& c, int level, Fn&& visit) const {
     const HostGrid& h = host_grid();
-    std::array<int, D> from = cell_at(box.lo, level);
-    const std::array<int, D> to = cell_at(box.hi, level);
-    for (int k = 0; k < D; ++k) from[k] = std::max(from[k] - 1, 0);
-    const int z_from = D == 3 ? from[D - 1] : 0;
-    const int z_to = D == 3 ? to[D - 1] : 0;
-    for (int z = z_from; z <= z_to; ++z) {
-        for (int y = from[1]; y <= to[1]; ++y) {
-            std::array<int, D> c = from;
-            c[1] = y;
-            if constexpr (D == 3) c[2] = z;
-            const std::uint32_t row = row_key(c, level);
-            // The first entry at or after (row, from.x) in the sorted keys.
-            std::size_t lo = 0, hi = h.rows.size();
-            while (lo < hi) {
-                const std::size_t mid = (lo + hi) / 2;
-                const bool before =
-                    h.rows[mid] < row ||
-                    (h.rows[mid] == row && h.columns[mid] < static_cast<std::uint32_t>(from[0]));
-                if (before) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
+    const std::vector<Aabb<D>>& boxes = this->boxes_on_host();
+    const std::uint32_t slot = layout_.slot(layout_.key(c, level));
+    const auto first = std::lower_bound(h.slots.begin(), h.slots.end(), slot);
+    for (auto it = first; it != h.slots.end() && *it == slot; ++it) {
+        const std::size_t k = static_cast<std::size_t>(it - h.slots.begin());
+        const BodyId id = h.ids[k];
+        if (static_cast<int>(h.tags[k] & 31u) == level &&
+            layout_.cell_at(boxes[id].lo, level) == c) {
+            visit(k);
+        }
+    }
+}
+
+template <int D>
+template <class Fn>
+void GpuGrid<D>::for_each_searched_cell(const Aabb<D>& box, Fn&& visit) const {
+    const HostGrid& h = host_grid();
+    const int own = layout_.level_of(box.largest_side());
+    const std::array<int, D> cell = layout_.cell_at(box.lo, own);
+    constexpr int kStencil = D == 2 ? 9 : 27;
+    for (int o = kStencil / 2; o < kStencil; ++o) {
+        std::array<int, D> c = cell;
+        bool inside = true;
+        for (int k = 0; k < D; ++k) {
+            c[k] += (k == 0 ? o % 3 : k == 1 ? o / 3 % 3 : o / 9) - 1;
+            inside = inside && c[k] >= 0 && c[k] < static_cast<int>(layout_.dims[own][k]);
+        }
+        if (inside) visit(c, own);
+    }
+    for (int level = own + 1; level < layout_.levels; ++level) {
+        if ((h.level_mask & (1u << level)) == 0) continue;
+        std::array<int, D> from = layout_.cell_at(box.lo, level);
+        const std::array<int, D> to = layout_.cell_at(box.hi, level);
+        for (int k = 0; k < D; ++k) from[k] = std::max(from[k] - 1, 0);
+        std::array<int, D> c = from;
+        for (;;) {
+            visit(c, level);
+            int k = 0;
+            for (; k < D; ++k) {
+                if (++c[k] <= to[k]) break;
+                c[k] = from[k];
             }
-            std::size_t end = lo;
-            while (end < h.rows.size() && h.rows[end] == row &&
-                   h.columns[end] <= static_cast<std::uint32_t>(to[0])) {
-                ++end;
-            }
-            visit(c, from[0], to[0], lo, end);
+            if (k == D) break;
         }
     }
 }

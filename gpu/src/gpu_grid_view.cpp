@@ -1,7 +1,7 @@
 // What the GPU's levelled grid shows the viewer: the occupied cells of each level in use
 // (one layer per level, tiles filled by how full they are), the selected body's cell and the
-// rows of cells its pair pass scans at each level, and the region query's cells. All of it
-// from the sorted keys read back once after an update.
+// cells its pair pass searches at each level, and the region query's cells. All of it from
+// the sorted entries read back once after an update.
 #include <bit>
 #include <cstdio>
 #include <sstream>
@@ -14,17 +14,13 @@ namespace {
 constexpr Color kScanColor = rgba(1.0f, 0.6f, 0.2f, 0.9f);
 
 // Levels in use, finest first, as (level, bodies).
-std::vector<std::pair<int, std::size_t>> used_levels(const std::vector<std::uint32_t>& rows,
-                                                     const std::uint32_t* base, int levels,
-                                                     std::uint32_t mask) {
+std::vector<std::pair<int, std::size_t>> used_levels(const std::vector<std::uint32_t>& tags,
+                                                     int levels, std::uint32_t mask) {
+    std::vector<std::size_t> bodies(static_cast<std::size_t>(levels), 0);
+    for (const std::uint32_t tag : tags) ++bodies[std::min<std::size_t>(tag & 31u, levels - 1)];
     std::vector<std::pair<int, std::size_t>> used;
     for (int l = 0; l < levels; ++l) {
-        if ((mask & (1u << l)) == 0) continue;
-        const std::uint32_t first = base[l];
-        const std::uint32_t next = l + 1 < levels ? base[l + 1] : ~0u;
-        const auto lo = std::lower_bound(rows.begin(), rows.end(), first);
-        const auto hi = std::lower_bound(lo, rows.end(), next);
-        used.emplace_back(l, static_cast<std::size_t>(hi - lo));
+        if ((mask & (1u << l)) != 0) used.emplace_back(l, bodies[static_cast<std::size_t>(l)]);
     }
     return used;
 }
@@ -39,7 +35,7 @@ std::vector<std::string> GpuGrid<D>::layers() const {
     const HostGrid& h = host_grid();
     std::vector<std::string> names;
     for (const auto& [level, bodies] :
-         used_levels(h.rows, layout_.base.data(), layout_.levels, h.level_mask)) {
+         used_levels(h.tags, layout_.levels, h.level_mask)) {
         char text[96];
         std::snprintf(text, sizeof text, "level %d: cell %.3g, %zu bodies", level,
                       layout_.cell(level), bodies);
@@ -52,38 +48,30 @@ template <int D>
 void GpuGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     if (this->count_ == 0) return;
     const HostGrid& h = host_grid();
-    const auto used = used_levels(h.rows, layout_.base.data(), layout_.levels, h.level_mask);
-    // The level of each row key, found by the level bases (ascending).
-    auto level_of_row = [&](std::uint32_t row) {
-        int l = 0;
-        while (l + 1 < layout_.levels && layout_.base[l + 1] <= row) ++l;
-        return l;
-    };
-    auto cell_of_entry = [&](std::size_t k, int level) {
-        std::array<int, D> c{};
-        c[0] = static_cast<int>(h.columns[k]);
-        std::uint32_t r = h.rows[k] - layout_.base[level];
-        if constexpr (D == 2) {
-            c[1] = static_cast<int>(r);
-        } else {
-            c[1] = static_cast<int>(r % layout_.dims[level][1]);
-            c[2] = static_cast<int>(r / layout_.dims[level][1]);
-        }
-        return c;
-    };
+    const auto used = used_levels(h.tags, layout_.levels, h.level_mask);
     if (which.flags.structure) {
-        for (std::size_t k = 0; k < h.rows.size();) {
+        // Each occupied cell once: (level, cell key) of every entry, sorted, then counted.
+        // (A hashed slot can hold several cells, so the slots alone do not tell them.)
+        const std::vector<Aabb<D>>& boxes = this->boxes_on_host();
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> keys;  // (key, entry)
+        keys.reserve(h.ids.size());
+        for (std::size_t k = 0; k < h.ids.size(); ++k) {
+            const int level = static_cast<int>(h.tags[k] & 31u);
+            keys.emplace_back(layout_.key(layout_.cell_at(boxes[h.ids[k]].lo, level), level),
+                              static_cast<std::uint32_t>(k));
+        }
+        std::sort(keys.begin(), keys.end());
+        for (std::size_t k = 0; k < keys.size();) {
             std::size_t end = k + 1;
-            while (end < h.rows.size() && h.rows[end] == h.rows[k] &&
-                   h.columns[end] == h.columns[k]) {
-                ++end;
-            }
-            const int level = level_of_row(h.rows[k]);
+            while (end < keys.size() && keys[end].first == keys[k].first) ++end;
+            const std::size_t entry = keys[k].second;
+            const int level = static_cast<int>(h.tags[entry] & 31u);
             const auto layer = static_cast<std::size_t>(
                 std::find_if(used.begin(), used.end(), [&](auto u) { return u.first == level; }) -
                 used.begin());
             if (((which.flags.hidden_layers >> layer) & 1) == 0) {
-                Aabb<D> box = cell_box(cell_of_entry(k, level), level);
+                Aabb<D> box =
+                    layout_.cell_box(layout_.cell_at(boxes[h.ids[entry]].lo, level), level);
                 const Vec<D> inset = 0.06f * box.size();
                 box = {box.lo + inset, box.hi - inset};
                 const auto count = static_cast<float>(end - k);
@@ -99,20 +87,16 @@ void GpuGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     }
     if (which.selected < this->count_) {
         const Aabb<D> own = this->box_on_host(which.selected);
-        const int own_level = level_of(own.largest_side());
-        draw.box(cell_box(cell_at(own.lo, own_level), own_level), kHighlightColor);
-        // The rows its pair pass scans: its own level and every coarser one in use.
-        for (int level = own_level; level < layout_.levels; ++level) {
-            if ((h.level_mask & (1u << level)) == 0) continue;
-            for_each_reached(own, level,
-                             [&](std::array<int, D> c, int x0, int x1, std::size_t, std::size_t) {
-                                 c[0] = x0;
-                                 Aabb<D> row = cell_box(c, level);
-                                 c[0] = x1;
-                                 row.grow(cell_box(c, level));
-                                 draw.box(row, kScanColor);
-                             });
-        }
+        const int own_level = layout_.level_of(own.largest_side());
+        draw.box(layout_.cell_box(layout_.cell_at(own.lo, own_level), own_level),
+                 kHighlightColor);
+        // The cells its pair pass searches: half its own level's stencil (the other half
+        // searches it), and what its box reaches at every coarser level in use.
+        for_each_searched_cell(own, [&](const std::array<int, D>& c, int level) {
+            const Aabb<D> cell = layout_.cell_box(c, level);
+            const Vec<D> inset = 0.03f * cell.size();
+            draw.box({cell.lo + inset, cell.hi - inset}, kScanColor);
+        });
     }
     if (which.query) {
         for (const auto& r : which.query->regions) draw.box(r.box, kTraceDescendedColor);
@@ -123,13 +107,20 @@ template <int D>
 std::string GpuGrid<D>::describe(BodyId id) const {
     if (id >= this->count_) return {};
     const Aabb<D> box = this->box_on_host(id);
-    const int level = level_of(box.largest_side());
-    const std::array<int, D> c = cell_at(box.lo, level);
+    const int level = layout_.level_of(box.largest_side());
+    const std::array<int, D> c = layout_.cell_at(box.lo, level);
+    const std::uint32_t key = layout_.key(c, level);
     std::ostringstream s;
     s << "level " << level << " of " << layout_.levels << " (cell " << layout_.cell(level)
       << ")\ncell (" << c[0];
     for (int k = 1; k < D; ++k) s << ", " << c[k];
-    s << "), key (" << row_key(c, level) << ", " << c[0] << ")\non " << this->context_->renderer();
+    s << "), key " << key;
+    if (layout_.hashed) {
+        s << "\nslot " << layout_.slot(key) << " of " << layout_.slots << " (hashed)";
+    } else {
+        s << " (dense table, " << layout_.cells << " cells)";
+    }
+    s << "\non " << this->context_->renderer();
     return s.str();
 }
 
@@ -141,7 +132,7 @@ std::vector<LegendEntry> GpuGrid<D>::legend() const {
         l.push_back(LegendEntry::area(layer_color(k, names.size(), 0.5f), names[k]));
     }
     l.push_back(LegendEntry::selection(kHighlightColor, "selected body's cell"));
-    l.push_back(LegendEntry::selection(kScanColor, "rows of cells its pair pass scans"));
+    l.push_back(LegendEntry::selection(kScanColor, "cells its pair pass searches"));
     l.push_back(LegendEntry::query(kTraceDescendedColor, "cells scanned"));
     return l;
 }

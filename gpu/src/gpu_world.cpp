@@ -119,7 +119,7 @@ struct GpuWorld<D>::Impl {
     GridLayout<D> layout;
     RadixSort sort;
     StorageBuffer pos, vel, radius, mass, boxes, statics;
-    GridKeys grid;
+    GridCells grid;
     StorageBuffer counters;  // pair_count, test_count, contact_count, unused
     StorageBuffer pair_a, pair_b, pair_a_scratch, pair_b_scratch;
     StorageBuffer keys, b_slot, keys_scratch, b_slot_scratch;
@@ -225,8 +225,7 @@ struct GpuWorld<D>::Impl {
     // The grid, the pairs (sorted by (a, b), padded to the capacity) and each body's runs.
     void broad_phase() {
         counters.fill(0);
-        boxes.bind(0);
-        grid.build(ctx, sort, layout, n);
+        grid.build(ctx, sort, layout, boxes, statics, n);
 
         const GLuint pairs_program = ctx.program(
             "grid_pairs", D, {kCommonGlsl, kPairEmitGlsl, kGridLevelsGlsl, kGridPairsComp});
@@ -443,7 +442,7 @@ GpuWorld<D>::GpuWorld(const WorldSettings<D>& settings, const Bodies<D>& bodies,
     bounds.box = settings.bounds;
     bounds.min_side = 2.0f * min_r;
     bounds.max_side = 2.0f * max_r;
-    m.layout = GridLayout<D>::from(bounds);
+    m.layout = GridLayout<D>::from(bounds, n);
 
     // The boxes where the bodies stand, and the pairs they make: counted once here, so the
     // pair buffer starts at its size (it grows later from the readbacks, before it fills).

@@ -1,88 +1,105 @@
-// Levelled grid, step 2: for each body (in cell order), the bodies whose low corner lies in
-// the cells its box can reach, at its own level and every coarser level in use. Each row
-// of cells is one binary search in the sorted keys and a forward scan. A pair within a level
-// is met from both bodies and kept by the lower id; a pair across levels is met only from
-// the finer body. So every pair comes once.
-layout(std430, binding = 2) readonly buffer Rows { uint rows[]; };
-layout(std430, binding = 3) readonly buffer Columns { uint columns[]; };
-layout(std430, binding = 4) readonly buffer Ids { uint ids[]; };
+// Levelled grid, step 4: one thread a sorted entry (so threads side by side search cells
+// side by side). At its own level a body searches its own cell (the entries after its own)
+// and the half of the 3^D - 1 neighbour cells that come after its cell in (z, y, x) order:
+// two bodies of one level that overlap lie in the same or adjacent cells, so each such pair
+// is met from exactly one of them. At every coarser level in use it searches the cells its
+// box can reach (a coarser body's low corner is at most one cell below it): a pair across
+// levels is met only from the finer body. So every pair comes once.
+// The search is one list of cells, in the same order on every pass; a stopped search
+// resumes at (cell number, entry).
+layout(std430, binding = 3) readonly buffer Tags { uint tags[]; };
+layout(std430, binding = 4) readonly buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = 5) readonly buffer LevelMask { uint level_mask; };
+layout(std430, binding = 9) readonly buffer SortedBoxes { vec4 sorted_box[]; };
 
-// The first sorted entry at or after (row, column).
-uint lower_bound(uint row, uint column) {
-    uint first = 0u;
-    uint n = u_count;
-    while (n > 0u) {
-        uint half_n = n >> 1u;
-        uint mid = first + half_n;
-        if (rows[mid] < row || (rows[mid] == row && columns[mid] < column)) {
-            first = mid + 1u;
-            n -= half_n + 1u;
-        } else {
-            n = half_n;
+#if DIM == 2
+const uint kStencil = 9u;
+VecD entry_lo(uint q) { return sorted_box[q].xy; }
+VecD entry_hi(uint q) { return sorted_box[q].zw; }
+IVecD stencil_offset(uint o) { return IVecD(int(o % 3u), int(o / 3u)) - 1; }
+#else
+const uint kStencil = 27u;
+VecD entry_lo(uint q) { return sorted_box[2u * q].xyz; }
+VecD entry_hi(uint q) { return sorted_box[2u * q + 1u].xyz; }
+IVecD stencil_offset(uint o) { return IVecD(int(o % 3u), int(o / 3u % 3u), int(o / 9u)) - 1; }
+#endif
+const uint kCentre = kStencil / 2u;  // offset 0: the body's own cell
+const uint kFresh = 0xFFFFFFFFu;    // a cell not begun
+
+// The search's state, kept across the cells of one thread.
+uint p_self;
+uint body;
+bool self_static;
+VecD lo;
+VecD hi;
+uint steps = 0u;
+bool stopped = false;
+uint resume_cell;
+uint resume_entry;
+
+// Searches cell c of level l (number `cell_no` in the search's list) from entry `first` on.
+void search_cell(IVecD c, uint l, uint cell_no, uint first) {
+    if (cell_no < resume_cell) return;  // searched on an earlier pass
+    uvec2 range = ranges[cell_slot(cell_key(c, l))];
+    uint q = max(range.x, first);
+    if (cell_no == resume_cell && resume_entry != kFresh) q = resume_entry;
+    ++steps;
+    for (; q < range.y; ++q) {
+        if (steps >= u_step_budget) {
+            resume_later(uvec4(p_self, cell_no, q, 0u));
+            stopped = true;
+            return;
         }
+        ++steps;
+        uint tag = tags[q];
+        if (tag_level(tag) != l) continue;
+        VecD lo_q = entry_lo(q);
+        // A hashed slot can hold other cells too.
+        if (u_hashed != 0u && any(notEqual(cell_at(lo_q, l), c))) continue;
+        ++tests;
+        if (!boxes_overlap(lo, hi, lo_q, entry_hi(q))) continue;
+        if (!(self_static && tag_static(tag))) emit_pair(body, tag_body(tag));
     }
-    return first;
 }
-
-// What a row's binary search costs in steps, so a stop comes before the loop limit however
-// the budget is spent.
-const uint kSearchSteps = 32u;
 
 void main() {
     uint job = gl_GlobalInvocationID.x;
     if (job < u_jobs) {
-        // State: sorted position t, rows finished, and where to go on in the next row (or
-        // kFresh for its start). Rows are met in the same order on every pass.
-        const uint kFresh = 0xFFFFFFFFu;
         uvec4 state = u_resuming != 0u ? resume_in[job] : uvec4(job, 0u, kFresh, 0u);
-        uint t = state.x;
-        uint i = ids[t];
-        VecD lo = box_lo(i);
-        VecD hi = box_hi(i);
-        bool i_static = body_static(i);
-        uint own = level_of(largest_side(lo, hi));
-        uint row_at = 0u;  // rows met so far
-        uint steps = 0u;
-        bool stopped = false;
-        for (uint l = own; l < u_levels && !stopped; ++l) {
+        p_self = state.x;
+        resume_cell = state.y;
+        resume_entry = state.z;
+        uint tag = tags[p_self];
+        body = tag_body(tag);
+        self_static = tag_static(tag);
+        lo = entry_lo(p_self);
+        hi = entry_hi(p_self);
+        uint own = tag_level(tag);
+        IVecD cell = cell_at(lo, own);
+        IVecD top = level_top(own);
+        uint cell_no = 0u;
+        for (uint o = kCentre; o < kStencil && !stopped; ++o, ++cell_no) {
+            IVecD c = cell + stencil_offset(o);
+            if (any(lessThan(c, IVecD(0))) || any(greaterThan(c, top))) continue;
+            search_cell(c, own, cell_no, o == kCentre ? p_self + 1u : 0u);
+        }
+        for (uint l = own + 1u; l < u_levels && !stopped; ++l) {
             if ((level_mask & (1u << l)) == 0u) continue;
-            // A neighbour's low corner is at most one cell below ours on each axis.
             IVecD from = max(cell_at(lo, l) - 1, IVecD(0));
-            IVecD to = cell_at(hi, l);
+            IVecD span = cell_at(hi, l) - from + 1;
 #if DIM == 2
-            for (int z = 0; z <= 0 && !stopped; ++z) {
+            uint cells = uint(span.x * span.y);
 #else
-            for (int z = from.z; z <= to.z && !stopped; ++z) {
+            uint cells = uint(span.x * span.y * span.z);
 #endif
-                for (int y = from.y; y <= to.y && !stopped; ++y, ++row_at) {
-                    if (row_at < state.y) continue;  // finished on an earlier pass
+            for (uint k = 0u; k < cells && !stopped; ++k, ++cell_no) {
 #if DIM == 2
-                    uint row = row_key(ivec2(0, y), l);
+                IVecD c = from + IVecD(int(k) % span.x, int(k) / span.x);
 #else
-                    uint row = row_key(ivec3(0, y, z), l);
+                IVecD c = from + IVecD(int(k) % span.x, int(k) / span.x % span.y,
+                                       int(k) / (span.x * span.y));
 #endif
-                    uint k;
-                    if (row_at == state.y && state.z != kFresh) {
-                        k = state.z;
-                    } else {
-                        k = lower_bound(row, uint(from.x));
-                        steps += kSearchSteps;
-                    }
-                    for (; k < u_count && rows[k] == row && columns[k] <= uint(to.x); ++k) {
-                        if (steps >= u_step_budget) {
-                            resume_later(uvec4(t, row_at, k, 0u));
-                            stopped = true;
-                            break;
-                        }
-                        ++steps;
-                        uint j = ids[k];
-                        if (l == own && j <= i) continue;
-                        ++tests;
-                        if (!boxes_overlap(lo, hi, box_lo(j), box_hi(j))) continue;
-                        if (!(i_static && body_static(j))) emit_pair(i, j);
-                    }
-                }
+                search_cell(c, l, cell_no, 0u);
             }
         }
     }
