@@ -1,9 +1,22 @@
 // Ray-cast sphere: intersects the eye ray with the sphere, shades the hit with ambient,
 // Lambert and a little Blinn-Phong specular, and writes the true depth so spheres cut each
 // other (and the overlays) correctly. The rim's coverage goes out as alpha. Built again with
-// POINT_SPRITES for spheres a few pixels wide, which keep their centre's depth: a shader
-// that writes depth loses the early depth test, and a million spheres deep need it.
+// POINT_SPRITES for spheres a few pixels wide, which keep their centre's depth.
+// The quad lies on the plane touching the sphere's nearest point (sphere.vert), so the true
+// depth is never nearer than the quad's: declared (depth_greater), the GPU keeps its early
+// depth test and skips the shading of spheres hidden behind others, where a plain write of
+// gl_FragDepth would shade every one of the million-deep stack.
 #version 330 core
+#extension GL_ARB_conservative_depth : enable
+// FLAT_DEPTH (small spheres) writes no depth at all: the quad's own is kept.
+#if defined(POINT_SPRITES) || defined(FLAT_DEPTH)
+#define WRITES_DEPTH 0
+#else
+#define WRITES_DEPTH 1
+#endif
+#if defined(GL_ARB_conservative_depth) && WRITES_DEPTH
+layout(depth_greater) out float gl_FragDepth;
+#endif
 
 in vec3 v_ray;
 flat in vec3 v_centre;
@@ -62,7 +75,7 @@ void main() {
     vec3 rgb = shade(n, rd, mix(0.45, 1.0, rim));
     frag_color = vec4(rgb, v_color.a * coverage);
 
-#ifndef POINT_SPRITES
+#if WRITES_DEPTH
     vec4 clip = u_proj * vec4(p, 1.0);
     gl_FragDepth = clamp(clip.z / clip.w * 0.5 + 0.5, 0.0, 1.0);
 #endif

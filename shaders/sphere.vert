@@ -46,10 +46,14 @@ void main() {
     vec3 hint = abs(dir.y) < 0.99 ? vec3(0.0, 1.0, 0.0) : vec3(1.0, 0.0, 0.0);
     vec3 u = normalize(cross(hint, dir));
     vec3 v = cross(dir, u);
-    // Radius of the tangent cone where it crosses the plane through the centre.
-    float s = r * d / sqrt(d * d - r * r);
+    // The quad lies on the plane that touches the sphere at its nearest point, so every
+    // point of the sphere is behind it (sphere.frag's depth_greater), sized to the tangent
+    // cone there. Not nearer than the near plane, which would clip it away.
+    float near = u_proj[3][2] / (u_proj[2][2] - 1.0);
+    float t = max(d - r, 1.001 * near);
+    float s = t * r / sqrt(d * d - r * r);
     vec2 corner = vec2((gl_VertexID & 1) != 0 ? 1.0 : -1.0, (gl_VertexID & 2) != 0 ? 1.0 : -1.0);
-    vec3 p = c + (corner.x * u + corner.y * v) * s;
+    vec3 p = dir * t + (corner.x * u + corner.y * v) * s;
     v_ray = p;
     gl_Position = u_proj * vec4(p, 1.0);
 }

@@ -544,19 +544,23 @@ void App::draw_scene(glm::vec2 size, glm::vec2 screen, glm::ivec2 framebuffer,
         renderer_.draw_lines(overlays.lines, view_proj, false);
     } else {
         const bool depth = !demo_.view().overlays_on_top;
+        // The largest sphere's drawn radius where it could be nearest the eye: the world's
+        // point nearest the eye (the bodies stay inside the walls).
+        const Box3 walls = demo_.world().bounds();
+        const glm::vec3 eye = camera_3d_.eye();
+        const glm::vec3 nearest = glm::clamp(eye, walls.lo, walls.hi);
+        const float pixel = camera_3d_.pixel_size_at(nearest, screen);
+        float max_radius = gpu_bodies ? gpu_bodies->max_radius : 0.0f;
+        if (!gpu_bodies) {
+            for (const Instance& b : bodies) max_radius = std::max(max_radius, b.radius);
+        }
+        const SphereDetail detail = nearest == eye ? SphereDetail::kExact
+                                                   : Renderer::sphere_detail(max_radius / pixel, true);
         if (gpu_bodies) {
-            // Point sprites when even a sphere at the world's nearest point to the eye is a
-            // few pixels wide (the bodies stay inside the walls).
-            const Box3 walls = demo_.world().bounds();
-            const glm::vec3 eye = camera_3d_.eye();
-            const glm::vec3 nearest = glm::clamp(eye, walls.lo, walls.hi);
-            const float pixel = camera_3d_.pixel_size_at(nearest, screen);
-            const bool points =
-                nearest != eye && gpu_bodies->max_radius <= Renderer::kPointRadiusPx * pixel;
             renderer_.draw_spheres(*gpu_bodies, mode, camera_3d_.view(), camera_3d_.proj(size),
-                                   points);
+                                   detail);
         } else {
-            renderer_.draw_spheres(bodies, camera_3d_.view(), camera_3d_.proj(size));
+            renderer_.draw_spheres(bodies, camera_3d_.view(), camera_3d_.proj(size), detail);
         }
         renderer_.draw_mesh(shapes_.triangles, view_proj);
         renderer_.draw_triangles(overlays.triangles, view_proj, depth);

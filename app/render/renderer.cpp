@@ -72,9 +72,11 @@ Renderer::Renderer()
     spheres_ = sphere_program("sphere", sphere_frag);
     // After the #version line.
     const std::size_t line = sphere_frag.find('\n', sphere_frag.find("#version")) + 1;
-    sphere_points_ =
-        sphere_program("sphere points", sphere_frag.substr(0, line) + "#define POINT_SPRITES\n" +
-                                            sphere_frag.substr(line));
+    const auto variant = [&](const char* name, const char* define) {
+        return sphere_program(name, sphere_frag.substr(0, line) + define + sphere_frag.substr(line));
+    };
+    sphere_points_ = variant("sphere points", "#define POINT_SPRITES\n");
+    sphere_flat_ = variant("sphere flat depth", "#define FLAT_DEPTH\n");
 
     lines_.program = make_program("lines", shaders::kLinesVert, shaders::kLinesFrag);
     lines_.view_proj = uniform(lines_.program, "u_view_proj");
@@ -174,8 +176,23 @@ void Renderer::circle_state(const glm::mat4& view_proj, float world_per_pixel, b
     }
 }
 
-void Renderer::sphere_state(const glm::mat4& view, const glm::mat4& proj, bool points) {
-    const SphereProgram& p = points ? sphere_points_ : spheres_;
+SphereDetail Renderer::sphere_detail(float max_radius_px, bool points_allowed) {
+    if (points_allowed && max_radius_px <= kPointRadiusPx) return SphereDetail::kPoints;
+    return max_radius_px <= kFlatDepthRadiusPx ? SphereDetail::kFlatDepth : SphereDetail::kExact;
+}
+
+const Renderer::SphereProgram& Renderer::sphere_program(SphereDetail detail) const {
+    switch (detail) {
+        case SphereDetail::kExact: return spheres_;
+        case SphereDetail::kFlatDepth: return sphere_flat_;
+        case SphereDetail::kPoints: return sphere_points_;
+    }
+    return spheres_;
+}
+
+void Renderer::sphere_state(const glm::mat4& view, const glm::mat4& proj, SphereDetail detail) {
+    const bool points = detail == SphereDetail::kPoints;
+    const SphereProgram& p = sphere_program(detail);
     glUseProgram(p.program.get());
     glUniform1i(p.points, points ? 1 : 0);
     if (points) {
@@ -218,11 +235,13 @@ void Renderer::draw_circles(std::span<const Instance> circles, const glm::mat4& 
 }
 
 void Renderer::draw_spheres(std::span<const Instance> spheres, const glm::mat4& view,
-                            const glm::mat4& proj) {
+                            const glm::mat4& proj, SphereDetail detail) {
     if (spheres.empty()) return;
+    // Instances are quads: points need the GPU bodies' layout.
+    if (detail == SphereDetail::kPoints) detail = SphereDetail::kFlatDepth;
     upload_instances(spheres);
-    sphere_state(view, proj, false);
-    glUniform1i(spheres_.colour.source, 0);
+    sphere_state(view, proj, detail);
+    glUniform1i(sphere_program(detail).colour.source, 0);
     glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(spheres.size()));
     end_spheres();
 }
@@ -343,10 +362,11 @@ bool Renderer::draw_dots(const GpuBodies& b, ColorMode mode, const glm::mat4& vi
 }
 
 void Renderer::draw_spheres(const GpuBodies& bodies, ColorMode mode, const glm::mat4& view,
-                            const glm::mat4& proj, bool points) {
+                            const glm::mat4& proj, SphereDetail detail) {
     if (bodies.count == 0) return;
-    sphere_state(view, proj, points);
-    bind_gpu_bodies(bodies, mode, points ? sphere_points_.colour : spheres_.colour);
+    const bool points = detail == SphereDetail::kPoints;
+    sphere_state(view, proj, detail);
+    bind_gpu_bodies(bodies, mode, sphere_program(detail).colour);
     if (points) {
         glDrawArraysInstanced(GL_POINTS, 0, 1, static_cast<GLsizei>(bodies.count));
     } else {

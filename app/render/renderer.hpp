@@ -21,11 +21,27 @@ class DotSplat;
 
 namespace collidoscope {
 
+// How spheres are drawn, chosen by how big the largest is on screen.
+enum class SphereDetail {
+    kExact,  // ray-cast, with the true depth: spheres cut each other on curves
+    // Ray-cast shading at the depth of the quad touching each sphere's front: where spheres
+    // are a few pixels wide the curves differ by a pixel at most, and the fragment shader
+    // writes no depth, so every GPU, software GL too (llvmpipe ignores depth_greater),
+    // skips the shading of hidden spheres
+    kFlatDepth,
+    kPoints,  // one point sprite each at its centre's depth (smaller still)
+};
+
 class Renderer {
 public:
     // Bodies up to this drawn radius are point sprites. Points are clipped by their centre,
     // so only sprites a few pixels wide are: a disc half out of the view would vanish whole.
     static constexpr float kPointRadiusPx = 4.0f;
+    // Spheres up to this drawn radius take SphereDetail::kFlatDepth.
+    static constexpr float kFlatDepthRadiusPx = 10.0f;
+    // The detail for spheres of at most `max_radius_px` drawn radius; `points_allowed` where
+    // no sphere can reach the view's edge (points are clipped by their centre).
+    static SphereDetail sphere_detail(float max_radius_px, bool points_allowed);
     // 2D bodies all under this drawn radius are dots: one pixel each, marked by a compute pass
     // (collide::gpu::DotSplat) where there is an OpenGL 4.3 context. The body shaders get it
     // too: as point sprites, bodies under it are one-pixel points.
@@ -46,7 +62,7 @@ public:
     void draw_circles(std::span<const Instance> circles, const glm::mat4& view_proj,
                       float world_per_pixel);
     void draw_spheres(std::span<const Instance> spheres, const glm::mat4& view,
-                      const glm::mat4& proj);
+                      const glm::mat4& proj, SphereDetail detail);
     // The GPU world's bodies, straight from its buffers (nothing uploaded), coloured in the
     // vertex shader by `mode` (speed or id; cost colours are the CPU world's: speed).
     void draw_circles(const GpuBodies& bodies, ColorMode mode, const glm::mat4& view_proj,
@@ -54,9 +70,8 @@ public:
     // Uploads the CPU world's arrays (positions and velocities each frame, radii and masses
     // when the world changed) for the draws above: no instance per body is built.
     GpuBodies upload_bodies(const BodyArrays& bodies);
-    // `points`: every sphere is small on screen (a few pixels), so each is one point sprite.
     void draw_spheres(const GpuBodies& bodies, ColorMode mode, const glm::mat4& view,
-                      const glm::mat4& proj, bool points);
+                      const glm::mat4& proj, SphereDetail detail);
     // `depth_test` hides lines behind spheres; off draws the overlays on top of everything.
     void draw_lines(std::span<const LineVertex> lines, const glm::mat4& view_proj, bool depth_test);
     // Translucent triangles (heat maps), same vertex layout as the lines.
@@ -110,7 +125,8 @@ private:
     // body_colour.glsl's uniforms for `mode` (speed or id) in the program in use.
     static void set_colour(const ColourUniforms& colour, ColorMode mode, float speed_scale);
     void circle_state(const glm::mat4& view_proj, float world_per_pixel, bool points);
-    void sphere_state(const glm::mat4& view, const glm::mat4& proj, bool points);
+    void sphere_state(const glm::mat4& view, const glm::mat4& proj, SphereDetail detail);
+    const SphereProgram& sphere_program(SphereDetail detail) const;
     void end_spheres();
     // Draws `bodies` (2D) as dots: the splat marks a pixel per body, and one triangle over the
     // view colours the marked pixels. False where the splat cannot run (no OpenGL 4.3, or more
@@ -122,6 +138,7 @@ private:
     CircleProgram circles_;
     SphereProgram spheres_;
     SphereProgram sphere_points_;  // the POINT_SPRITES build of sphere.frag
+    SphereProgram sphere_flat_;    // the FLAT_DEPTH build
     LineProgram lines_;
     DotProgram dots_;
     GlVertexArray dots_vao_ =
