@@ -82,8 +82,10 @@ struct Installed {
 };
 
 Installed& installed() {
-    // The process's one GL context for compute (GL itself is per-thread global state).
-    static Installed state;
+    // The process's one GL context for compute (GL itself is per-thread global state). Never
+    // destroyed: at exit NVIDIA's EGL has torn itself down before static destructors run,
+    // and destroying the context then crashed every process (exit code 139).
+    static Installed& state = *new Installed;
     return state;
 }
 

@@ -157,15 +157,20 @@ void GpuBroadPhase<D>::update(std::span<const Aabb<D>> boxes,
     if (found > 0) {
         // One order, whatever order the threads found them in: by a, then by b.
         timer_.begin(kStagePairSort);
+        const std::uint32_t longest = order_.count_runs(*context_, pair_a_, count_, found);
+        timer_.end();  // count_runs read back: the device idled
+        timer_.begin(kStagePairSort);
         order_.order(*context_, sort_, pair_a_, pair_b_, pair_a_scratch_, pair_b_scratch_,
-                     count_, found, interleaved_);
+                     count_, found, longest, interleaved_);
         timer_.end();
         out.resize(found);
         interleaved_.download(std::span<Pair>(out));
     }
     stats_ = structure_stats();
     stats_.candidate_tests = tests;
-    stats_.device_ms = timer_.frame_ms(stage_ms_sum_);
+    std::array<double, kStageCount>& stages = recent_stage_ms_[timed_updates_ % kRecentUpdates];
+    stages.fill(0.0);
+    stats_.device_ms = timer_.frame_ms(stages);
     ++timed_updates_;
     stats_.structure_bytes += boxes_.bytes() + statics_.bytes() + pair_a_.bytes() +
                               pair_b_.bytes() + pair_a_scratch_.bytes() + pair_b_scratch_.bytes() +
@@ -181,12 +186,14 @@ template <int D>
 std::string GpuBroadPhase<D>::status() const {
     std::string s = "GPU: " + context_->renderer() + " (" + context_->origin() + ")";
     if (timed_updates_ > 0) {
-        // Means since the instance was made, so the bench's status line carries them.
-        char line[64];
-        s += "; device ms a frame, mean of " + std::to_string(timed_updates_) + ":";
+        const std::size_t frames = std::min(timed_updates_, kRecentUpdates);
+        s += "; device ms a frame, mean of the last " + std::to_string(frames) + ":";
         for (std::size_t k = 0; k < kStageCount; ++k) {
+            double sum = 0;
+            for (std::size_t f = 0; f < frames; ++f) sum += recent_stage_ms_[f][k];
+            char line[64];
             std::snprintf(line, sizeof line, "%s %s %.3f", k == 0 ? "" : ",", kStageNames[k],
-                          stage_ms_sum_[k] / static_cast<double>(timed_updates_));
+                          sum / static_cast<double>(frames));
             s += line;
         }
     }

@@ -123,7 +123,10 @@ private:
     DeviceTimer timer_;
     BroadPhaseStats stats_;
     int resume_passes_ = 0;  // passes after the first in the last update, for status()
-    std::array<double, kStageCount> stage_ms_sum_{};  // over every update timed so far
+    // The last kRecentUpdates updates' device ms by stage (status() gives their means: the
+    // bench's timed frames, not its warm-up, whose first frame compiles the kernels).
+    static constexpr std::size_t kRecentUpdates = 16;
+    std::array<std::array<double, kStageCount>, kRecentUpdates> recent_stage_ms_{};
     std::size_t timed_updates_ = 0;
     mutable std::vector<Aabb<D>> host_boxes_;
     mutable bool host_boxes_fresh_ = false;

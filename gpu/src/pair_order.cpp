@@ -11,31 +11,39 @@ constexpr std::size_t kGroup = 256;
 constexpr std::uint32_t kMaxRun = 64;  // pair_order.comp's: the longest run one thread sorts
 }  // namespace
 
-void PairOrder::order(ComputeContext& context, RadixSort& sort, StorageBuffer& a,
-                      StorageBuffer& b, StorageBuffer& a_scratch, StorageBuffer& b_scratch,
-                      std::size_t bodies, std::uint32_t pairs, StorageBuffer& out) {
+namespace {
+GLuint use_stage(ComputeContext& context, const char* key, const char* define) {
     using namespace collidoscope::shaders;
-    const auto stage = [&](const char* key, const char* define) {
-        const GLuint p = context.program(key, 0, {define, kPairOrderComp});
-        glUseProgram(p);
-        return p;
-    };
-    out.reserve(std::size_t{pairs} * 2 * sizeof(std::uint32_t));
-    a.bind(2);
-    b.bind(3);
-    out.bind(4);
+    const GLuint p = context.program(key, 0, {define, kPairOrderComp});
+    glUseProgram(p);
+    return p;
+}
+}  // namespace
 
+std::uint32_t PairOrder::count_runs(ComputeContext& context, StorageBuffer& a,
+                                    std::size_t bodies, std::uint32_t pairs) {
     runs_.reserve(bodies * sizeof(std::uint32_t));
     runs_.fill(0);
     longest_.reserve(4);
     longest_.fill(0);
+    a.bind(2);
     runs_.bind(5);
     longest_.bind(6);
-    set_uint(stage("pair_order_count", "#define COUNT\n"), "u_count", pairs);
+    set_uint(use_stage(context, "pair_order_count", "#define COUNT\n"), "u_count", pairs);
     dispatch(groups_for(pairs, kGroup));
     std::uint32_t longest = 0;
     longest_.download(std::span<std::uint32_t>(&longest, 1));
+    return longest;
+}
 
+void PairOrder::order(ComputeContext& context, RadixSort& sort, StorageBuffer& a,
+                      StorageBuffer& b, StorageBuffer& a_scratch, StorageBuffer& b_scratch,
+                      std::size_t bodies, std::uint32_t pairs, std::uint32_t longest,
+                      StorageBuffer& out) {
+    const auto stage = [&](const char* key, const char* define) {
+        return use_stage(context, key, define);
+    };
+    out.reserve(std::size_t{pairs} * 2 * sizeof(std::uint32_t));
     used_radix_ = longest > kMaxRun;
     if (used_radix_) {
         const int bits = bits_below(bodies);

@@ -15,12 +15,17 @@ namespace collide::gpu {
 
 class PairOrder {
 public:
-    // Writes the `pairs` pairs held in `a` and `b` (for bodies below `bodies`) into `out`,
-    // sorted. `a` and `b` may be reordered (the radix path sorts them in place, with the
+    // Counts each body's pairs as a, for the `pairs` pairs held in `a` (bodies below
+    // `bodies`), and reads back the longest run: the host waits here, so a caller timing
+    // the device stops its clock before and starts it after.
+    std::uint32_t count_runs(ComputeContext& context, StorageBuffer& a, std::size_t bodies,
+                             std::uint32_t pairs);
+    // Writes the pairs held in `a` and `b` into `out`, sorted, after count_runs() said
+    // `longest`. `a` and `b` may be reordered (the radix path sorts them in place, with the
     // scratch buffers).
     void order(ComputeContext& context, RadixSort& sort, StorageBuffer& a, StorageBuffer& b,
                StorageBuffer& a_scratch, StorageBuffer& b_scratch, std::size_t bodies,
-               std::uint32_t pairs, StorageBuffer& out);
+               std::uint32_t pairs, std::uint32_t longest, StorageBuffer& out);
 
     // Whether the last order() took the radix sort (a run longer than the counting path's).
     bool used_radix() const { return used_radix_; }
