@@ -211,13 +211,7 @@ void Renderer::sphere_state(const glm::mat4& view, const glm::mat4& proj, Sphere
     glUniform1f(p.viewport_height, static_cast<float>(viewport_.y));
     // With multisampling the rim's alpha becomes sample coverage: smooth edges that do not
     // depend on draw order. Without it, plain blending gives a softer (order-dependent) rim.
-    // Point sprites (a few pixels each) are drawn single-sampled even so: every sample of a
-    // pixel gets one depth and colour, which the GPU stores compressed, where per-sample
-    // coverage of a million stacked sprites quadrupled the draw (an H200: 30 ms against 7).
-    if (multisampled_ && points) {
-        glDisable(GL_BLEND);
-        glDisable(GL_MULTISAMPLE);
-    } else if (multisampled_) {
+    if (multisampled_) {
         glDisable(GL_BLEND);
         glEnable(GL_SAMPLE_ALPHA_TO_COVERAGE);
     }
@@ -226,7 +220,6 @@ void Renderer::sphere_state(const glm::mat4& view, const glm::mat4& proj, Sphere
 void Renderer::end_spheres() {
     ++draw_calls_;
     glDisable(GL_SAMPLE_ALPHA_TO_COVERAGE);
-    glEnable(GL_MULTISAMPLE);
     glEnable(GL_BLEND);
     glDisable(GL_DEPTH_TEST);
 }

@@ -5,6 +5,7 @@
 
 #include "collide/gpu/compute_context.hpp"
 #include "shaders/gpu/dot_splat.comp.hpp"
+#include "buffer_fill.hpp"
 #include "storage_buffer.hpp"
 
 namespace collide::gpu {
@@ -33,7 +34,7 @@ void DotSplat::splat(unsigned positions, std::size_t count, const float* view_pr
     pixels.reserve(std::size_t(width) * std::size_t(height) * 4);
     // The last frame's draw read these pixels; the clear and the marks come after it.
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
-    pixels.fill(0);
+    fill_words(*context_, pixels, 0);
     glUseProgram(program);
     set_uint(program, "u_count", static_cast<std::uint32_t>(count));
     glUniform2i(glGetUniformLocation(program, "u_size"), width, height);

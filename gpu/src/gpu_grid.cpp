@@ -1,5 +1,7 @@
 #include "gpu_grid.hpp"
 
+#include "buffer_fill.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cassert>
@@ -167,7 +169,7 @@ template <int D>
 void GridCells::fill_table(ComputeContext& ctx, const GridLayout<D>& layout,
                            const StorageBuffer& boxes, std::size_t n) {
     ranges.reserve(std::size_t{layout.slots} * 2 * sizeof(std::uint32_t));
-    ranges.fill(0);  // every slot an empty run
+    fill_words(ctx, ranges, 0);  // every slot an empty run
     sorted_boxes.reserve(n * (D == 2 ? 1 : 2) * 4 * sizeof(float));
     const GLuint program =
         ctx.program("grid_cells", D, {kCommonGlsl, kGridLevelsGlsl, kGridCellsComp});

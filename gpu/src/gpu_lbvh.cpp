@@ -1,5 +1,7 @@
 #include "gpu_lbvh.hpp"
 
+#include "buffer_fill.hpp"
+
 #include <array>
 #include <cmath>
 
@@ -66,8 +68,8 @@ void GpuLbvh<D>::build(const SceneBounds<D>& bounds) {
     this->sort_.sort(ctx, data, scratch, n, fields);
 
     this->next_stage(kStageStructure);
-    parents_.fill(kNoParent);
-    visits_.fill(0);
+    fill_words(ctx, parents_, kNoParent);
+    fill_words(ctx, visits_, 0);
     if (n >= 2) {
         const GLuint build = ctx.program("lbvh_build", D, {kCommonGlsl, kLbvhBuildComp});
         glUseProgram(build);

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "buffer_fill.hpp"
 #include "gpu_grid.hpp"
 #include "radix_sort.hpp"
 #include "shaders/gpu/common.glsl.hpp"
@@ -215,7 +216,8 @@ struct GpuWorld<D>::Impl {
 
     // Slots [first, end) of each body's run of `sorted` keys into `runs`.
     void find_runs(StorageBuffer& sorted, StorageBuffer& runs) {
-        runs.fill(0);
+        fill_words(ctx, runs, 0);
+        pos.bind(kPos);  // the fill used binding 0
         use(Kernel::kRuns);
         sorted.bind(kKeys);
         runs.bind(kRunsA);

@@ -1,5 +1,7 @@
 #include "pair_order.hpp"
 
+#include "buffer_fill.hpp"
+
 #include <array>
 
 #include "shaders/gpu/pair_order.comp.hpp"
@@ -23,7 +25,7 @@ GLuint use_stage(ComputeContext& context, const char* key, const char* define) {
 std::uint32_t PairOrder::count_runs(ComputeContext& context, StorageBuffer& a,
                                     std::size_t bodies, std::uint32_t pairs) {
     runs_.reserve(bodies * sizeof(std::uint32_t));
-    runs_.fill(0);
+    fill_words(context, runs_, 0);
     longest_.reserve(4);
     longest_.fill(0);
     a.bind(2);
