@@ -46,6 +46,7 @@ struct BodyArrays {
     float speed_scale = 1.0f;
     float max_radius = 0.0f;
     std::uint64_t shape_id = 0;
+    std::uint64_t revision = 0;  // of pos and vel (collide::World::revision)
 };
 
 // One end of an overlay line.

@@ -155,6 +155,7 @@ private:
     StreamBuffer body_pos_, body_vel_;  // upload_bodies()'
     GlBuffer body_radius_ = make_buffer(), body_mass_ = make_buffer();
     std::uint64_t uploaded_shape_ = 0;
+    std::uint64_t uploaded_revision_ = 0;  // of the positions and velocities uploaded
     GlVertexArray line_vao_;
     StreamBuffer line_buffer_;
     glm::ivec2 framebuffer_{1, 1};

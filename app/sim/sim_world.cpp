@@ -520,7 +520,8 @@ std::optional<BodyArrays> WorldAdapter<D>::body_arrays(ColorMode mode) {
                       D,
                       mode == ColorMode::kSpeed ? speed_scale() : 1.0f,
                       max_radius_,
-                      shape_id_};
+                      shape_id_,
+                      world_.revision()};
 }
 
 template <int D>

@@ -116,6 +116,9 @@ public:
     // (the step stopped there: no contacts, no motion solved), else 0.
     std::size_t pairs_over_budget() const { return pairs_over_budget_; }
     std::uint64_t steps() const { return steps_; }
+    // Changes whenever a body's position or velocity may have (a step, a restore, a moved
+    // body), so a viewer can skip copying a million unchanged bodies while paused.
+    std::uint64_t revision() const { return revision_; }
     double kinetic_energy() const;
     // Pairs that met at a time of impact in the last step (swept only).
     std::size_t impacts() const { return continuous_.impacts(); }
@@ -168,6 +171,7 @@ private:
     ContactSolver<D> solver_;
     StepTimings timings_;
     std::uint64_t steps_ = 0;
+    std::uint64_t revision_ = 0;
 };
 
 }  // namespace collide

@@ -70,6 +70,7 @@ void World<D>::set_broad_phase(std::unique_ptr<BroadPhase<D>> broad_phase) {
 template <int D>
 void World<D>::move_body(BodyId id, const Vec<D>& pos, const Vec<D>& vel) {
     assert(id < bodies_.size());
+    ++revision_;
     bodies_.pos[id] = pos;
     if (!bodies_.is_static[id]) bodies_.vel[id] = vel;
     boxes_[id] = ImplicitBodies<D>::box(bodies_, id);
@@ -103,6 +104,7 @@ template <int D>
 void World<D>::restore(const Snapshot& s) {
     assert(s.pos.size() == bodies_.size() && s.boxes.size() == boxes_.size());
     settings_ = s.settings;
+    ++revision_;
     bodies_.pos = s.pos;
     bodies_.vel = s.vel;
     bodies_.rotation = s.rotation;
@@ -135,6 +137,7 @@ template <int D>
 void World<D>::step(StepObserver<D>* observer) {
     // Substeps reuse the step's pairs: bodies move a fraction of a radius per substep, and
     // contacts that appear in between are found at the next step.
+    ++revision_;
     const int substeps = std::max(settings_.substeps, 1);
     const float dt = settings_.dt / static_cast<float>(substeps);
     const bool swept = settings_.swept;
