@@ -6,6 +6,7 @@
 #include <bit>
 #include <cassert>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "shaders/gpu/common.glsl.hpp"
@@ -139,17 +140,26 @@ void set_grid_uniforms(GLuint program, const GridLayout<D>& g) {
     glUniform1ui(glGetUniformLocation(program, "u_slots"), g.slots);
 }
 
+namespace {
+// Puts the grid kernel `key` (common.glsl, grid_levels.glsl, then `kernel`) in use with the
+// layout's uniforms, for `n` bodies.
+template <int D>
+void use_grid_kernel(ComputeContext& ctx, const char* key, std::string_view kernel,
+                     const GridLayout<D>& layout, std::size_t n) {
+    const GLuint program = ctx.program(key, D, {kCommonGlsl, kGridLevelsGlsl, kernel});
+    glUseProgram(program);
+    set_uint(program, "u_count", static_cast<std::uint32_t>(n));
+    set_grid_uniforms(program, layout);
+}
+}  // namespace
+
 template <int D>
 void GridCells::key(ComputeContext& ctx, const GridLayout<D>& layout, const StorageBuffer& boxes,
                     const StorageBuffer& statics, std::size_t n) {
     for (StorageBuffer* b : {&slots, &tags}) b->reserve(n * 4);
     level_mask.reserve(4);
     level_mask.fill(0);
-    const GLuint program =
-        ctx.program("grid_keys", D, {kCommonGlsl, kGridLevelsGlsl, kGridKeysComp});
-    glUseProgram(program);
-    set_uint(program, "u_count", static_cast<std::uint32_t>(n));
-    set_grid_uniforms(program, layout);
+    use_grid_kernel(ctx, "grid_keys", kGridKeysComp, layout, n);
     bind();
     boxes.bind(kBoxBinding);
     statics.bind(kStaticBinding);
@@ -171,11 +181,7 @@ void GridCells::fill_table(ComputeContext& ctx, const GridLayout<D>& layout,
     ranges.reserve(std::size_t{layout.slots} * 2 * sizeof(std::uint32_t));
     fill_words(ctx, ranges, 0);  // every slot an empty run
     sorted_boxes.reserve(n * (D == 2 ? 1 : 2) * 4 * sizeof(float));
-    const GLuint program =
-        ctx.program("grid_cells", D, {kCommonGlsl, kGridLevelsGlsl, kGridCellsComp});
-    glUseProgram(program);
-    set_uint(program, "u_count", static_cast<std::uint32_t>(n));
-    set_grid_uniforms(program, layout);
+    use_grid_kernel(ctx, "grid_cells", kGridCellsComp, layout, n);
     bind();
     boxes.bind(kBoxBinding);  // the sort used this binding
     dispatch(groups_for(n, kGroup));
