@@ -22,7 +22,8 @@ constexpr BroadPhaseEntry gpu_row(std::string_view name, std::string_view descri
 constexpr BroadPhaseEntry kGpuBroadPhases[] = {
     gpu_row<gpu::GpuGrid>("gpu-grid",
                           "GPU (OpenGL compute): grids of doubling cell size, each body in the "
-                          "level that fits it, keys radix-sorted; rows scanned per body"),
+                          "level that fits it, sorted by its cell's slot in a cell table; half "
+                          "the neighbour cells searched per body"),
     gpu_row<gpu::GpuLbvh>("gpu-lbvh",
                           "GPU (OpenGL compute): linear BVH over Morton-sorted centres "
                           "(Karras 2012), built each frame; one traversal per body"),
