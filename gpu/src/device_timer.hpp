@@ -23,7 +23,7 @@ public:
         stages_.clear();
     }
     // Starts a stretch of stage `stage` (an index into frame_ms's `by_stage`).
-    void begin(std::size_t stage = 0) {
+    void begin(std::size_t stage) {
         stages_.push_back(stage);
         stamp();
     }

@@ -1,7 +1,5 @@
 #include "gpu_grid.hpp"
 
-#include "buffer_fill.hpp"
-
 #include <algorithm>
 #include <bit>
 #include <cassert>
@@ -9,6 +7,7 @@
 #include <string_view>
 #include <utility>
 
+#include "buffer_fill.hpp"
 #include "shaders/gpu/common.glsl.hpp"
 #include "shaders/gpu/grid_cells.comp.hpp"
 #include "shaders/gpu/grid_keys.comp.hpp"
@@ -247,11 +246,16 @@ const typename GpuGrid<D>::HostGrid& GpuGrid<D>::host_grid() const {
     this->context_->make_current();
     const std::size_t n = this->count_;
     host_.slots.resize(n);
-    host_.tags.resize(n);
     cells_.slots.download(std::span<std::uint32_t>(host_.slots));
-    cells_.tags.download(std::span<std::uint32_t>(host_.tags));
+    std::vector<std::uint32_t> tags(n);
+    cells_.tags.download(std::span<std::uint32_t>(tags));
+    // grid_levels.glsl's tag_body and tag_level.
     host_.ids.resize(n);
-    for (std::size_t k = 0; k < n; ++k) host_.ids[k] = host_.tags[k] >> 6;
+    host_.levels.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+        host_.ids[k] = tags[k] >> 6;
+        host_.levels[k] = static_cast<int>(tags[k] & 31u);
+    }
     host_.level_mask = 0;
     if (n > 0) cells_.level_mask.download(std::span<std::uint32_t>(&host_.level_mask, 1));
     host_fresh_ = true;
@@ -286,7 +290,7 @@ void GpuGrid<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
             // level's entries once, with the same cell test.
             for (std::size_t k = 0; k < h.ids.size(); ++k) {
                 const BodyId j = h.ids[k];
-                if (static_cast<int>(h.tags[k] & 31u) == level &&
+                if (h.levels[k] == level &&
                     reached(layout_.cell_at(boxes[j].lo, level)) && boxes[j].overlaps(region)) {
                     out.push_back(j);
                 }
@@ -344,8 +348,8 @@ void GpuGrid<D>::validate() const {
         if (!finite_box(box)) continue;
         const int level = layout_.level_of(box.largest_side());
         const std::uint32_t slot = layout_.slot(layout_.key(layout_.cell_at(box.lo, level), level));
-        if (static_cast<int>(h.tags[p] & 31u) != level || h.slots[p] != slot) {
-            fail("body " + std::to_string(id) + " at level " + std::to_string(h.tags[p] & 31u) +
+        if (h.levels[p] != level || h.slots[p] != slot) {
+            fail("body " + std::to_string(id) + " at level " + std::to_string(h.levels[p]) +
                  ", slot " + std::to_string(h.slots[p]) + "; the host finds level " +
                  std::to_string(level) + ", slot " + std::to_string(slot));
         }

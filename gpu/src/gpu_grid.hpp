@@ -97,9 +97,10 @@ private:
     GLuint pair_program() override;
     BroadPhaseStats structure_stats() const override;
 
-    // The sorted entries as the GPU left them, on the host.
+    // The sorted entries as the GPU left them, on the host, their tags decoded once.
     struct HostGrid {
-        std::vector<std::uint32_t> slots, tags, ids;
+        std::vector<std::uint32_t> slots, ids;
+        std::vector<int> levels;  // of each sorted entry
         std::uint32_t level_mask = 0;
     };
     const HostGrid& host_grid() const;
@@ -126,7 +127,7 @@ void GpuGrid<D>::for_each_in_cell(const std::array<int, D>& c, int level, Fn&& v
     for (auto it = first; it != h.slots.end() && *it == slot; ++it) {
         const std::size_t k = static_cast<std::size_t>(it - h.slots.begin());
         const BodyId id = h.ids[k];
-        if (static_cast<int>(h.tags[k] & 31u) == level &&
+        if (h.levels[k] == level &&
             layout_.cell_at(boxes[id].lo, level) == c) {
             visit(k);
         }

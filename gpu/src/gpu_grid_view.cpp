@@ -14,10 +14,10 @@ namespace {
 constexpr Color kScanColor = rgba(1.0f, 0.6f, 0.2f, 0.9f);
 
 // Levels in use, finest first, as (level, bodies).
-std::vector<std::pair<int, std::size_t>> used_levels(const std::vector<std::uint32_t>& tags,
+std::vector<std::pair<int, std::size_t>> used_levels(const std::vector<int>& entry_levels,
                                                      int levels, std::uint32_t mask) {
     std::vector<std::size_t> bodies(static_cast<std::size_t>(levels), 0);
-    for (const std::uint32_t tag : tags) ++bodies[std::min<std::size_t>(tag & 31u, levels - 1)];
+    for (const int l : entry_levels) ++bodies[static_cast<std::size_t>(std::min(l, levels - 1))];
     std::vector<std::pair<int, std::size_t>> used;
     for (int l = 0; l < levels; ++l) {
         if ((mask & (1u << l)) != 0) used.emplace_back(l, bodies[static_cast<std::size_t>(l)]);
@@ -35,7 +35,7 @@ std::vector<std::string> GpuGrid<D>::layers() const {
     const HostGrid& h = host_grid();
     std::vector<std::string> names;
     for (const auto& [level, bodies] :
-         used_levels(h.tags, layout_.levels, h.level_mask)) {
+         used_levels(h.levels, layout_.levels, h.level_mask)) {
         char text[96];
         std::snprintf(text, sizeof text, "level %d: cell %.3g, %zu bodies", level,
                       layout_.cell(level), bodies);
@@ -48,7 +48,7 @@ template <int D>
 void GpuGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     if (this->count_ == 0) return;
     const HostGrid& h = host_grid();
-    const auto used = used_levels(h.tags, layout_.levels, h.level_mask);
+    const auto used = used_levels(h.levels, layout_.levels, h.level_mask);
     if (which.flags.structure) {
         // Each occupied cell once: (level, cell key) of every entry, sorted, then counted.
         // (A hashed slot can hold several cells, so the slots alone do not tell them.)
@@ -56,7 +56,7 @@ void GpuGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
         std::vector<std::pair<std::uint32_t, std::uint32_t>> keys;  // (key, entry)
         keys.reserve(h.ids.size());
         for (std::size_t k = 0; k < h.ids.size(); ++k) {
-            const int level = static_cast<int>(h.tags[k] & 31u);
+            const int level = h.levels[k];
             keys.emplace_back(layout_.key(layout_.cell_at(boxes[h.ids[k]].lo, level), level),
                               static_cast<std::uint32_t>(k));
         }
@@ -65,7 +65,7 @@ void GpuGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
             std::size_t end = k + 1;
             while (end < keys.size() && keys[end].first == keys[k].first) ++end;
             const std::size_t entry = keys[k].second;
-            const int level = static_cast<int>(h.tags[entry] & 31u);
+            const int level = h.levels[entry];
             const auto layer = static_cast<std::size_t>(
                 std::find_if(used.begin(), used.end(), [&](auto u) { return u.first == level; }) -
                 used.begin());

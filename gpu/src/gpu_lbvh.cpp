@@ -1,10 +1,9 @@
 #include "gpu_lbvh.hpp"
 
-#include "buffer_fill.hpp"
-
 #include <array>
 #include <cmath>
 
+#include "buffer_fill.hpp"
 #include "collide/morton.hpp"
 
 #include "shaders/gpu/common.glsl.hpp"

@@ -1,9 +1,8 @@
 #include "pair_order.hpp"
 
-#include "buffer_fill.hpp"
-
 #include <array>
 
+#include "buffer_fill.hpp"
 #include "shaders/gpu/pair_order.comp.hpp"
 
 namespace collide::gpu {
@@ -11,9 +10,7 @@ namespace collide::gpu {
 namespace {
 constexpr std::size_t kGroup = 256;
 constexpr std::uint32_t kMaxRun = 64;  // pair_order.comp's: the longest run one thread sorts
-}  // namespace
 
-namespace {
 GLuint use_stage(ComputeContext& context, const char* key, const char* define) {
     using namespace collidoscope::shaders;
     const GLuint p = context.program(key, 0, {define, kPairOrderComp});
@@ -42,12 +39,8 @@ void PairOrder::order(ComputeContext& context, RadixSort& sort, StorageBuffer& a
                       StorageBuffer& b, StorageBuffer& a_scratch, StorageBuffer& b_scratch,
                       std::size_t bodies, std::uint32_t pairs, std::uint32_t longest,
                       StorageBuffer& out) {
-    const auto stage = [&](const char* key, const char* define) {
-        return use_stage(context, key, define);
-    };
     out.reserve(std::size_t{pairs} * 2 * sizeof(std::uint32_t));
-    used_radix_ = longest > kMaxRun;
-    if (used_radix_) {
+    if (longest > kMaxRun) {
         const int bits = bits_below(bodies);
         const std::array<RadixSort::Field, 2> fields{{{1, bits}, {0, bits}}};
         const std::array<StorageBuffer*, 2> data{&a, &b};
@@ -56,7 +49,8 @@ void PairOrder::order(ComputeContext& context, RadixSort& sort, StorageBuffer& a
         a.bind(2);
         b.bind(3);
         out.bind(4);
-        set_uint(stage("pair_order_interleave", "#define INTERLEAVE\n"), "u_count", pairs);
+        set_uint(use_stage(context, "pair_order_interleave", "#define INTERLEAVE\n"), "u_count",
+                 pairs);
         dispatch(groups_for(pairs, kGroup));
         return;
     }
@@ -67,9 +61,9 @@ void PairOrder::order(ComputeContext& context, RadixSort& sort, StorageBuffer& a
     out.bind(4);
     runs_.bind(5);
     by_a_.bind(7);
-    set_uint(stage("pair_order_scatter", "#define SCATTER\n"), "u_count", pairs);
+    set_uint(use_stage(context, "pair_order_scatter", "#define SCATTER\n"), "u_count", pairs);
     dispatch(groups_for(pairs, kGroup));
-    set_uint(stage("pair_order_runs", "#define RUNS\n"), "u_count",
+    set_uint(use_stage(context, "pair_order_runs", "#define RUNS\n"), "u_count",
              static_cast<std::uint32_t>(bodies));
     dispatch(groups_for(bodies, kGroup));
 }

@@ -27,13 +27,10 @@ public:
                StorageBuffer& a_scratch, StorageBuffer& b_scratch, std::size_t bodies,
                std::uint32_t pairs, std::uint32_t longest, StorageBuffer& out);
 
-    // Whether the last order() took the radix sort (a run longer than the counting path's).
-    bool used_radix() const { return used_radix_; }
     std::size_t bytes() const { return runs_.bytes() + longest_.bytes() + by_a_.bytes(); }
 
 private:
     StorageBuffer runs_, longest_, by_a_;
-    bool used_radix_ = false;
 };
 
 }  // namespace collide::gpu

@@ -80,6 +80,7 @@ void RadixSort::sort(ComputeContext& context, std::span<StorageBuffer* const> da
             exclusive_scan(context, histogram_, counts);
 
             glUseProgram(scatter_program);
+            histogram_.bind(1);  // the scanned counts: each (digit, block)'s first slot
             set_uint(scatter_program, "u_count", GLuint(count));
             set_uint(scatter_program, "u_shift", GLuint(shift));
             set_uint(scatter_program, "u_blocks", blocks);
