@@ -554,8 +554,9 @@ void App::draw_scene(glm::vec2 size, glm::vec2 screen, glm::ivec2 framebuffer,
         if (!gpu_bodies) {
             for (const Instance& b : bodies) max_radius = std::max(max_radius, b.radius);
         }
-        const SphereDetail detail = nearest == eye ? SphereDetail::kExact
-                                                   : Renderer::sphere_detail(max_radius / pixel, true);
+        const SphereDetail detail = nearest == eye
+                                        ? SphereDetail::kExact
+                                        : Renderer::sphere_detail(max_radius / pixel, true);
         if (gpu_bodies) {
             renderer_.draw_spheres(*gpu_bodies, mode, camera_3d_.view(), camera_3d_.proj(size),
                                    detail);

@@ -73,7 +73,8 @@ Renderer::Renderer()
     // After the #version line.
     const std::size_t line = sphere_frag.find('\n', sphere_frag.find("#version")) + 1;
     const auto variant = [&](const char* name, const char* define) {
-        return sphere_program(name, sphere_frag.substr(0, line) + define + sphere_frag.substr(line));
+        return sphere_program(name,
+                              sphere_frag.substr(0, line) + define + sphere_frag.substr(line));
     };
     sphere_points_ = variant("sphere points", "#define POINT_SPRITES\n");
     sphere_flat_ = variant("sphere flat depth", "#define FLAT_DEPTH\n");

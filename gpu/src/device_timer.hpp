@@ -43,7 +43,8 @@ public:
             glGetQueryObjectui64v(queries_[i + 1], GL_QUERY_RESULT, &stop);
             ns += stop - start;
             const std::size_t stage = stages_[i / 2];
-            if (stage < by_stage.size()) by_stage[stage] += static_cast<double>(stop - start) * 1e-6;
+            if (stage < by_stage.size())
+                by_stage[stage] += static_cast<double>(stop - start) * 1e-6;
         }
         return static_cast<double>(ns) * 1e-6;
     }

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cassert>
 
+#include "buffer_fill.hpp"
 #include "collide/gpu/compute_context.hpp"
 #include "shaders/gpu/dot_splat.comp.hpp"
-#include "buffer_fill.hpp"
 #include "storage_buffer.hpp"
 
 namespace collide::gpu {

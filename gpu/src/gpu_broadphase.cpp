@@ -160,8 +160,8 @@ void GpuBroadPhase<D>::update(std::span<const Aabb<D>> boxes,
         const std::uint32_t longest = order_.count_runs(*context_, pair_a_, count_, found);
         timer_.end();  // count_runs read back: the device idled
         timer_.begin(kStagePairSort);
-        order_.order(*context_, sort_, pair_a_, pair_b_, pair_a_scratch_, pair_b_scratch_,
-                     count_, found, longest, interleaved_);
+        order_.order(*context_, sort_, pair_a_, pair_b_, pair_a_scratch_, pair_b_scratch_, count_,
+                     found, longest, interleaved_);
         timer_.end();
         out.resize(found);
         interleaved_.download(std::span<Pair>(out));

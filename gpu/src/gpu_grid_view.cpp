@@ -34,8 +34,7 @@ template <int D>
 std::vector<std::string> GpuGrid<D>::layers() const {
     const HostGrid& h = host_grid();
     std::vector<std::string> names;
-    for (const auto& [level, bodies] :
-         used_levels(h.levels, layout_.levels, h.level_mask)) {
+    for (const auto& [level, bodies] : used_levels(h.levels, layout_.levels, h.level_mask)) {
         char text[96];
         std::snprintf(text, sizeof text, "level %d: cell %.3g, %zu bodies", level,
                       layout_.cell(level), bodies);
@@ -88,8 +87,7 @@ void GpuGrid<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     if (which.selected < this->count_) {
         const Aabb<D> own = this->box_on_host(which.selected);
         const int own_level = layout_.level_of(own.largest_side());
-        draw.box(layout_.cell_box(layout_.cell_at(own.lo, own_level), own_level),
-                 kHighlightColor);
+        draw.box(layout_.cell_box(layout_.cell_at(own.lo, own_level), own_level), kHighlightColor);
         // The cells its pair pass searches: half its own level's stencil (the other half
         // searches it), and what its box reaches at every coarser level in use.
         for_each_searched_cell(own, [&](const std::array<int, D>& c, int level) {

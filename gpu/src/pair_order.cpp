@@ -19,8 +19,8 @@ GLuint use_stage(ComputeContext& context, const char* key, const char* define) {
 }
 }  // namespace
 
-std::uint32_t PairOrder::count_runs(ComputeContext& context, StorageBuffer& a,
-                                    std::size_t bodies, std::uint32_t pairs) {
+std::uint32_t PairOrder::count_runs(ComputeContext& context, StorageBuffer& a, std::size_t bodies,
+                                    std::uint32_t pairs) {
     runs_.reserve(bodies * sizeof(std::uint32_t));
     fill_words(context, runs_, 0);
     longest_.reserve(4);
@@ -35,10 +35,9 @@ std::uint32_t PairOrder::count_runs(ComputeContext& context, StorageBuffer& a,
     return longest;
 }
 
-void PairOrder::order(ComputeContext& context, RadixSort& sort, StorageBuffer& a,
-                      StorageBuffer& b, StorageBuffer& a_scratch, StorageBuffer& b_scratch,
-                      std::size_t bodies, std::uint32_t pairs, std::uint32_t longest,
-                      StorageBuffer& out) {
+void PairOrder::order(ComputeContext& context, RadixSort& sort, StorageBuffer& a, StorageBuffer& b,
+                      StorageBuffer& a_scratch, StorageBuffer& b_scratch, std::size_t bodies,
+                      std::uint32_t pairs, std::uint32_t longest, StorageBuffer& out) {
     out.reserve(std::size_t{pairs} * 2 * sizeof(std::uint32_t));
     if (longest > kMaxRun) {
         const int bits = bits_below(bodies);

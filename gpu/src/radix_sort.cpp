@@ -22,8 +22,7 @@ int bits_below(std::size_t n) {
     return n <= 1 ? 0 : static_cast<int>(std::bit_width(n - 1));
 }
 
-void RadixSort::exclusive_scan(ComputeContext& context, StorageBuffer& values,
-                               std::size_t count) {
+void RadixSort::exclusive_scan(ComputeContext& context, StorageBuffer& values, std::size_t count) {
     using namespace collidoscope::shaders;
     if (count == 0) return;
     // Each tile's total, the totals scanned in one group, then each tile from its start.
