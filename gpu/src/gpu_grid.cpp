@@ -70,8 +70,7 @@ GridLayout<D> GridLayout<D>::from(const SceneBounds<D>& bounds, std::size_t bodi
     g.hashed = cells > kDenseCellsPerBody * std::max<std::uint64_t>(bodies, 1);
     // Hashed: at least 1.5 slots a body, a power of two (three 8-bit sort passes up to
     // 11M bodies).
-    g.slots = g.hashed ? static_cast<std::uint32_t>(std::bit_ceil(bodies + bodies / 2))
-                       : g.cells;
+    g.slots = g.hashed ? static_cast<std::uint32_t>(std::bit_ceil(bodies + bodies / 2)) : g.cells;
     return g;
 }
 
@@ -121,6 +120,13 @@ Aabb<D> GridLayout<D>::cell_box(const std::array<int, D>& c, int level) const {
         box.hi[k] = box.lo[k] + side;
     }
     return box;
+}
+
+template <int D>
+CellRange<D> GridLayout<D>::reach(const Aabb<D>& box, int level) const {
+    CellRange<D> r{cell_at(box.lo, level), cell_at(box.hi, level)};
+    for (int k = 0; k < D; ++k) r.from[k] = std::max(r.from[k] - 1, 0);
+    return r;
 }
 
 template <int D>
@@ -221,8 +227,8 @@ void GpuGrid<D>::build(const SceneBounds<D>& bounds) {
 
 template <int D>
 GLuint GpuGrid<D>::pair_program() {
-    return this->context_->program(
-        "grid_pairs", D, {kCommonGlsl, kPairEmitGlsl, kGridLevelsGlsl, kGridPairsComp});
+    return this->context_->program("grid_pairs", D,
+                                   {kCommonGlsl, kPairEmitGlsl, kGridLevelsGlsl, kGridPairsComp});
 }
 
 template <int D>
@@ -271,47 +277,27 @@ void GpuGrid<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
     const std::vector<Aabb<D>>& boxes = this->boxes_on_host();
     for (int level = 0; level < layout_.levels; ++level) {
         if ((h.level_mask & (1u << level)) == 0) continue;
-        // A neighbour's low corner is at most one cell below the region's.
-        std::array<int, D> from = layout_.cell_at(region.lo, level);
-        const std::array<int, D> to = layout_.cell_at(region.hi, level);
-        std::uint64_t cells = 1;
-        for (int k = 0; k < D; ++k) {
-            from[k] = std::max(from[k] - 1, 0);
-            cells *= static_cast<std::uint64_t>(to[k] - from[k] + 1);
-        }
-        const auto reached = [&](const std::array<int, D>& c) {
-            for (int k = 0; k < D; ++k) {
-                if (c[k] < from[k] || c[k] > to[k]) return false;
-            }
-            return true;
-        };
-        if (cells > h.ids.size()) {
+        const CellRange<D> reached = layout_.reach(region, level);
+        if (reached.count() > h.ids.size()) {
             // More cells than bodies (a fine level stretched by a giant's bounds): read the
             // level's entries once, with the same cell test.
             for (std::size_t k = 0; k < h.ids.size(); ++k) {
                 const BodyId j = h.ids[k];
-                if (h.levels[k] == level &&
-                    reached(layout_.cell_at(boxes[j].lo, level)) && boxes[j].overlaps(region)) {
+                if (h.levels[k] == level && reached.contains(layout_.cell_at(boxes[j].lo, level)) &&
+                    boxes[j].overlaps(region)) {
                     out.push_back(j);
                 }
             }
             continue;
         }
-        std::array<int, D> c = from;
-        for (;;) {
+        reached.for_each([&](const std::array<int, D>& c) {
             bool any = false;
             for_each_in_cell(c, level, [&](std::size_t k) {
                 any = true;
                 if (boxes[h.ids[k]].overlaps(region)) out.push_back(h.ids[k]);
             });
             if (trace && any) trace->add(layout_.cell_box(c, level), TraceKind::kDescended);
-            int a = 0;
-            for (; a < D; ++a) {
-                if (++c[a] <= to[a]) break;
-                c[a] = from[a];
-            }
-            if (a == D) break;
-        }
+        });
     }
 }
 
@@ -323,9 +309,11 @@ void GpuGrid<D>::validate() const {
     const HostGrid& h = host_grid();
     this->check_permutation("gpu-grid", h.ids);
     for (std::size_t p = 1; p < n; ++p) {
-        if (h.slots[p - 1] > h.slots[p]) fail("slots out of order at sorted position " + std::to_string(p));
+        if (h.slots[p - 1] > h.slots[p])
+            fail("slots out of order at sorted position " + std::to_string(p));
     }
-    if (layout_.hashed && std::popcount(layout_.slots) != 1) fail("a hashed table of no power of two");
+    if (layout_.hashed && std::popcount(layout_.slots) != 1)
+        fail("a hashed table of no power of two");
     // The host mirrors the kernels' float operations (its queries rely on it), so a body
     // keyed elsewhere is a kernel that computed otherwise. NaN has no defined cell.
     const std::vector<Aabb<D>>& boxes = this->boxes_on_host();
@@ -341,10 +329,14 @@ void GpuGrid<D>::validate() const {
             const float hi = D == 2 ? sorted[p][2 + k] : sorted[2 * p + 1][k];
             const bool same = (lo == box.lo[k] || (std::isnan(lo) && std::isnan(box.lo[k]))) &&
                               (hi == box.hi[k] || (std::isnan(hi) && std::isnan(box.hi[k])));
-            if (!same) fail("sorted position " + std::to_string(p) + " holds another box than body " + std::to_string(id) + "'s");
+            if (!same)
+                fail("sorted position " + std::to_string(p) + " holds another box than body " +
+                     std::to_string(id) + "'s");
         }
         const glm::uvec2 run = ranges[h.slots[p]];
-        if (p < run.x || p >= run.y) fail("slot " + std::to_string(h.slots[p]) + "'s run misses sorted position " + std::to_string(p));
+        if (p < run.x || p >= run.y)
+            fail("slot " + std::to_string(h.slots[p]) + "'s run misses sorted position " +
+                 std::to_string(p));
         if (!finite_box(box)) continue;
         const int level = layout_.level_of(box.largest_side());
         const std::uint32_t slot = layout_.slot(layout_.key(layout_.cell_at(box.lo, level), level));
@@ -367,10 +359,10 @@ template void GridCells::key<3>(ComputeContext&, const GridLayout<3>&, const Sto
                                 const StorageBuffer&, std::size_t);
 template void GridCells::sort<2>(ComputeContext&, RadixSort&, const GridLayout<2>&, std::size_t);
 template void GridCells::sort<3>(ComputeContext&, RadixSort&, const GridLayout<3>&, std::size_t);
-template void GridCells::fill_table<2>(ComputeContext&, const GridLayout<2>&,
-                                       const StorageBuffer&, std::size_t);
-template void GridCells::fill_table<3>(ComputeContext&, const GridLayout<3>&,
-                                       const StorageBuffer&, std::size_t);
+template void GridCells::fill_table<2>(ComputeContext&, const GridLayout<2>&, const StorageBuffer&,
+                                       std::size_t);
+template void GridCells::fill_table<3>(ComputeContext&, const GridLayout<3>&, const StorageBuffer&,
+                                       std::size_t);
 template void GridCells::build<2>(ComputeContext&, RadixSort&, const GridLayout<2>&,
                                   const StorageBuffer&, const StorageBuffer&, std::size_t);
 template void GridCells::build<3>(ComputeContext&, RadixSort&, const GridLayout<3>&,

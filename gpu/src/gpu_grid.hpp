@@ -17,6 +17,35 @@
 
 namespace collide::gpu {
 
+// A box of cells of one level, [from, to] on each axis.
+template <int D>
+struct CellRange {
+    std::array<int, D> from, to;
+
+    std::uint64_t count() const {
+        std::uint64_t n = 1;
+        for (int k = 0; k < D; ++k) n *= static_cast<std::uint64_t>(to[k] - from[k] + 1);
+        return n;
+    }
+    bool contains(const std::array<int, D>& c) const {
+        for (int k = 0; k < D; ++k) {
+            if (c[k] < from[k] || c[k] > to[k]) return false;
+        }
+        return true;
+    }
+    // Calls visit(cell) for each, x fastest (the pair kernel's order).
+    template <class Fn>
+    void for_each(Fn&& visit) const {
+        std::array<int, D> c = from;
+        for (;;) {
+            visit(c);
+            int k = 0;
+            for (; k < D && ++c[k] > to[k]; ++k) c[k] = from[k];
+            if (k == D) return;
+        }
+    }
+};
+
 // The grid's levels and cell table for one frame (the kernels get them as uniforms).
 template <int D>
 struct GridLayout {
@@ -45,6 +74,10 @@ struct GridLayout {
     std::uint32_t key(const std::array<int, D>& c, int level) const;
     std::uint32_t slot(std::uint32_t key) const;
     Aabb<D> cell_box(const std::array<int, D>& c, int level) const;
+    // The cells of `level` whose bodies can overlap `box`: a body's low corner is at most
+    // one cell below any box it overlaps, so from one cell below the box's low corner to
+    // the cell of its high corner.
+    CellRange<D> reach(const Aabb<D>& box, int level) const;
 };
 
 // Sets the layout's uniforms (grid_levels.glsl) in `program`, which must be in use.
@@ -127,8 +160,7 @@ void GpuGrid<D>::for_each_in_cell(const std::array<int, D>& c, int level, Fn&& v
     for (auto it = first; it != h.slots.end() && *it == slot; ++it) {
         const std::size_t k = static_cast<std::size_t>(it - h.slots.begin());
         const BodyId id = h.ids[k];
-        if (h.levels[k] == level &&
-            layout_.cell_at(boxes[id].lo, level) == c) {
+        if (h.levels[k] == level && layout_.cell_at(boxes[id].lo, level) == c) {
             visit(k);
         }
     }
@@ -152,19 +184,7 @@ void GpuGrid<D>::for_each_searched_cell(const Aabb<D>& box, Fn&& visit) const {
     }
     for (int level = own + 1; level < layout_.levels; ++level) {
         if ((h.level_mask & (1u << level)) == 0) continue;
-        std::array<int, D> from = layout_.cell_at(box.lo, level);
-        const std::array<int, D> to = layout_.cell_at(box.hi, level);
-        for (int k = 0; k < D; ++k) from[k] = std::max(from[k] - 1, 0);
-        std::array<int, D> c = from;
-        for (;;) {
-            visit(c, level);
-            int k = 0;
-            for (; k < D; ++k) {
-                if (++c[k] <= to[k]) break;
-                c[k] = from[k];
-            }
-            if (k == D) break;
-        }
+        layout_.reach(box, level).for_each([&](const std::array<int, D>& c) { visit(c, level); });
     }
 }
 
