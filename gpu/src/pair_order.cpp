@@ -11,11 +11,14 @@ namespace {
 constexpr std::size_t kGroup = 256;
 constexpr std::uint32_t kMaxRun = 64;  // pair_order.comp's: the longest run one thread sorts
 
-GLuint use_stage(ComputeContext& context, const char* key, const char* define) {
+// Runs pair_order.comp's stage `define` (built once as `key`) over `count` items, with the
+// buffers bound.
+void run_stage(ComputeContext& context, const char* key, const char* define, std::size_t count) {
     using namespace collidoscope::shaders;
     const GLuint p = context.program(key, 0, {define, kPairOrderComp});
     glUseProgram(p);
-    return p;
+    set_uint(p, "u_count", static_cast<std::uint32_t>(count));
+    dispatch(groups_for(count, kGroup));
 }
 }  // namespace
 
@@ -28,8 +31,7 @@ std::uint32_t PairOrder::count_runs(ComputeContext& context, StorageBuffer& a, s
     a.bind(2);
     runs_.bind(5);
     longest_.bind(6);
-    set_uint(use_stage(context, "pair_order_count", "#define COUNT\n"), "u_count", pairs);
-    dispatch(groups_for(pairs, kGroup));
+    run_stage(context, "pair_order_count", "#define COUNT\n", pairs);
     std::uint32_t longest = 0;
     longest_.download(std::span<std::uint32_t>(&longest, 1));
     return longest;
@@ -48,9 +50,7 @@ void PairOrder::order(ComputeContext& context, RadixSort& sort, StorageBuffer& a
         a.bind(2);
         b.bind(3);
         out.bind(4);
-        set_uint(use_stage(context, "pair_order_interleave", "#define INTERLEAVE\n"), "u_count",
-                 pairs);
-        dispatch(groups_for(pairs, kGroup));
+        run_stage(context, "pair_order_interleave", "#define INTERLEAVE\n", pairs);
         return;
     }
     sort.exclusive_scan(context, runs_, bodies);
@@ -60,11 +60,8 @@ void PairOrder::order(ComputeContext& context, RadixSort& sort, StorageBuffer& a
     out.bind(4);
     runs_.bind(5);
     by_a_.bind(7);
-    set_uint(use_stage(context, "pair_order_scatter", "#define SCATTER\n"), "u_count", pairs);
-    dispatch(groups_for(pairs, kGroup));
-    set_uint(use_stage(context, "pair_order_runs", "#define RUNS\n"), "u_count",
-             static_cast<std::uint32_t>(bodies));
-    dispatch(groups_for(bodies, kGroup));
+    run_stage(context, "pair_order_scatter", "#define SCATTER\n", pairs);
+    run_stage(context, "pair_order_runs", "#define RUNS\n", bodies);
 }
 
 }  // namespace collide::gpu
