@@ -142,6 +142,11 @@ void define_flags(CLI::App& app, Options& o) {
         ->allow_extra_args(false);
     bounded("--static", o.run.static_fraction, 0.0f, 1.0f, "F",
             "make this share of the bodies static (default 0)");
+    choice("--update", {"changes", "whole"},
+           "with still bodies (--static, --resting): tell the broad phase\n"
+           "only what changed, the moving bodies (default), or hand it the\n"
+           "whole array every frame",
+           [&](const std::string& v) { o.run.changes = v == "changes"; });
     choice("--order", {"scene", "morton"},
            "body ids as the scene gives them (default), or renumbered in\n"
            "the Morton order of the centres (neighbours near in memory)",
@@ -309,6 +314,10 @@ Options parse_command_line(int argc, char** argv) {
     if (o.run.mode != Mode::kStep && (o.run.swept || o.run.count_tunnelling))
         throw InputError(std::string(o.run.swept ? "--swept" : "--tunnelling") +
                          " needs --mode step");
+    if (o.run.mode != Mode::kBroad && app.count("--update"))
+        throw InputError(
+            "--update chooses how ballistic frames reach the broad phase, which --mode " +
+            std::string(o.run.mode == Mode::kStep ? "step" : "trace") + " does not use");
     if (o.run.mode != Mode::kBroad && (app.count("--speeds") || app.count("--resting")))
         throw InputError(std::string(app.count("--speeds") ? "--speeds" : "--resting") +
                          " sets ballistic motion, which --mode " +

@@ -197,30 +197,59 @@ std::unique_ptr<BroadPhase<D>> make_configured(const RunConfig& cfg, const std::
     if (cfg.static_fraction > 0) carry("static=", cfg.static_fraction);
     if (cfg.resting > 0) carry("resting=", cfg.resting);
     if (cfg.morton_order) carry("order=morton");
+    if (!cfg.changes && (cfg.static_fraction > 0 || cfg.resting > 0)) carry("update=whole");
     if (cfg.cold) carry("cold");
     if (!applied.empty()) label.append(" [").append(applied).append("]");
     return bp;
 }
 
-// The broad phase alone, on frames from `frame_boxes(f)` (ballistic motion or a trace).
+// What update_changes hears in a ballistic run: the still bodies (static, or at rest) once,
+// at the first frame's reset, and the moving ones every frame. Empty: the whole-array path.
+struct StillBodies {
+    std::vector<std::uint8_t> flags;  // per body: 1 where still
+    std::vector<BodyId> still, moving;
+};
+
+template <int D>
+StillBodies still_bodies(const RunConfig& cfg, const Bodies<D>& bodies) {
+    StillBodies s;
+    if (!cfg.changes || (cfg.static_fraction == 0 && cfg.resting == 0)) return s;
+    for (BodyId id = 0; id < bodies.size(); ++id) {
+        const bool still = bodies.is_static[id] != 0 || bodies.vel[id] == Vec<D>(0.0f);
+        s.flags.push_back(still);
+        (still ? s.still : s.moving).push_back(id);
+    }
+    return s;
+}
+
+// The broad phase alone, on frames from `frame_boxes(f)` (ballistic motion or a trace), fed
+// whole arrays or, with `still` bodies, what changed.
 template <int D, typename Frames>
 RunResult run_frames(const RunConfig& cfg, const std::string& algorithm, std::size_t n,
                      std::span<const std::uint8_t> is_static, Frames frame_boxes,
-                     std::optional<CheckFailure>& failure) {
+                     std::optional<CheckFailure>& failure, const StillBodies& still = {}) {
     std::string label;
     auto bp = make_configured<D>(cfg, algorithm, label);
     const std::string_view reference = reference_broadphase(n);
     const bool check = cfg.check && algorithm != kFloor;  // floor reports no pairs
     auto ref = check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
+    const bool changes = !still.flags.empty();
+    if (changes) is_static = still.flags;  // the reference's view: still bodies as static
 
     RunResult r{.algorithm = label, .n_bodies = n, .compared = ref != nullptr};
     FrameLog log(cfg, r);
     PairList pairs, expected;
+    const std::vector<BodyId> none;
     for (int f = 0; f < cfg.warmup + cfg.frames; ++f) {
         const std::span<const Aabb<D>> boxes = frame_boxes(f);
         if (cfg.cold) flush_caches();
         const auto t0 = Clock::now();
-        bp->update(boxes, is_static, pairs);
+        if (changes) {
+            bp->update_changes({boxes, still.moving, f == 0 ? still.still : none, none, f == 0},
+                               pairs);
+        } else {
+            bp->update(boxes, is_static, pairs);
+        }
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         if (check) {
             failure = check_frame<D>(pairs, ref.get(), boxes, is_static, expected, algorithm, f);
@@ -240,13 +269,14 @@ RunResult run_broad(const RunConfig& cfg, const std::string& algorithm,
     BallisticMotion<D> motion(bench_scene<D>(cfg),
                               {.speed = cfg.speed, .speeds = cfg.speeds, .resting = cfg.resting},
                               cfg.seed);
+    const StillBodies still = still_bodies<D>(cfg, motion.bodies());
     return run_frames<D>(
         cfg, algorithm, motion.size(), motion.is_static(),
         [&](int f) {
             if (f > 0) motion.advance();
             return std::span<const Aabb<D>>(motion.boxes());
         },
-        failure);
+        failure, still);
 }
 
 template <int D>

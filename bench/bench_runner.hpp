@@ -39,6 +39,9 @@ struct RunConfig {
     bool check = false;
     std::vector<ParamSetting> params;  // applied to every algorithm that has them
     float static_fraction = 0;         // this share of the bodies made static
+    // --update: with still bodies (static or resting) in broad mode, each frame tells the
+    // broad phase what changed (update_changes); false: the whole array every frame.
+    bool changes = true;
     bool morton_order = false;         // --order morton: bodies renumbered in Morton order
     // --cold: the caches are flushed before each frame, untimed, so a small n starts each
     // frame from memory as a large one does (the cost of cache residency, measured apart).

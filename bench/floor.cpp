@@ -19,8 +19,8 @@ constexpr std::size_t kGrain = 16384;
 }  // namespace
 
 template <int D>
-void Floor<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t>,
-                      PairList& out) {
+void Floor<D>::update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t>,
+                            PairList& out) {
     out.clear();
     if (!have_frame_) {
         Aabb<D> extent = Aabb<D>::empty();
@@ -47,7 +47,7 @@ void Floor<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8
 }
 
 template <int D>
-void Floor<D>::query(const Aabb<D>&, std::vector<BodyId>& out, QueryTrace<D>*) const {
+void Floor<D>::search(const Aabb<D>&, std::vector<BodyId>& out, QueryTrace<D>*) const {
     out.clear();
 }
 

@@ -18,11 +18,11 @@ namespace collide::bench {
 template <int D>
 class Floor final : public BroadPhase<D> {
 public:
-    void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                PairList& out) override;
+    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                      PairList& out) override;
     // It keeps no boxes, so it finds nothing.
-    void query(const Aabb<D>& region, std::vector<BodyId>& out,
-               QueryTrace<D>* trace = nullptr) const override;
+    void search(const Aabb<D>& region, std::vector<BodyId>& out,
+                QueryTrace<D>* trace = nullptr) const override;
     BroadPhaseStats stats() const override;
 
 private:

@@ -48,8 +48,8 @@ public:
           inner_(make_broadphase<2>(name == "a"   ? "dynamic-aabb-tree"
                                     : name == "b" ? "sorted-grid"
                                                   : "radix-chunks")) {}
-    void update(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
-                PairList& out) override {
+    void update_whole(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
+                      PairList& out) override {
         ++g_updates;
         ++g_updates_of[name_];
         inner_->update(boxes, is_static, out);
@@ -57,8 +57,8 @@ public:
         g_now_ms += built_ && cold != g_cold_ms.end() ? cold->second : g_cost_ms[name_];
         built_ = false;
     }
-    void query(const Aabb<2>& region, std::vector<BodyId>& out,
-               QueryTrace<2>* trace) const override {
+    void search(const Aabb<2>& region, std::vector<BodyId>& out,
+                QueryTrace<2>* trace) const override {
         inner_->query(region, out, trace);
     }
     BroadPhaseStats stats() const override { return inner_->stats(); }

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include <box2d/collision.h>
@@ -68,10 +69,12 @@ public:
     Box2d3TreePeer& operator=(const Box2d3TreePeer&) = delete;
     ~Box2d3TreePeer() override { destroy(); }
 
-    void update(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
-                PairList& out) override;
-    void query(const Aabb<2>& region, std::vector<BodyId>& out,
-               QueryTrace<2>* trace = nullptr) const override;
+    void update_whole(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
+                      PairList& out) override;
+    // v3 walks only its awake bodies: told which bodies move, so does the peer.
+    void update_changes(const BodyChanges<2>& changes, PairList& out) override;
+    void search(const Aabb<2>& region, std::vector<BodyId>& out,
+                QueryTrace<2>* trace = nullptr) const override;
     BroadPhaseStats stats() const override { return stats_; }
     std::span<Param> params() override { return params_; }
 
@@ -91,7 +94,10 @@ private:
     void destroy();
     void rebuild(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static);
     void buffer_move(BodyId body);
+    // b2FinalizeBodies' enlarge step for one body whose box may have changed.
+    void enlarge(BodyId body, const Aabb<2>& box, std::uint64_t& enlarged);
     void find_pairs();
+    void collide(std::span<const Aabb<2>> boxes, PairList& out);
 
     bool built_ = false;
     std::array<b2DynamicTree, 2> trees_{};
@@ -100,6 +106,7 @@ private:
     std::array<float, 2> built_params_{-1, -1};
     std::vector<Aabb<2>> boxes_;  // as of the last update
     std::vector<std::uint8_t> static_;
+    std::vector<std::uint8_t> still_;  // fed changes: the reset's still bodies
     std::vector<int> proxy_;           // per body, in its type's tree
     std::vector<b2AABB> fat_;          // per body: shape->fatAABB
     std::vector<std::uint8_t> moved_;  // per body: the movedProxies bits
@@ -200,8 +207,23 @@ void Box2d3TreePeer::find_pairs() {
     move_array_.clear();
 }
 
-void Box2d3TreePeer::update(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
-                            PairList& out) {
+void Box2d3TreePeer::enlarge(BodyId body, const Aabb<2>& b, std::uint64_t& enlarged) {
+    if (b.lo == boxes_[body].lo && b.hi == boxes_[body].hi) return;
+    boxes_[body] = b;
+    if (static_[body]) {
+        fat_[body] = to_b2(b);
+        b2DynamicTree_MoveProxy(&trees_[kStaticTree], proxy_[body], fat_[body]);
+    } else {
+        if (contains(fat_[body], b)) return;
+        fat_[body] = to_b2(b, margin_of(b));
+        b2DynamicTree_EnlargeProxy(&trees_[kDynamicTree], proxy_[body], fat_[body]);
+    }
+    buffer_move(body);
+    ++enlarged;
+}
+
+void Box2d3TreePeer::update_whole(std::span<const Aabb<2>> boxes,
+                                  std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     if (!built_ || !same_bodies(is_static, static_) || params_[0].value != built_params_[0] ||
         params_[1].value != built_params_[1]) {
@@ -211,24 +233,38 @@ void Box2d3TreePeer::update(std::span<const Aabb<2>> boxes, std::span<const std:
         // gets a new one and its proxy is enlarged and buffered. A static body that moved is
         // moved in its tree (b2BroadPhase_MoveProxy) and buffered too.
         std::uint64_t enlarged = 0;
-        for (std::size_t i = 0; i < boxes.size(); ++i) {
-            const Aabb<2>& b = boxes[i];
-            if (b.lo == boxes_[i].lo && b.hi == boxes_[i].hi) continue;
-            boxes_[i] = b;
-            const auto body = static_cast<BodyId>(i);
-            if (static_[i]) {
-                fat_[i] = to_b2(b);
-                b2DynamicTree_MoveProxy(&trees_[kStaticTree], proxy_[i], fat_[i]);
-            } else {
-                if (contains(fat_[i], b)) continue;
-                fat_[i] = to_b2(b, margin_of(b));
-                b2DynamicTree_EnlargeProxy(&trees_[kDynamicTree], proxy_[i], fat_[i]);
-            }
-            buffer_move(body);
-            ++enlarged;
-        }
+        for (std::size_t i = 0; i < boxes.size(); ++i)
+            enlarge(static_cast<BodyId>(i), boxes[i], enlarged);
         stats_.reinserted = enlarged;
     }
+    collide(boxes, out);
+}
+
+void Box2d3TreePeer::update_changes(const BodyChanges<2>& c, PairList& out) {
+    // The peer keeps the static-world case: every body present, the still ones fixed in the
+    // static tree from the reset on. Sleep and churn are not adapted yet, and say so.
+    const bool every_slot = c.moving.size() + c.stilled.size() == c.boxes.size();
+    if ((c.reset && !every_slot) || (!c.reset && (!c.stilled.empty() || !c.left.empty())) ||
+        (!c.reset && !built_))
+        throw std::invalid_argument(
+            "peer:box2d3-tree: fed changes, it handles a fixed set of static and moving bodies "
+            "only (no sleep, no bodies added or removed)");
+    out.clear();
+    if (c.reset || params_[0].value != built_params_[0] || params_[1].value != built_params_[1]) {
+        if (c.reset) {
+            still_.assign(c.boxes.size(), 0);
+            for (const BodyId id : c.stilled) still_[id] = 1;
+        }
+        rebuild(c.boxes, still_);
+    } else {
+        std::uint64_t enlarged = 0;
+        for (const BodyId id : c.moving) enlarge(id, c.boxes[id], enlarged);
+        stats_.reinserted = enlarged;
+    }
+    collide(c.boxes, out);
+}
+
+void Box2d3TreePeer::collide(std::span<const Aabb<2>> boxes, PairList& out) {
     find_pairs();
 
     // b2Collide: contacts whose fatAABBs parted are destroyed, the rest tested exactly.
@@ -258,7 +294,7 @@ void Box2d3TreePeer::update(std::span<const Aabb<2>> boxes, std::span<const std:
         move_array_.capacity() * sizeof(BodyId);
 }
 
-void Box2d3TreePeer::query(const Aabb<2>& region, std::vector<BodyId>& out, QueryTrace<2>*) const {
+void Box2d3TreePeer::search(const Aabb<2>& region, std::vector<BodyId>& out, QueryTrace<2>*) const {
     out.clear();
     if (!built_) return;
     struct Collect {

@@ -30,10 +30,10 @@ namespace {
 
 class Box2dTreePeer final : public BroadPhase<2> {
 public:
-    void update(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
-                PairList& out) override;
-    void query(const Aabb<2>& region, std::vector<BodyId>& out,
-               QueryTrace<2>* trace = nullptr) const override;
+    void update_whole(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
+                      PairList& out) override;
+    void search(const Aabb<2>& region, std::vector<BodyId>& out,
+                QueryTrace<2>* trace = nullptr) const override;
     BroadPhaseStats stats() const override { return stats_; }
     std::span<Param> params() override { return params_; }
 
@@ -110,8 +110,8 @@ bool Box2dTreePeer::QueryCallback(int32 proxy) {
     return true;
 }
 
-void Box2dTreePeer::update(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
-                           PairList& out) {
+void Box2dTreePeer::update_whole(std::span<const Aabb<2>> boxes,
+                                 std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     if (!tree_ || !same_bodies(is_static, static_) || margin() != built_margin_) {
         rebuild(boxes, is_static);
@@ -158,8 +158,7 @@ void Box2dTreePeer::update(std::span<const Aabb<2>> boxes, std::span<const std::
                                  sizeof(std::uint64_t);
 }
 
-void Box2dTreePeer::query(const Aabb<2>& region, std::vector<BodyId>& out,
-                          QueryTrace<2>*) const {
+void Box2dTreePeer::search(const Aabb<2>& region, std::vector<BodyId>& out, QueryTrace<2>*) const {
     out.clear();
     if (!tree_) return;
     struct Collect {

@@ -55,10 +55,10 @@ class BulletDbvtPeer final : public BroadPhase<D> {
 public:
     BulletDbvtPeer() : dispatcher_(&config_) {}
 
-    void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                PairList& out) override;
-    void query(const Aabb<D>& region, std::vector<BodyId>& out,
-               QueryTrace<D>* trace = nullptr) const override;
+    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                      PairList& out) override;
+    void search(const Aabb<D>& region, std::vector<BodyId>& out,
+                QueryTrace<D>* trace = nullptr) const override;
     BroadPhaseStats stats() const override;
     std::span<Param> params() override { return params_; }
 
@@ -117,8 +117,8 @@ void BulletDbvtPeer<D>::rebuild(std::span<const Aabb<D>> boxes,
 }
 
 template <int D>
-void BulletDbvtPeer<D>::update(std::span<const Aabb<D>> boxes,
-                               std::span<const std::uint8_t> is_static, PairList& out) {
+void BulletDbvtPeer<D>::update_whole(std::span<const Aabb<D>> boxes,
+                                     std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     if (!world_ || !same_bodies(is_static, static_) || margin() != built_margin_ ||
         deferred() != built_deferred_) {
@@ -171,8 +171,8 @@ BroadPhaseStats BulletDbvtPeer<D>::stats() const {
 }
 
 template <int D>
-void BulletDbvtPeer<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                              QueryTrace<D>*) const {
+void BulletDbvtPeer<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
+                               QueryTrace<D>*) const {
     out.clear();
     if (!world_) return;
     struct Collect : btBroadphaseAabbCallback {

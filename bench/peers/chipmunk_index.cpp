@@ -61,10 +61,10 @@ using IndexPtr = std::unique_ptr<cpSpatialIndex, IndexDeleter>;
 template <ChipmunkIndex I>
 class ChipmunkPeer final : public BroadPhase<2> {
 public:
-    void update(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
-                PairList& out) override;
-    void query(const Aabb<2>& region, std::vector<BodyId>& out,
-               QueryTrace<2>* trace = nullptr) const override;
+    void update_whole(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
+                      PairList& out) override;
+    void search(const Aabb<2>& region, std::vector<BodyId>& out,
+                QueryTrace<2>* trace = nullptr) const override;
     BroadPhaseStats stats() const override { return stats_; }
     std::span<Param> params() override {
         if constexpr (I == ChipmunkIndex::kHash) return params_;
@@ -140,8 +140,8 @@ cpCollisionID ChipmunkPeer<I>::collide(void* obj1, void* obj2, cpCollisionID id,
 }
 
 template <ChipmunkIndex I>
-void ChipmunkPeer<I>::update(std::span<const Aabb<2>> boxes,
-                             std::span<const std::uint8_t> is_static, PairList& out) {
+void ChipmunkPeer<I>::update_whole(std::span<const Aabb<2>> boxes,
+                                   std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     const bool retuned = I == ChipmunkIndex::kHash && cells_per_body() != built_cells_;
     if (!dynamic_index_ || !same_bodies(is_static, static_) || retuned) {
@@ -172,7 +172,8 @@ void ChipmunkPeer<I>::update(std::span<const Aabb<2>> boxes,
 }
 
 template <ChipmunkIndex I>
-void ChipmunkPeer<I>::query(const Aabb<2>& region, std::vector<BodyId>& out, QueryTrace<2>*) const {
+void ChipmunkPeer<I>::search(const Aabb<2>& region, std::vector<BodyId>& out,
+                             QueryTrace<2>*) const {
     out.clear();
     if (!dynamic_index_) return;
     struct Collect {

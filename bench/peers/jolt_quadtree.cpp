@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,12 @@ namespace {
 
 class JoltQuadtreePeer final : public BroadPhase<3> {
 public:
-    void update(std::span<const Aabb<3>> boxes, std::span<const std::uint8_t> is_static,
-                PairList& out) override;
-    void query(const Aabb<3>& region, std::vector<BodyId>& out,
-               QueryTrace<3>* trace = nullptr) const override;
+    void update_whole(std::span<const Aabb<3>> boxes, std::span<const std::uint8_t> is_static,
+                      PairList& out) override;
+    // Jolt moves only its active bodies: told which bodies move, so does the peer.
+    void update_changes(const BodyChanges<3>& changes, PairList& out) override;
+    void search(const Aabb<3>& region, std::vector<BodyId>& out,
+                QueryTrace<3>* trace = nullptr) const override;
     BroadPhaseStats stats() const override { return stats_; }
     std::span<Param> params() override { return params_; }
 
@@ -38,12 +41,15 @@ private:
         std::vector<BodyId>* bodies;
     };
     void rebuild(std::span<const Aabb<3>> boxes, std::span<const std::uint8_t> is_static);
+    void move(BodyId body, const Aabb<3>& box, float tolerance);
+    void step(std::span<const Aabb<3>> boxes, bool fresh, PairList& out);
 
     std::optional<jolt::World> world_;
     float speculative_ = 0;  // in our units
     float built_param_ = -1;
     std::vector<Aabb<3>> boxes_;  // as of the last update
     std::vector<std::uint8_t> static_;
+    std::vector<std::uint8_t> still_;      // fed changes: the reset's still bodies
     std::vector<float> centres_, halves_;  // x, y, z per body, for World::reset
     std::vector<float> scratch_;
     BroadPhaseStats stats_;
@@ -73,8 +79,8 @@ void JoltQuadtreePeer::rebuild(std::span<const Aabb<3>> boxes,
                   static_cast<std::uint32_t>(boxes.size()));
 }
 
-void JoltQuadtreePeer::update(std::span<const Aabb<3>> boxes,
-                              std::span<const std::uint8_t> is_static, PairList& out) {
+void JoltQuadtreePeer::update_whole(std::span<const Aabb<3>> boxes,
+                                    std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     if (boxes.empty()) {  // a BodyManager needs room for at least one body
         world_.reset();
@@ -90,17 +96,51 @@ void JoltQuadtreePeer::update(std::span<const Aabb<3>> boxes,
         // shape only past a quarter of the speculative distance, which the query's growth
         // then still covers on both sides.
         const float tolerance = 0.25f * speculative_;
-        for (std::size_t i = 0; i < boxes.size(); ++i) {
-            const Aabb<3>& b = boxes[i];
-            if (b.lo == boxes_[i].lo && b.hi == boxes_[i].hi) continue;
-            boxes_[i] = b;
-            const Vec<3> c = b.center();
-            const Vec<3> h = 0.5f * b.size();
-            const float centre[3] = {c.x, c.y, c.z};
-            const float half[3] = {h.x, h.y, h.z};
-            world_->move(static_cast<std::uint32_t>(i), centre, half, tolerance);
-        }
+        for (std::size_t i = 0; i < boxes.size(); ++i)
+            move(static_cast<BodyId>(i), boxes[i], tolerance);
     }
+    step(boxes, fresh, out);
+}
+
+void JoltQuadtreePeer::update_changes(const BodyChanges<3>& c, PairList& out) {
+    // The peer keeps the static-world case: every body present, the still ones fixed as
+    // non-moving bodies from the reset on. Sleep and churn are not adapted yet, and say so.
+    const bool every_slot = c.moving.size() + c.stilled.size() == c.boxes.size();
+    if ((c.reset && !every_slot) || (!c.reset && (!c.stilled.empty() || !c.left.empty())) ||
+        (!c.reset && !world_))
+        throw std::invalid_argument(
+            "peer:jolt-quadtree: fed changes, it handles a fixed set of static and moving bodies "
+            "only (no sleep, no bodies added or removed)");
+    out.clear();
+    if (c.boxes.empty()) {
+        update_whole(c.boxes, {}, out);
+        return;
+    }
+    const bool fresh = c.reset || params_[0].value != built_param_;
+    if (fresh) {
+        if (c.reset) {
+            still_.assign(c.boxes.size(), 0);
+            for (const BodyId id : c.stilled) still_[id] = 1;
+        }
+        rebuild(c.boxes, still_);
+    } else {
+        const float tolerance = 0.25f * speculative_;
+        for (const BodyId id : c.moving) move(id, c.boxes[id], tolerance);
+    }
+    step(c.boxes, fresh, out);
+}
+
+void JoltQuadtreePeer::move(BodyId body, const Aabb<3>& b, float tolerance) {
+    if (b.lo == boxes_[body].lo && b.hi == boxes_[body].hi) return;
+    boxes_[body] = b;
+    const Vec<3> c = b.center();
+    const Vec<3> h = 0.5f * b.size();
+    const float centre[3] = {c.x, c.y, c.z};
+    const float half[3] = {h.x, h.y, h.z};
+    world_->move(body, centre, half, tolerance);
+}
+
+void JoltQuadtreePeer::step(std::span<const Aabb<3>> boxes, bool fresh, PairList& out) {
     Sink sink{boxes, &out, nullptr, nullptr};
     const std::size_t moved = world_->step(
         speculative_,
@@ -118,8 +158,8 @@ void JoltQuadtreePeer::update(std::span<const Aabb<3>> boxes,
                              (centres_.capacity() + halves_.capacity()) * sizeof(float);
 }
 
-void JoltQuadtreePeer::query(const Aabb<3>& region, std::vector<BodyId>& out,
-                             QueryTrace<3>*) const {
+void JoltQuadtreePeer::search(const Aabb<3>& region, std::vector<BodyId>& out,
+                              QueryTrace<3>*) const {
     out.clear();
     if (!world_) return;
     Sink sink{boxes_, nullptr, &region, &out};

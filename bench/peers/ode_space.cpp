@@ -98,10 +98,10 @@ BodyId id_of(dGeomID g) {
 template <OdeSpace S, int D>
 class OdePeer final : public BroadPhase<D> {
 public:
-    void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                PairList& out) override;
-    void query(const Aabb<D>& region, std::vector<BodyId>& out,
-               QueryTrace<D>* trace = nullptr) const override;
+    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                      PairList& out) override;
+    void search(const Aabb<D>& region, std::vector<BodyId>& out,
+                QueryTrace<D>* trace = nullptr) const override;
     BroadPhaseStats stats() const override { return stats_; }
     std::span<Param> params() override {
         if constexpr (S == OdeSpace::kQuadTree) return params_;
@@ -206,8 +206,8 @@ void OdePeer<S, D>::near_callback(void* data, dGeomID g1, dGeomID g2) {
 }
 
 template <OdeSpace S, int D>
-void OdePeer<S, D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                           PairList& out) {
+void OdePeer<S, D>::update_whole(std::span<const Aabb<D>> boxes,
+                                 std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     const bool retuned = S == OdeSpace::kQuadTree && depth_param() != built_depth_;
     if (!space_ || !same_bodies(is_static, static_) || retuned) {
@@ -237,7 +237,7 @@ void OdePeer<S, D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
 }
 
 template <OdeSpace S, int D>
-void OdePeer<S, D>::query(const Aabb<D>& region, std::vector<BodyId>& out, QueryTrace<D>*) const {
+void OdePeer<S, D>::search(const Aabb<D>& region, std::vector<BodyId>& out, QueryTrace<D>*) const {
     out.clear();
     if (!space_) return;
     // ODE's own query: a probe geom collided against the space (dSpaceCollide2).

@@ -95,8 +95,8 @@ std::uint32_t GpuBroadPhase<D>::run_pair_pass(std::uint32_t capacity, std::uint3
 }
 
 template <int D>
-void GpuBroadPhase<D>::update(std::span<const Aabb<D>> boxes,
-                              std::span<const std::uint8_t> is_static, PairList& out) {
+void GpuBroadPhase<D>::update_whole(std::span<const Aabb<D>> boxes,
+                                    std::span<const std::uint8_t> is_static, PairList& out) {
     assert(boxes.size() == is_static.size());
     if (boxes.size() > kMaxBodies) {
         throw GpuError("the GPU broad phases take at most " + std::to_string(kMaxBodies) +

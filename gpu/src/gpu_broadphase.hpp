@@ -73,8 +73,8 @@ bool same_box(const Aabb<D>& a, const Aabb<D>& b) {
 template <int D>
 class GpuBroadPhase : public BroadPhase<D> {
 public:
-    void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                PairList& out) final;
+    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                      PairList& out) final;
     BroadPhaseStats stats() const override;
     std::string status() const override;
 

@@ -269,8 +269,8 @@ const typename GpuGrid<D>::HostGrid& GpuGrid<D>::host_grid() const {
 }
 
 template <int D>
-void GpuGrid<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                       QueryTrace<D>* trace) const {
+void GpuGrid<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
+                        QueryTrace<D>* trace) const {
     out.clear();
     if (this->count_ == 0) return;
     const HostGrid& h = host_grid();

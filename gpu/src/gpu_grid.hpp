@@ -112,8 +112,8 @@ struct GridCells {
 template <int D>
 class GpuGrid final : public GpuBroadPhase<D> {
 public:
-    void query(const Aabb<D>& region, std::vector<BodyId>& out,
-               QueryTrace<D>* trace = nullptr) const override;
+    void search(const Aabb<D>& region, std::vector<BodyId>& out,
+                QueryTrace<D>* trace = nullptr) const override;
 
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;

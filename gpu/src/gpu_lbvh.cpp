@@ -218,8 +218,8 @@ std::uint32_t GpuLbvh<D>::leaf_of(BodyId id) const {
 }
 
 template <int D>
-void GpuLbvh<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                       QueryTrace<D>* trace) const {
+void GpuLbvh<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
+                        QueryTrace<D>* trace) const {
     out.clear();
     const std::size_t n = this->count_;
     if (n == 0) return;

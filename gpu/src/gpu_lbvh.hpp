@@ -14,8 +14,8 @@ namespace collide::gpu {
 template <int D>
 class GpuLbvh final : public GpuBroadPhase<D> {
 public:
-    void query(const Aabb<D>& region, std::vector<BodyId>& out,
-               QueryTrace<D>* trace = nullptr) const override;
+    void search(const Aabb<D>& region, std::vector<BodyId>& out,
+                QueryTrace<D>* trace = nullptr) const override;
 
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;

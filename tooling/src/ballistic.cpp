@@ -66,13 +66,15 @@ BallisticMotion<D>::BallisticMotion(Scene<D> scene, const MotionSettings& motion
             bodies_.vel[moving[r]] = Vec<D>(0.0f);
         }
     }
+    for (BodyId i = 0; i < bodies_.size(); ++i)
+        if (bodies_.vel[i] != Vec<D>(0.0f)) moving_.push_back(i);
     boxes_.resize(bodies_.size());
     compute_boxes();
 }
 
 template <int D>
 void BallisticMotion<D>::advance() {
-    for (std::size_t i = 0; i < bodies_.size(); ++i) {
+    for (const BodyId i : moving_) {
         Vec<D>& p = bodies_.pos[i];
         Vec<D>& v = bodies_.vel[i];
         p += v;
@@ -80,8 +82,8 @@ void BallisticMotion<D>::advance() {
             if ((p[k] < bounds_.lo[k] && v[k] < 0) || (p[k] > bounds_.hi[k] && v[k] > 0))
                 v[k] = -v[k];
         }
+        boxes_[i] = Aabb<D>::around(p, bodies_.radius[i]);
     }
-    compute_boxes();
 }
 
 template <int D>

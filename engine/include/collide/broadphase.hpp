@@ -12,8 +12,9 @@
 #include <string_view>
 #include <vector>
 
-#include "collide/core.hpp"
+#include "collide/body_changes.hpp"
 #include "collide/broadphase_view.hpp"
+#include "collide/core.hpp"
 
 namespace collide {
 
@@ -50,19 +51,43 @@ public:
     throw InvariantError(std::string(algorithm) + ": " + what);
 }
 
+// What update_changes' whole-array path keeps between updates.
+template <int D>
+struct ChangesAsWholeArray {
+    StillSet still;
+    // The present bodies compacted (slot order), when some slots are absent.
+    std::vector<Aabb<D>> boxes;
+    std::vector<std::uint8_t> is_still;
+    std::vector<BodyId> ids;  // compact index -> body id
+    bool compacted = false;   // the last update ran on `boxes`, so query() maps back
+    PairList pairs;
+};
+
 // What the simulation and the bench need; the viewer's hooks come from the base.
 template <int D>
 class BroadPhase : public BroadPhaseView<D> {
 public:
     // Report every pair (a < b) whose boxes overlap (closed intervals), exactly once.
     // Pairs of two static bodies are not reported. `out` is cleared first.
-    virtual void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                        PairList& out) = 0;
+    void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                PairList& out) {
+        whole_.compacted = false;
+        update_whole(boxes, is_static, out);
+    }
+    // The same from what changed since the last update (see BodyChanges): the pairs of the
+    // present bodies with at least one moving. An algorithm with a still structure of its own
+    // (StillSplit) costs what the moving bodies cost; this default runs update() on the whole
+    // array with the still bodies as static (the present ones compacted when some slots are
+    // absent). A first call, or one after update(), needs `reset`.
+    virtual void update_changes(const BodyChanges<D>& changes, PairList& out);
     // Bodies whose boxes overlap `region`, as of the last update. With a `trace`, it also
-    // appends what it visited there, for draw() to show. Every override
-    // repeats the default.
-    virtual void query(const Aabb<D>& region, std::vector<BodyId>& out,
-                       QueryTrace<D>* trace = nullptr) const = 0;
+    // appends what it visited there, for draw() to show.
+    void query(const Aabb<D>& region, std::vector<BodyId>& out,
+               QueryTrace<D>* trace = nullptr) const {
+        search(region, out, trace);
+        if (whole_.compacted)
+            for (BodyId& id : out) id = whole_.ids[id];
+    }
     virtual BroadPhaseStats stats() const = 0;
     // Tunable parameters the UI shows (name, value, range); empty if none.
     virtual std::span<Param> params() { return {}; }
@@ -81,6 +106,18 @@ public:
     // broken one. Debug builds run it after every update of the engine's own algorithms;
     // the equivalence tests call it in every build. Peers have nothing of ours to check.
     virtual void validate() const {}
+
+protected:
+    // What each algorithm implements: update() and query() on its own bodies. The base
+    // maps the bodies when update_changes' whole-array path compacted them.
+    virtual void update_whole(std::span<const Aabb<D>> boxes,
+                              std::span<const std::uint8_t> is_static, PairList& out) = 0;
+    // Every override repeats the default argument.
+    virtual void search(const Aabb<D>& region, std::vector<BodyId>& out,
+                        QueryTrace<D>* trace = nullptr) const = 0;
+
+private:
+    ChangesAsWholeArray<D> whole_;
 };
 
 }  // namespace collide

@@ -47,6 +47,12 @@ constexpr double brute_force_tests_past_limit(std::string_view name, std::size_t
     return 0.5 * static_cast<double>(n) * static_cast<double>(n - 1);
 }
 
+// An algorithm's real path for mostly still worlds (see still_split.hpp): `make_still`'s
+// structure holds the still bodies, kept between frames, and `make_moving`'s the moving ones.
+template <int D>
+std::unique_ptr<BroadPhase<D>> make_still_split(std::unique_ptr<BroadPhase<D>> (*make_still)(),
+                                                std::unique_ptr<BroadPhase<D>> (*make_moving)());
+
 struct BroadPhaseEntry {
     std::string_view name;         // CLI name, e.g. "sort-and-sweep"
     std::string_view description;  // one line for menus and --list
@@ -54,12 +60,27 @@ struct BroadPhaseEntry {
     bool in_3d;
     std::unique_ptr<BroadPhase<2>> (*make_2d)();
     std::unique_ptr<BroadPhase<3>> (*make_3d)();
+    // Where set, the row keeps its still bodies in a structure of their own, this one, when
+    // fed BodyChanges (a still split); null: update_changes runs on the whole array.
+    std::unique_ptr<BroadPhase<2>> (*still_2d)() = nullptr;
+    std::unique_ptr<BroadPhase<3>> (*still_3d)() = nullptr;
 
     bool supports(int dim) const { return dim == 2 ? in_2d : in_3d; }
+    bool splits_still() const { return still_2d != nullptr || still_3d != nullptr; }
 
     // A new instance for dimension D; nullptr if the entry has none in D.
     template <int D>
     std::unique_ptr<BroadPhase<D>> make() const {
+        if (!supports(D)) return nullptr;
+        if constexpr (D == 2) {
+            return still_2d ? make_still_split<2>(still_2d, make_2d) : make_2d();
+        } else {
+            return still_3d ? make_still_split<3>(still_3d, make_3d) : make_3d();
+        }
+    }
+    // The algorithm alone, without its still split (what auto races).
+    template <int D>
+    std::unique_ptr<BroadPhase<D>> make_unsplit() const {
         if (!supports(D)) return nullptr;
         if constexpr (D == 2) {
             return make_2d();
@@ -93,5 +114,8 @@ const BroadPhaseEntry* find_broadphase(std::string_view name);
 // A new instance of `name` for dimension D; nullptr if unknown or not available in D.
 template <int D>
 std::unique_ptr<BroadPhase<D>> make_broadphase(std::string_view name);
+// The same without its still split, if it has one.
+template <int D>
+std::unique_ptr<BroadPhase<D>> make_unsplit_broadphase(std::string_view name);
 
 }  // namespace collide

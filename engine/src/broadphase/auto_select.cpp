@@ -209,8 +209,8 @@ void AutoSelect<D>::validate() const {
 }
 
 template <int D>
-void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                           PairList& out) {
+void AutoSelect<D>::update_whole(std::span<const Aabb<D>> boxes,
+                                 std::span<const std::uint8_t> is_static, PairList& out) {
     n_ = boxes.size();
     const bool was_few = few_;
     few_ = few_ ? n_ <= kTinyAbove : n_ < kTinyBelow;
@@ -266,8 +266,8 @@ void AutoSelect<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
 }
 
 template <int D>
-void AutoSelect<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                          QueryTrace<D>* trace) const {
+void AutoSelect<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
+                           QueryTrace<D>* trace) const {
     out.clear();
     if (algorithm_) algorithm_->query(region, out, trace);
 }

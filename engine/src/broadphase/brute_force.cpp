@@ -9,8 +9,8 @@
 namespace collide {
 
 template <int D>
-void BruteForce<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                           PairList& out) {
+void BruteForce<D>::update_whole(std::span<const Aabb<D>> boxes,
+                                 std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     assert(is_static.size() == boxes.size());
     boxes_.assign(boxes.begin(), boxes.end());
@@ -43,8 +43,8 @@ void BruteForce<D>::validate() const {
 }
 
 template <int D>
-void BruteForce<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                      QueryTrace<D>* /*trace*/) const {
+void BruteForce<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
+                           QueryTrace<D>* /*trace*/) const {
     out.clear();
     for (std::size_t i = 0; i < boxes_.size(); ++i) {
         if (boxes_[i].overlaps(region)) out.push_back(BodyId(i));

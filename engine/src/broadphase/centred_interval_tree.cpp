@@ -185,8 +185,8 @@ void CentredIntervalTree<D>::find_pairs(std::uint32_t at, PairList& pairs, std::
 }
 
 template <int D>
-void CentredIntervalTree<D>::update(std::span<const Aabb<D>> boxes,
-                                    std::span<const std::uint8_t> is_static, PairList& out) {
+void CentredIntervalTree<D>::update_whole(std::span<const Aabb<D>> boxes,
+                                          std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
@@ -364,8 +364,8 @@ void CentredIntervalTree<D>::validate() const {
 }
 
 template <int D>
-void CentredIntervalTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                                   QueryTrace<D>* trace) const {
+void CentredIntervalTree<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
+                                    QueryTrace<D>* trace) const {
     out.clear();
     if (nodes_.empty()) return;
     std::vector<std::uint32_t> stack;

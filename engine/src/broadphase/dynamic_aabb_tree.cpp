@@ -473,8 +473,8 @@ void DynamicAabbTree<D>::join_new_pairs(PairList& out) {
 }
 
 template <int D>
-void DynamicAabbTree<D>::update(std::span<const Aabb<D>> boxes,
-                                std::span<const std::uint8_t> is_static, PairList& out) {
+void DynamicAabbTree<D>::update_whole(std::span<const Aabb<D>> boxes,
+                                      std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     assert(is_static.size() == boxes.size());
     tests_ = 0;
@@ -656,8 +656,8 @@ void DynamicAabbTree<D>::validate() const {
 }
 
 template <int D>
-void DynamicAabbTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                      QueryTrace<D>* trace) const {
+void DynamicAabbTree<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
+                                QueryTrace<D>* trace) const {
     out.clear();
     std::uint64_t tests = 0;
     const auto hit = [&](std::uint32_t q) {

@@ -39,10 +39,10 @@ namespace collide {
 template <int D>
 class DynamicAabbTree final : public EngineBroadPhase<D> {
 public:
-    void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                PairList& out) override;
-    void query(const Aabb<D>& region, std::vector<BodyId>& out,
-               QueryTrace<D>* trace = nullptr) const override;
+    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                      PairList& out) override;
+    void search(const Aabb<D>& region, std::vector<BodyId>& out,
+                QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
     std::string status() const override;

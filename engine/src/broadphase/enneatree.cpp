@@ -158,8 +158,9 @@ void Enneatree<D, kAlternating>::lay_out(std::span<const Aabb<D>> boxes,
 }
 
 template <int D, bool kAlternating>
-void Enneatree<D, kAlternating>::update(std::span<const Aabb<D>> boxes,
-                                        std::span<const std::uint8_t> is_static, PairList& out) {
+void Enneatree<D, kAlternating>::update_whole(std::span<const Aabb<D>> boxes,
+                                              std::span<const std::uint8_t> is_static,
+                                              PairList& out) {
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
@@ -363,8 +364,8 @@ void Enneatree<D, kAlternating>::find_pairs(std::uint32_t at, PairList& pairs,
 }
 
 template <int D, bool kAlternating>
-void Enneatree<D, kAlternating>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                                       QueryTrace<D>* trace) const {
+void Enneatree<D, kAlternating>::search(const Aabb<D>& region, std::vector<BodyId>& out,
+                                        QueryTrace<D>* trace) const {
     out.clear();
     std::vector<Visit> visits;
     walk(region, kMaxLevels, trace ? &visits : nullptr, [&](std::uint32_t, const Node& node) {

@@ -407,8 +407,8 @@ void HierarchicalHash<D>::sweep_rows(std::size_t i0, std::size_t i1, PairList& o
 }
 
 template <int D>
-void HierarchicalHash<D>::update(std::span<const Aabb<D>> boxes,
-                                 std::span<const std::uint8_t> is_static, PairList& out) {
+void HierarchicalHash<D>::update_whole(std::span<const Aabb<D>> boxes,
+                                       std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
@@ -448,8 +448,8 @@ void HierarchicalHash<D>::update(std::span<const Aabb<D>> boxes,
 // cells than the level has, the level's entries scanned. Either way a body is taken only
 // from its cell holding the lower corner of its overlap with the region.
 template <int D>
-void HierarchicalHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                                QueryTrace<D>* trace) const {
+void HierarchicalHash<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
+                                 QueryTrace<D>* trace) const {
     out.clear();
     ensure_index();
     const auto take = [&](std::uint32_t j) {
@@ -457,14 +457,20 @@ void HierarchicalHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
         const Aabb<D>& box = entry_boxes_[j];
         if (box.overlaps(region) && owns(e.key(), e.level, box, region)) out.push_back(e.id);
     };
-    std::uint64_t scanned = 0;  // levels whose entries are scanned, one pass for all
     for (int m : active_) {
         const Cell lo = cell_of(region.lo, m);
         const Cell hi = cell_of(region.hi, m);
         double cells = 1.0;
         for (int k = 0; k < D; ++k) cells *= double(hi[k] - lo[k] + 1);
-        if (cells > double(levels_[m].cells)) {
-            scanned |= std::uint64_t{1} << m;
+        const Level& l = levels_[m];
+        if (cells > double(l.cells)) {
+            // More cells in the region than the level holds: walk the level's own table
+            // instead (its slots, about twice its cells), not every entry of every level.
+            const Slot* table = slots_.data() + l.slot_begin;
+            for (std::size_t s = 0; s < (std::size_t{1} << l.log2_slots); ++s) {
+                if (table[s].begin == kNoSlot) continue;
+                for (std::uint32_t j = table[s].begin, end = run_end(j); j < end; ++j) take(j);
+            }
             continue;
         }
         // A traced query records the cells it looked up, on levels where they are few.
@@ -475,10 +481,6 @@ void HierarchicalHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
             if (traced)
                 trace->add(cell_box(c, m), begin < end ? TraceKind::kTaken : TraceKind::kPruned);
         });
-    }
-    if (scanned == 0) return;
-    for (std::uint32_t j = 0; j < entries_.size(); ++j) {
-        if ((scanned >> entries_[j].level) & 1u) take(j);
     }
 }
 

@@ -182,8 +182,8 @@ void LooseTree<D>::self_pairs(std::uint32_t node, PairList& out, std::uint64_t& 
 }
 
 template <int D>
-void LooseTree<D>::update(std::span<const Aabb<D>> boxes,
-                          std::span<const std::uint8_t> is_static, PairList& out) {
+void LooseTree<D>::update_whole(std::span<const Aabb<D>> boxes,
+                                std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     assert(is_static.size() == boxes.size());
     const auto n = static_cast<std::uint32_t>(boxes.size());
@@ -310,8 +310,8 @@ void LooseTree<D>::validate() const {
 }
 
 template <int D>
-void LooseTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                      QueryTrace<D>* trace) const {
+void LooseTree<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
+                          QueryTrace<D>* trace) const {
     tree_query(nodes_, items_, region, out, trace);
 }
 

@@ -192,8 +192,8 @@ void MortonCells<D>::link(const std::vector<Entry>& v, std::vector<Link>& links)
 }
 
 template <int D>
-void MortonCells<D>::update(std::span<const Aabb<D>> boxes,
-                            std::span<const std::uint8_t> is_static, PairList& out) {
+void MortonCells<D>::update_whole(std::span<const Aabb<D>> boxes,
+                                  std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
@@ -386,8 +386,8 @@ void MortonCells<D>::collect_linked(const std::vector<Entry>& v, const std::vect
 }
 
 template <int D>
-void MortonCells<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                           QueryTrace<D>* trace) const {
+void MortonCells<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
+                            QueryTrace<D>* trace) const {
     out.clear();
     if (boxes_.empty()) return;
     const morton::Coords<D> qlo = frame_(region.lo);

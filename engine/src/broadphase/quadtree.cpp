@@ -83,8 +83,8 @@ void RegionTree<D>::sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs,
 }
 
 template <int D>
-void RegionTree<D>::update(std::span<const Aabb<D>> boxes,
-                           std::span<const std::uint8_t> is_static, PairList& out) {
+void RegionTree<D>::update_whole(std::span<const Aabb<D>> boxes,
+                                 std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     assert(is_static.size() == boxes.size());
     const auto n = static_cast<std::uint32_t>(boxes.size());
@@ -158,8 +158,8 @@ void RegionTree<D>::validate() const {
 }
 
 template <int D>
-void RegionTree<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                      QueryTrace<D>* trace) const {
+void RegionTree<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
+                           QueryTrace<D>* trace) const {
     tree_query(nodes_, items_, region, out, trace);
 }
 

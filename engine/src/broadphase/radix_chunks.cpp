@@ -242,8 +242,8 @@ void RadixChunks<D>::choose_sweep_axes() {
 }
 
 template <int D>
-void RadixChunks<D>::update(std::span<const Aabb<D>> boxes,
-                            std::span<const std::uint8_t> is_static, PairList& out) {
+void RadixChunks<D>::update_whole(std::span<const Aabb<D>> boxes,
+                                  std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     assert(is_static.size() == boxes.size());
     boxes_.assign(boxes.begin(), boxes.end());
@@ -339,8 +339,8 @@ void RadixChunks<D>::sweep_chunk(const Cell& chunk, PairList& out, std::uint64_t
 // A body is reported from the one chunk and piece that own q = max(its lo, region.lo), a
 // point of its overlap with the region, so no duplicates need removing.
 template <int D>
-void RadixChunks<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                      QueryTrace<D>* /*trace*/) const {
+void RadixChunks<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
+                            QueryTrace<D>* /*trace*/) const {
     out.clear();
     for_each_chunk(region, [&](std::uint32_t ci) {
         const Cell& chunk = cells_[D][ci];

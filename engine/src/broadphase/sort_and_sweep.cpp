@@ -41,8 +41,8 @@ void SortAndSweep<D>::sort_entries(std::span<const Aabb<D>> boxes, bool rebuilt)
 }
 
 template <int D>
-void SortAndSweep<D>::update(std::span<const Aabb<D>> boxes,
-                             std::span<const std::uint8_t> is_static, PairList& out) {
+void SortAndSweep<D>::update_whole(std::span<const Aabb<D>> boxes,
+                                   std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
@@ -110,8 +110,8 @@ void SortAndSweep<D>::sweep(PairList& out) {
 }
 
 template <int D>
-void SortAndSweep<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                      QueryTrace<D>* /*trace*/) const {
+void SortAndSweep<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
+                             QueryTrace<D>* /*trace*/) const {
     out.clear();
     // Only boxes that start before the region ends can overlap it.
     const auto end =

@@ -795,8 +795,8 @@ void SortedGrid<D>::pairs_across(std::size_t e0, std::size_t e1, PairList& out,
 }
 
 template <int D>
-void SortedGrid<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                           PairList& out) {
+void SortedGrid<D>::update_whole(std::span<const Aabb<D>> boxes,
+                                 std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     parts_ = parts_for(boxes.size());
     choose_levels(boxes);
@@ -825,8 +825,8 @@ void SortedGrid<D>::update(std::span<const Aabb<D>> boxes, std::span<const std::
 }
 
 template <int D>
-void SortedGrid<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                          QueryTrace<D>* /*trace*/) const {
+void SortedGrid<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
+                           QueryTrace<D>* /*trace*/) const {
     out.clear();
     Runs slots;
     for (const Level& level : levels_) {

@@ -154,8 +154,8 @@ void SpatialHash<D>::gather() {
 }
 
 template <int D>
-void SpatialHash<D>::update(std::span<const Aabb<D>> boxes,
-                            std::span<const std::uint8_t> is_static, PairList& out) {
+void SpatialHash<D>::update_whole(std::span<const Aabb<D>> boxes,
+                                  std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
@@ -309,8 +309,8 @@ std::pair<std::size_t, std::size_t> SpatialHash<D>::find_cell(const Cell& c) con
 
 // A body is taken from one cell only: the lowest cell it shares with the region.
 template <int D>
-void SpatialHash<D>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                      QueryTrace<D>* trace) const {
+void SpatialHash<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
+                            QueryTrace<D>* trace) const {
     out.clear();
     if (boxes_.empty()) return;
     const Range q = range_of(region);

@@ -15,8 +15,8 @@
 namespace collide {
 
 template <int D, typename Key>
-void KeySweep<D, Key>::update(std::span<const Aabb<D>> boxes,
-                              std::span<const std::uint8_t> is_static, PairList& out) {
+void KeySweep<D, Key>::update_whole(std::span<const Aabb<D>> boxes,
+                                    std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     assert(is_static.size() == boxes.size());
     const std::size_t n = boxes.size();
@@ -188,8 +188,8 @@ std::uint64_t KeySweep<D, Key>::region_floor(const Aabb<D>& region) const {
 }
 
 template <int D, typename Key>
-void KeySweep<D, Key>::query(const Aabb<D>& region, std::vector<BodyId>& out,
-                             QueryTrace<D>* trace) const {
+void KeySweep<D, Key>::search(const Aabb<D>& region, std::vector<BodyId>& out,
+                              QueryTrace<D>* trace) const {
     out.clear();
     // Every box overlapping the region has its min corner's key in [floor, last].
     const std::uint64_t floor = region_floor(region);

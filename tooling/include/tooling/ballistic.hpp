@@ -42,7 +42,9 @@ public:
     BallisticMotion(Scene<D> scene, float speed_fraction, std::uint64_t seed)
         : BallisticMotion(std::move(scene), MotionSettings{.speed = speed_fraction}, seed) {}
 
-    // Moves every non-static body one frame and recomputes the boxes.
+    // Moves every body with a velocity one frame and recomputes its box. The others are not
+    // touched, as a game integrates only its awake bodies: a mostly-still world's frame
+    // leaves the caches as a game's would.
     void advance();
 
     const std::vector<Aabb<D>>& boxes() const { return boxes_; }
@@ -57,6 +59,7 @@ private:
     Aabb<D> bounds_;
     Bodies<D> bodies_;
     std::vector<Aabb<D>> boxes_;
+    std::vector<BodyId> moving_;  // the bodies with a velocity (a bounce only flips it)
 };
 
 }  // namespace collide

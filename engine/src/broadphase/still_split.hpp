@@ -1,0 +1,97 @@
+// Still split: an algorithm's real path for worlds that are mostly static or asleep, as
+// Box2D and Jolt keep a static tree apart from the moving one. Fed BodyChanges, it holds two
+// instances of the algorithm:
+// - the still structure, over the still bodies, built at a reset and rebuilt only when the
+//   changes since its build pass a share of it (kRebuildShare, and at least kRebuildAtLeast);
+//   until then a body that left the still set stays in it as a tombstone, skipped when met;
+// - the moving structure, updated every frame on the moving bodies and the still bodies not
+//   yet in the still structure (flagged static there, so two of them make no pair).
+// Moving-still pairs come from the still entries each moving body holds (StillNeighbours),
+// which query the still structure only when the body has moved out of its fat box. A frame then
+// costs the moving bodies, their queries and the rebuilds' share, not the whole world. Fed whole
+// arrays (update()), it is the algorithm itself, unchanged.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "broadphase/still_neighbours.hpp"
+#include "collide/broadphase.hpp"
+
+namespace collide {
+
+template <int D>
+class StillSplit final : public BroadPhase<D> {
+public:
+    using Factory = std::unique_ptr<BroadPhase<D>> (*)();
+    // The still structure is rebuilt once the bodies that joined the still set since its
+    // build, plus those that left it, outnumber this share of it...
+    static constexpr double kRebuildShare = 0.25;
+    // ...and this many: below it they cost no more than as many moving bodies.
+    static constexpr std::size_t kRebuildAtLeast = 1024;
+
+    // `make_still` builds the still structure, `make_moving` the moving one (the same
+    // algorithm for a row of the registry; auto races its candidates on the moving bodies).
+    StillSplit(Factory make_still, Factory make_moving);
+
+    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                      PairList& out) override;
+    void update_changes(const BodyChanges<D>& changes, PairList& out) override;
+    void search(const Aabb<D>& region, std::vector<BodyId>& out,
+                QueryTrace<D>* trace = nullptr) const override;
+    BroadPhaseStats stats() const override;
+    std::span<Param> params() override { return moving_->params(); }
+    // The heat map is the moving structure's, and only on the whole-array path (the still
+    // bodies' share of the work is in queries nobody attributes).
+    void set_cost_tracking(bool on) override { moving_->set_cost_tracking(on); }
+    bool body_costs(std::span<std::uint32_t> out) const override;
+    void validate() const override;
+
+    void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
+    std::string describe(BodyId id) const override;
+    std::vector<std::string> layers() const override { return moving_->layers(); }
+    std::vector<LegendEntry> legend() const override { return moving_->legend(); }
+    std::string status() const override;
+
+    // Rebuilds of the still structure so far (the reset's included).
+    int rebuilds() const { return rebuilds_; }
+
+private:
+    void apply(const BodyChanges<D>& changes);
+    bool rebuild_due() const;
+    void rebuild_still(std::span<const Aabb<D>> boxes);
+    void pair_moving(std::span<const Aabb<D>> boxes, PairList& out);
+    void pair_with_still(PairList& out);  // after pair_moving
+    // The body at entry `i` of the moving structure (moving_ids_, then side_).
+    BodyId moving_entry(std::uint32_t i) const;
+    bool settled(BodyId id) const { return id < settled_.size() && settled_[id] != 0; }
+    bool params_drifted() const;
+
+    std::unique_ptr<BroadPhase<D>> still_, moving_;
+    bool split_ = false;  // fed changes since the last reset (else: whole arrays)
+    StillSet bodies_;     // absent, moving or still, checked
+    // Per slot: 1 for a live entry of the still structure; and the body's entry in
+    // still_ids_ (settled), side_ (still, not settled) or moving_ids_ (moving).
+    std::vector<std::uint8_t> settled_;
+    std::vector<std::uint32_t> index_;
+    std::vector<BodyId> moving_ids_;  // this frame's moving bodies, in the caller's order
+    bool same_moving_ = false;        // ... and the same list as last frame's
+    std::vector<BodyId> side_;        // still bodies not in the still structure
+    std::vector<BodyId> still_ids_;   // the still structure's entries, tombstones too
+    std::vector<Aabb<D>> still_boxes_;
+    std::size_t tombstones_ = 0;  // entries of still_ids_ whose body left
+    // The moving structure's input: moving_ids_ then side_.
+    std::vector<Aabb<D>> move_boxes_;
+    std::vector<std::uint8_t> move_still_;
+    std::vector<std::uint8_t> all_still_;  // the still structure's is_static
+    PairList scratch_;
+    mutable std::vector<BodyId> hits_;
+    StillNeighbours<D> neighbours_;  // the moving bodies' still entries, held between frames
+    int rebuilds_ = 0;
+    bool rebuilt_ = false;             // in the last update
+    bool stale_ = true;                // a reset came: rebuild whatever the drift
+    std::vector<float> still_params_;  // the parameters the still structure was built with
+};
+
+}  // namespace collide
