@@ -108,8 +108,8 @@ constexpr std::array kBroadPhases = {
                     "live boxes (a race, then one at a time in turns) and runs the fastest "
                     "(brute force for a handful)",
                     true, true, &make_auto<2>, &make_auto<3>,
-                    // Its still bodies in the sorted grid, whose region queries are the
-                    // cheapest of its candidates' (docs/algorithms/auto.md).
+                    // Its still bodies in the sorted grid: the fastest still structure
+                    // measured under it (docs/algorithms/still-split.md).
                     &make_instance<SortedGrid, 2>, &make_instance<SortedGrid, 3>},
 };
 
