@@ -26,7 +26,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <stdexcept>
 #include <vector>
 
 #include <box2d/collision.h>
@@ -35,6 +34,7 @@ extern "C" {
 #include "table.h"  // v3's pair set (b2HashSet), internal to the library
 }
 
+#include "fixed_still_set.hpp"
 #include "peer_scale.hpp"
 
 namespace collide::bench {
@@ -241,20 +241,9 @@ void Box2d3TreePeer::update_whole(std::span<const Aabb<2>> boxes,
 }
 
 void Box2d3TreePeer::update_changes(const BodyChanges<2>& c, PairList& out) {
-    // The peer keeps the static-world case: every body present, the still ones fixed in the
-    // static tree from the reset on. Sleep and churn are not adapted yet, and say so.
-    const bool every_slot = c.moving.size() + c.stilled.size() == c.boxes.size();
-    if ((c.reset && !every_slot) || (!c.reset && (!c.stilled.empty() || !c.left.empty())) ||
-        (!c.reset && !built_))
-        throw std::invalid_argument(
-            "peer:box2d3-tree: fed changes, it handles a fixed set of static and moving bodies "
-            "only (no sleep, no bodies added or removed)");
+    take_fixed_still_set(c, built_, "peer:box2d3-tree", still_);  // in the static tree
     out.clear();
     if (c.reset || params_[0].value != built_params_[0] || params_[1].value != built_params_[1]) {
-        if (c.reset) {
-            still_.assign(c.boxes.size(), 0);
-            for (const BodyId id : c.stilled) still_[id] = 1;
-        }
         rebuild(c.boxes, still_);
     } else {
         std::uint64_t enlarged = 0;

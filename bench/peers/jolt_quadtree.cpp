@@ -9,11 +9,11 @@
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "jolt_world.hpp"
+#include "fixed_still_set.hpp"
 #include "peer_scale.hpp"
 #include "tooling/input_error.hpp"
 
@@ -103,14 +103,7 @@ void JoltQuadtreePeer::update_whole(std::span<const Aabb<3>> boxes,
 }
 
 void JoltQuadtreePeer::update_changes(const BodyChanges<3>& c, PairList& out) {
-    // The peer keeps the static-world case: every body present, the still ones fixed as
-    // non-moving bodies from the reset on. Sleep and churn are not adapted yet, and say so.
-    const bool every_slot = c.moving.size() + c.stilled.size() == c.boxes.size();
-    if ((c.reset && !every_slot) || (!c.reset && (!c.stilled.empty() || !c.left.empty())) ||
-        (!c.reset && !world_))
-        throw std::invalid_argument(
-            "peer:jolt-quadtree: fed changes, it handles a fixed set of static and moving bodies "
-            "only (no sleep, no bodies added or removed)");
+    take_fixed_still_set(c, world_.has_value(), "peer:jolt-quadtree", still_);  // non-moving
     out.clear();
     if (c.boxes.empty()) {
         update_whole(c.boxes, {}, out);
@@ -118,10 +111,6 @@ void JoltQuadtreePeer::update_changes(const BodyChanges<3>& c, PairList& out) {
     }
     const bool fresh = c.reset || params_[0].value != built_param_;
     if (fresh) {
-        if (c.reset) {
-            still_.assign(c.boxes.size(), 0);
-            for (const BodyId id : c.stilled) still_[id] = 1;
-        }
         rebuild(c.boxes, still_);
     } else {
         const float tolerance = 0.25f * speculative_;
