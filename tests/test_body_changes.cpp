@@ -4,6 +4,7 @@
 // (ids recycled), moved by hand, the world emptied and refilled. Absent slots hold NaN
 // boxes, so a row that reads one it should not fails. The StillSet's checks of the stream
 // are tested at the end.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -11,6 +12,7 @@
 
 #include "broadphase/still_split.hpp"
 #include "collide/body_changes.hpp"
+#include "collide/world.hpp"
 #include "test_support.hpp"
 #include "tooling/ballistic.hpp"
 #include "tooling/random.hpp"
@@ -340,6 +342,69 @@ TEST(StillSplit, TheFirstUpdateFromChangesNeedsAReset) {
     bp->update_changes({boxes, moving, none, none, true}, out);
     EXPECT_EQ(out, (PairList{{0, 1}}));
 }
+
+}  // namespace
+}  // namespace collide
+
+// ---------------------------------------------------------------------------------------
+// The World feeds its static bodies as still: once after a reset (a new world, a new broad
+// phase, a restore), then only the ones moved by hand. Its pairs stay the reference's.
+
+namespace collide {
+namespace {
+
+template <int D>
+void expect_world_pairs(const World<D>& world, const std::string& what) {
+    PairList got = world.pairs();
+    std::sort(got.begin(), got.end());
+    const PairList want = testing::reference_pairs<D>(world.boxes(), world.bodies().is_static);
+    const auto diff = pair_set_difference(got, want);
+    ASSERT_FALSE(diff) << what << ": " << *diff;
+}
+
+template <int D>
+void run_world(const std::string& algorithm) {
+    Scene<D> scene = make_scene<D>("rain", 600, 3);
+    for (std::size_t i = 0; i < scene.bodies.size(); i += 2) {
+        scene.bodies.is_static[i] = 1;  // half of them: a level's worth of static bodies
+        scene.bodies.vel[i] = Vec<D>(0.0f);
+    }
+    World<D> world(scene.settings, std::move(scene.bodies), make_broadphase<D>(algorithm));
+    for (int f = 0; f < 5; ++f) world.step();
+    expect_world_pairs(world, "stepped");
+    const auto saved = world.snapshot();
+    // A static body dragged onto a moving one, twice in a frame, then stepped.
+    world.move_body(0, world.bodies().pos[1], Vec<D>(0.0f));
+    world.move_body(0, world.bodies().pos[3], Vec<D>(0.0f));
+    world.refresh_pairs();
+    expect_world_pairs(world, "a static body moved by hand");
+    EXPECT_NE(std::find(world.pairs().begin(), world.pairs().end(), Pair{0, 3}),
+              world.pairs().end());
+    world.step();
+    expect_world_pairs(world, "stepped after the move");
+    world.set_broad_phase(make_broadphase<D>("sorted-grid"));
+    world.step();
+    expect_world_pairs(world, "a new broad phase");
+    world.restore(saved);
+    expect_world_pairs(world, "restored");
+    world.step();
+    expect_world_pairs(world, "stepped after the restore");
+}
+
+class WorldChanges : public ::testing::TestWithParam<Param> {};
+
+TEST_P(WorldChanges, StaticBodiesAreFedAsStillAndThePairsStayExact) {
+    if (GetParam().second == 2) {
+        run_world<2>(GetParam().first);
+    } else {
+        run_world<3>(GetParam().first);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, WorldChanges,
+                         ::testing::Values(Param{"dynamic-aabb-tree", 2}, Param{"auto", 3},
+                                           Param{"sort-and-sweep", 2}),
+                         row_name);
 
 }  // namespace
 }  // namespace collide

@@ -151,6 +151,10 @@ private:
     void finish_boxes();
     void find_contacts();
     void solve(float dt);
+    // The broad phase's update. With static bodies it is told what changed: the static ones
+    // once after a reset (a new world, a new broad phase, a restore) and again only when
+    // moved by hand, so a mostly-static world's step costs its moving bodies.
+    void update_broad_phase();
 
     WorldSettings<D> settings_;
     Bodies<D> bodies_;
@@ -158,6 +162,9 @@ private:
     std::vector<float> inv_mass_;
     std::vector<Aabb<D>> boxes_;
     std::unique_ptr<BroadPhase<D>> broad_phase_;
+    std::vector<BodyId> moving_ids_, static_ids_;  // fixed: static flags never change
+    std::vector<BodyId> moved_statics_;            // moved by hand since the last update
+    bool changes_reset_ = true;                    // the next update_changes resets
     PairList pairs_;
     std::size_t pairs_over_budget_ = 0;
     std::vector<Contact<D>> contacts_;

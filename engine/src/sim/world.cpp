@@ -57,14 +57,32 @@ World<D>::World(const WorldSettings<D>& settings, Bodies<D> bodies,
         const float r = std::max(bodies_.radius[i], 1e-3f);
         inv_mass_[i] = bodies_.is_static[i] ? 0.0f : 1.0f / std::pow(r, static_cast<float>(D));
     }
+    for (BodyId i = 0; i < n; ++i) (bodies_.is_static[i] ? static_ids_ : moving_ids_).push_back(i);
     boxes_.resize(n);
     compute_boxes();
+}
+
+template <int D>
+void World<D>::update_broad_phase() {
+    if (static_ids_.empty()) {
+        broad_phase_->update(boxes_, bodies_.is_static, pairs_);
+        return;
+    }
+    const bool reset = changes_reset_;
+    const std::span<const BodyId> moved = moved_statics_;
+    broad_phase_->update_changes(
+        {boxes_, moving_ids_, reset ? std::span<const BodyId>(static_ids_) : moved,
+         reset ? std::span<const BodyId>() : moved, reset},
+        pairs_);
+    changes_reset_ = false;
+    moved_statics_.clear();
 }
 
 template <int D>
 void World<D>::set_broad_phase(std::unique_ptr<BroadPhase<D>> broad_phase) {
     assert(broad_phase);
     broad_phase_ = std::move(broad_phase);
+    changes_reset_ = true;
 }
 
 template <int D>
@@ -73,6 +91,9 @@ void World<D>::move_body(BodyId id, const Vec<D>& pos, const Vec<D>& vel) {
     ++revision_;
     bodies_.pos[id] = pos;
     if (!bodies_.is_static[id]) bodies_.vel[id] = vel;
+    if (bodies_.is_static[id] &&
+        std::find(moved_statics_.begin(), moved_statics_.end(), id) == moved_statics_.end())
+        moved_statics_.push_back(id);  // leaves the still set and joins it again, moved
     boxes_[id] = ImplicitBodies<D>::box(bodies_, id);
 }
 
@@ -116,7 +137,8 @@ void World<D>::restore(const Snapshot& s) {
     continuous_.set_impact_pairs(s.impact_pairs);
     implicit_.set_last_step(s.implicit_contacts, s.implicit_counters, s.implicit_tests);
     // The pairs of the restored boxes, at step 0 too: a viewer paused there shows them.
-    broad_phase_->update(boxes_, bodies_.is_static, pairs_);
+    changes_reset_ = true;
+    update_broad_phase();
 }
 
 template <int D>
@@ -129,7 +151,7 @@ std::size_t World<D>::Snapshot::bytes() const {
 
 template <int D>
 void World<D>::refresh_pairs() {
-    broad_phase_->update(boxes_, bodies_.is_static, pairs_);
+    update_broad_phase();
     find_contacts();
 }
 
@@ -148,7 +170,7 @@ void World<D>::step(StepObserver<D>* observer) {
     finish_boxes();
     timings_.integrate_ms = ms_since(t);
 
-    broad_phase_->update(boxes_, bodies_.is_static, pairs_);
+    update_broad_phase();
     timings_.broad_ms = ms_since(t);
     pairs_over_budget_ = pairs_.size() > settings_.max_pairs ? pairs_.size() : 0;
     if (pairs_over_budget_ > 0) {
