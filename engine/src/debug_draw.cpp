@@ -138,6 +138,19 @@ void DebugDraw<D>::add_tint(const Vec<D>& at, float weight) {
 }
 
 template <int D>
+void DebugDraw<D>::recolor_since(const Mark& m, Color rgb) {
+    const auto to = [rgb](Color& c) { c = (c & 0xff000000u) | (rgb & 0x00ffffffu); };
+    for (std::size_t i = m.lines; i < lines.size(); ++i) to(lines[i].color);
+    for (std::size_t i = m.boxes; i < boxes.size(); ++i) to(boxes[i].color);
+    for (std::size_t i = m.fills; i < fills.size(); ++i) to(fills[i].color);
+    for (std::size_t i = m.labels; i < labels.size(); ++i) to(labels[i].color);
+    for (std::size_t i = m.pending; i < pending_.size(); ++i) {
+        to(pending_[i].outline);
+        if (pending_[i].fill != 0) to(pending_[i].fill);
+    }
+}
+
+template <int D>
 void DebugDraw<D>::cell(const Aabb<D>& box, Color outline, float weight, Color fill) {
     const Aabb<D> b = intersect(box, clip);
     if (is_empty(b) || !b.overlaps(view) || (slab && !b.overlaps(*slab))) return;

@@ -115,6 +115,17 @@ struct DebugDraw {
     // "showing 1 in 4 cells", "312 cells under 4 px as a density tint"; empty if neither.
     std::string lod_note() const;
 
+    // What has been drawn so far, so that a second structure drawn after it can be given a
+    // colour of its own (a still split's still structure).
+    struct Mark {
+        std::size_t lines, boxes, fills, labels, pending;
+    };
+    Mark mark() const {
+        return {lines.size(), boxes.size(), fills.size(), labels.size(), pending_.size()};
+    }
+    // Everything drawn since `m` in colour `rgb`, each keeping its own alpha.
+    void recolor_since(const Mark& m, Color rgb);
+
     void line(const Vec<D>& a, const Vec<D>& b, Color c) {
         if (full()) return;
         lines.push_back({a, b, c});

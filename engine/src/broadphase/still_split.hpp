@@ -51,8 +51,11 @@ public:
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
     std::vector<std::string> layers() const override { return moving_->layers(); }
-    std::vector<LegendEntry> legend() const override { return moving_->legend(); }
+    std::vector<LegendEntry> legend() const override;
     std::string status() const override;
+
+    // The still structure's overlay colour (its alphas kept), apart from the moving one's.
+    static constexpr Color kStillColor = rgba(0.45f, 0.62f, 0.95f);
 
     // Rebuilds of the still structure so far (the reset's included).
     int rebuilds() const { return rebuilds_; }

@@ -16,7 +16,9 @@ void StillSplit<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     Overlays<D> still = which;
     still.query = nullptr;
     still.selected = settled(selected) ? index_[selected] : kNoBody;
+    const typename DebugDraw<D>::Mark before_still = draw.mark();
     still_->draw(draw, still);
+    draw.recolor_since(before_still, kStillColor);
     Overlays<D> moving = which;
     const StillSet::State s = bodies_.state(selected);
     moving.selected = kNoBody;
@@ -51,6 +53,17 @@ std::string StillSplit<D>::describe(BodyId id) const {
 }
 
 template <int D>
+std::vector<LegendEntry> StillSplit<D>::legend() const {
+    std::vector<LegendEntry> out;
+    if (split_)
+        out.push_back({kStillColor,
+                       "still structure: the static and sleeping bodies, drawn in this colour "
+                       "(the rest is the moving one)"});
+    for (LegendEntry& e : moving_->legend()) out.push_back(std::move(e));
+    return out;
+}
+
+template <int D>
 std::string StillSplit<D>::status() const {
     if (!split_) return moving_->status();
     std::ostringstream s;
@@ -67,8 +80,10 @@ std::string StillSplit<D>::status() const {
 template void StillSplit<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string StillSplit<2>::describe(BodyId) const;
 template std::string StillSplit<2>::status() const;
+template std::vector<LegendEntry> StillSplit<2>::legend() const;
 template void StillSplit<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
 template std::string StillSplit<3>::describe(BodyId) const;
 template std::string StillSplit<3>::status() const;
+template std::vector<LegendEntry> StillSplit<3>::legend() const;
 
 }  // namespace collide
