@@ -53,8 +53,10 @@ public:
     std::size_t still() const { return still_; }
     // Per slot: 1 where the body is still (the whole-array update's is_static).
     std::span<const std::uint8_t> still_flags() const { return still_flags_; }
-    // The last update's moving bodies, in its order.
+    // The last update's moving bodies, in its order; and whether they were the same list as
+    // the update's before (no reset between).
     std::span<const BodyId> moving() const { return moving_; }
+    bool same_moving() const { return same_moving_; }
 
 private:
     [[noreturn]] void reject(const char* list, BodyId id, const char* why);
@@ -65,6 +67,7 @@ private:
     std::vector<BodyId> moving_;
     std::size_t still_ = 0;
     bool broken_ = false;  // a rejected update left the state half applied
+    bool same_moving_ = false;
 };
 
 }  // namespace collide

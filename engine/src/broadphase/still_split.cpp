@@ -26,11 +26,10 @@ void StillSplit<D>::apply(const BodyChanges<D>& c) {
             "body changes: the first update from changes (or the first after a whole-array "
             "update) needs a reset");
     split_ = false;  // until the changes are known to be sound
+    bodies_.apply(c);
     // The same moving bodies as last frame (an awake set that did not change) keep their
     // entries: no per-body state is touched for them.
-    const bool same_moving = !c.reset && std::ranges::equal(c.moving, moving_ids_);
-    bodies_.apply(c);
-    same_moving_ = same_moving;
+    const bool same_moving = bodies_.same_moving();
     const std::size_t slots = c.boxes.size();
     if (c.reset) {
         settled_.assign(slots, 0);
@@ -147,7 +146,7 @@ void StillSplit<D>::pair_with_still(PairList& out) {
         neighbours_.clear();
         return;
     }
-    neighbours_.start(moving_ids_, same_moving_);
+    neighbours_.start(moving_ids_, bodies_.same_moving());
     for (std::uint32_t i = 0; i < moving_ids_.size(); ++i) {
         const BodyId body = moving_ids_[i];
         // move_boxes_ holds the moving bodies' boxes in order (pair_moving gathered them).

@@ -79,7 +79,6 @@ private:
     std::vector<std::uint8_t> settled_;
     std::vector<std::uint32_t> index_;
     std::vector<BodyId> moving_ids_;  // this frame's moving bodies, in the caller's order
-    bool same_moving_ = false;        // ... and the same list as last frame's
     std::vector<BodyId> side_;        // still bodies not in the still structure
     std::vector<BodyId> still_ids_;   // the still structure's entries, tombstones too
     std::vector<Aabb<D>> still_boxes_;
