@@ -116,6 +116,10 @@ void define_flags(CLI::App& app, Options& o) {
             "ballistic: this share of the moving bodies at rest, not static\n"
             "(sleeping bodies; default 0)");
     toggle("--swept", o.run.swept, "step mode: swept boxes and time-of-impact contacts");
+    toggle("--sleep", o.run.sleep,
+           "step mode: sleeping by island, as in the app: settled piles stop\n"
+           "moving and leave the broad phase's moving set (--warmup lets\n"
+           "them settle before timing)");
     toggle("--tunnelling", o.run.count_tunnelling,
            "step mode: count pairs that pass through each other (always\n"
            "on for the bullets scene; timed apart from the step)");
@@ -311,8 +315,10 @@ Options parse_command_line(int argc, char** argv) {
                 "without --check (with --broadphase all, --check runs floor unchecked)");
     }
     check_params(o);
-    if (o.run.mode != Mode::kStep && (o.run.swept || o.run.count_tunnelling))
-        throw InputError(std::string(o.run.swept ? "--swept" : "--tunnelling") +
+    if (o.run.mode != Mode::kStep && (o.run.swept || o.run.count_tunnelling || o.run.sleep))
+        throw InputError(std::string(o.run.swept ? "--swept"
+                                     : o.run.sleep ? "--sleep"
+                                                   : "--tunnelling") +
                          " needs --mode step");
     if (o.run.mode != Mode::kBroad && app.count("--update"))
         throw InputError(

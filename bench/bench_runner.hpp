@@ -48,6 +48,7 @@ struct RunConfig {
     bool cold = false;
     std::string trace_dir;  // --mode trace: traces are loaded from here, or recorded and saved
     bool swept = false;     // step mode: WorldSettings::swept
+    bool sleep = false;     // step mode: WorldSettings::sleep
     bool count_tunnelling = false;  // step mode: on by itself for the bullets scene
 };
 

@@ -1,7 +1,8 @@
 #version 330 core
 // A body's colour from the body arrays: speed on the ramp of collide::ramp_color, or a hue
-// hashed from the body's id as the CPU world does; static bodies grey. Prepended to the
-// body shaders (with body_instance.glsl) and to dot_composite.frag.
+// hashed from the body's id as the CPU world does; static bodies grey, sleeping ones dimmed
+// (kAsleepBrightness in app/common/palette.hpp). Prepended to the body shaders (with
+// body_instance.glsl) and to dot_composite.frag.
 uniform int u_colour_source;  // 0: each instance's own (body_instance.glsl); 1: speed; 2: id
 uniform float u_inv_speed_scale;
 
@@ -37,12 +38,15 @@ vec3 ramp(float t) {
     return mix(stops[i], stops[i + 1], t - float(i));
 }
 
-// Colour sources 1 and 2 (inv_mass 0 = static).
+// Colour sources 1 and 2 (inv_mass 0 = static, < 0 = asleep).
 vec4 colour_of(vec3 velocity, float inv_mass, uint id) {
     if (inv_mass == 0.0) return vec4(vec3(140.0 / 255.0), 1.0);
+    vec3 c;
     if (u_colour_source == 1) {
         float t = length(velocity) * u_inv_speed_scale;
-        return vec4(ramp(t < 1.0 ? t : 1.0), 1.0);  // NaN reads as the fastest
+        c = ramp(t < 1.0 ? t : 1.0);  // NaN reads as the fastest
+    } else {
+        c = hue(float(mix_bits(id) >> 8u) / 16777216.0);
     }
-    return vec4(hue(float(mix_bits(id) >> 8u) / 16777216.0), 1.0);
+    return vec4(inv_mass < 0.0 ? c * 0.4 : c, 1.0);
 }

@@ -147,21 +147,9 @@ private:
     Rng rng_;
 };
 
-using Param = std::pair<std::string, int>;
-
-std::vector<Param> rows_by_dim() {
-    std::vector<Param> out;
-    for (const BroadPhaseEntry& e : all_broadphases())
-        for (int dim : {2, 3})
-            if (e.supports(dim)) out.emplace_back(e.name, dim);
-    return out;
-}
-
-std::string row_name(const ::testing::TestParamInfo<Param>& info) {
-    std::string name = info.param.first + "_" + std::to_string(info.param.second) + "d";
-    std::replace(name.begin(), name.end(), '-', '_');
-    return name;
-}
+using testing::Param;
+using testing::row_name;
+using testing::rows_by_dim;
 
 template <int D>
 void expect_frame(BroadPhase<D>& bp, ChangeScript<D>& script, bool reset, const std::string& what) {

@@ -6,6 +6,7 @@
 // along the Morton curve, except in a replay of a version 1 session.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -175,6 +176,64 @@ TEST(Replay, RecordedSessionReplaysBitForBit) {
     std::filesystem::remove(path);
 }
 
+// Sleeping in a session: islands fall asleep, a drag wakes one, sleeping is switched off and
+// on again; the replay matches at every check, and the file says so in its physics lines. A
+// version 2 session (recorded before worlds slept) replays without sleeping.
+TEST(Replay, SleepingSessionReplaysBitForBit) {
+    const std::string path = temp_path("collidoscope_test_sleep_session.txt");
+    Options options;
+    options.scene = "level";
+    options.count = 600;
+    options.seed = 2;
+    options.broadphase = "dynamic-aabb-tree";
+    options.record = path;
+    std::vector<std::uint64_t> recorded;
+    std::size_t most_asleep = 0;
+    const auto watch = [&](Demo& demo, int frames) {
+        for (int i = 0; i < frames; ++i) {
+            run(demo, 1, recorded);
+            most_asleep = std::max(most_asleep, demo.world().body_counts().sleeping);
+        }
+    };
+    {
+        Demo demo(options);
+        ASSERT_TRUE(demo.physics().sleep) << "on by default";
+        watch(demo, 500);
+        ASSERT_GT(most_asleep, 0u);
+        const std::size_t asleep = demo.world().body_counts().sleeping;
+        const collide::BodyId last = static_cast<collide::BodyId>(demo.world().body_count() - 1);
+        demo.move_body(last, demo.world().position(last) + glm::vec3(0, 4, 0), glm::vec3(0));
+        EXPECT_LE(demo.world().body_counts().sleeping, asleep);
+        watch(demo, 100);
+        Physics p = demo.physics();
+        p.sleep = false;
+        demo.set_physics(p);
+        watch(demo, 1);
+        EXPECT_EQ(demo.world().body_counts().sleeping, 0u);
+        p.sleep = true;
+        p.sleep_time = 0.25f;
+        demo.set_physics(p);
+        watch(demo, 200);
+    }
+    Options replay_options;
+    replay_options.replay = path;
+    Demo replay(replay_options);
+    std::vector<std::uint64_t> replayed;
+    for (int i = 0; i < 2000 && !replay.replay()->finished; ++i) run(replay, 1, replayed);
+    EXPECT_EQ(replayed, recorded);
+    EXPECT_EQ(replay.replay()->failed, 0u);
+    EXPECT_TRUE(replay.physics().sleep);
+    EXPECT_EQ(replay.physics().sleep_time, 0.25f);
+
+    {
+        SessionRecorder recorder(path, {2, "rain", 300, 1, "sorted-grid", 2});
+        recorder.finish(0);
+    }
+    Demo old(replay_options);
+    EXPECT_FALSE(old.physics().sleep) << "a version 2 session was recorded without sleeping";
+    std::filesystem::remove(path);
+}
+
 TEST(Replay, BadFileNamesTheLine) {
     const std::string path = temp_path("collidoscope_test_bad_session.txt");
     std::ofstream(path) << "collidoscope-session 1\ndim 2\nscene uniform\ncount 100\n"
@@ -325,7 +384,7 @@ TEST(BodyNumbering, LargeGeneratedWorldsFollowTheMortonCurve) {
         EXPECT_NE(scene_positions(dim, "powerlaw", large, 4, true),
                   scene_positions(dim, "powerlaw", large, 4, false));
         EXPECT_EQ(positions(*make_sim_world(dim, "powerlaw", large, 4, "sorted-grid",
-                                            BodyNumbering::kGenerated)),
+                                            {BodyNumbering::kGenerated})),
                   scene_positions(dim, "powerlaw", large, 4, false));
         EXPECT_EQ(positions(*make_sim_world(dim, "powerlaw", collide::kLargeWorldBodies, 4,
                                             "sorted-grid")),
@@ -355,14 +414,14 @@ TEST(BodyNumbering, SessionVersionDecidesTheNumbering) {
 }
 
 TEST(BodyNumbering, UnknownSessionVersionIsRefused) {
-    const std::string path = temp_path("collidoscope_test_session_v3.txt");
+    const std::string path = temp_path("collidoscope_test_session_v4.txt");
     const std::pair<const char*, const char*> cases[] = {
-        {"collidoscope-session 3", "'3' is not a session file version this build reads (1 to 2)"},
-        {"collidoscope-session 0", "'0' is not a session file version this build reads (1 to 2)"},
+        {"collidoscope-session 4", "'4' is not a session file version this build reads (1 to 3)"},
+        {"collidoscope-session 0", "'0' is not a session file version this build reads (1 to 3)"},
         {"collidoscope-session",
-         "not a session file: the first line must be 'collidoscope-session 2'"},
+         "not a session file: the first line must be 'collidoscope-session 3'"},
         {"collidoscope-sessions 1",
-         "not a session file: the first line must be 'collidoscope-session 2'"},
+         "not a session file: the first line must be 'collidoscope-session 3'"},
     };
     for (const auto& [first, message] : cases) {
         std::ofstream(path) << first

@@ -108,6 +108,40 @@ TEST(Scenes, RainStartsWithoutOverlaps3D) {
     rain_starts_apart<3>();
 }
 
+// The level: nine tenths static tiles, a tenth poured in above them, nothing overlapping at
+// the start (tiles touch their neighbours), every tile at rest.
+template <int D>
+void level_is_mostly_static_and_starts_apart() {
+    for (std::size_t n : {1u, 10u, 500u, 2500u}) {
+        SCOPED_TRACE("n=" + std::to_string(n));
+        const auto s = make_scene<D>("level", n, 4);
+        const auto& b = s.bodies;
+        const std::size_t poured = std::max<std::size_t>(1, n / 10);
+        std::size_t fixed = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            fixed += b.is_static[i];
+            if (b.is_static[i]) {
+                ASSERT_EQ(b.vel[i], Vec<D>(0.0f)) << i;
+            }
+        }
+        EXPECT_EQ(fixed, n - poured);
+        EXPECT_LT(s.settings.gravity[1], 0.0f);
+        for (std::size_t i = 0; i < n; ++i) {
+            for (std::size_t j = i + 1; j < n; ++j) {
+                ASSERT_GE(glm::distance(b.pos[i], b.pos[j]) + 1e-4f, b.radius[i] + b.radius[j])
+                    << i << ", " << j;
+            }
+        }
+    }
+}
+
+TEST(Scenes, LevelIsMostlyStaticAndStartsApart2D) {
+    level_is_mostly_static_and_starts_apart<2>();
+}
+TEST(Scenes, LevelIsMostlyStaticAndStartsApart3D) {
+    level_is_mostly_static_and_starts_apart<3>();
+}
+
 TEST(Scenes, CenterlineBodiesStraddleTheCentre) {
     const auto s = make_scene<2>("centerline", 1000, 1);
     const float mid = s.settings.bounds.center().x;

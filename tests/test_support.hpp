@@ -6,11 +6,14 @@
 #include <cstdlib>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "collide/core.hpp"
 #include "collide/gpu/catalog.hpp"
+#include "collide/registry.hpp"
 #include "tooling/pair_check.hpp"
 #include "tooling/random.hpp"
 
@@ -83,6 +86,23 @@ std::vector<Aabb<D>> giant_bodies(std::size_t n, std::uint64_t seed, float tail 
         out.push_back(Aabb<D>::around(c, r));
     }
     return out;
+}
+
+// A registry row in one dimension, for suites that run every row in both.
+using Param = std::pair<std::string, int>;
+
+inline std::vector<Param> rows_by_dim() {
+    std::vector<Param> out;
+    for (const BroadPhaseEntry& e : all_broadphases())
+        for (int dim : {2, 3})
+            if (e.supports(dim)) out.emplace_back(e.name, dim);
+    return out;
+}
+
+inline std::string row_name(const ::testing::TestParamInfo<Param>& info) {
+    std::string name = info.param.first + "_" + std::to_string(info.param.second) + "d";
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
 }
 
 }  // namespace collide::testing

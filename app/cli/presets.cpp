@@ -131,6 +131,15 @@ constexpr Preset kPresets[] = {
      "button to turn the view.",
      "--dim 3 --scene centerline --count 800 --seed 1 --broadphase octree "
      "--overlay structure --select 0"},
+    {"a-level", "A level: the cost follows what moves",
+     "Games' worlds are mostly still. Nine bodies in ten here are static tiles, drawn grey: "
+     "the ground, two walls and three platforms. The rest pour in from above and pile up. "
+     "The broad phase keeps the still bodies in a structure of their own and spends each "
+     "step on the moving ones. As a pile settles, its island falls asleep (drawn dimmed), and "
+     "the trend in the Stats panel shows the broad phase's cost falling with the moving "
+     "bodies. Drag a sleeping body to wake its island; untick Sleep (Physics) to keep every "
+     "body awake and see the cost stay up.",
+     "--dim 2 --scene level --count 8000 --seed 1 --broadphase auto --overlay structure"},
     {"a-million", "A million bodies on the GPU",
      "A million circles, stepped where they are drawn. On a GPU the bodies live in its "
      "buffers: every step integrates them, builds the levelled grid, sorts the pairs, and "

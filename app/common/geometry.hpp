@@ -41,12 +41,14 @@ struct GpuBodies {
 // colours in the shader, rather than building an instance per body. `shape_id` changes only
 // when the radii and masses do (another world): they are uploaded again only then.
 struct BodyArrays {
+    // inv_mass: 0 for a static body, < 0 for a sleeping one (drawn dimmed), else > 0.
     std::span<const float> pos, vel, radius, inv_mass;
     int dim = 2;
     float speed_scale = 1.0f;
     float max_radius = 0.0f;
     std::uint64_t shape_id = 0;
-    std::uint64_t revision = 0;  // of pos and vel (collide::World::revision)
+    std::uint64_t revision = 0;       // of pos and vel (collide::World::revision)
+    std::uint64_t mass_revision = 0;  // of inv_mass (collide::World::sleep_revision)
 };
 
 // One end of an overlay line.

@@ -14,6 +14,16 @@ namespace collidoscope {
 // each this frame (the cost heat map); static bodies grey.
 enum class ColorMode { kSpeed, kId, kCost };
 inline constexpr std::uint32_t kStaticColor = 0xFF8C8C8C;
+// A sleeping body keeps its colour at this share of its brightness.
+inline constexpr float kAsleepBrightness = 0.4f;
+inline std::uint32_t dimmed(std::uint32_t c, float share = kAsleepBrightness) {
+    std::uint32_t out = c & 0xFF000000u;
+    for (int shift : {0, 8, 16}) {
+        const float v = static_cast<float>((c >> shift) & 0xFFu) * share;
+        out |= static_cast<std::uint32_t>(v + 0.5f) << shift;
+    }
+    return out;
+}
 // Bodies in cost mode when the algorithm cannot attribute its work to bodies.
 inline constexpr std::uint32_t kNoCostColor = 0xFF5A6478;
 

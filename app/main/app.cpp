@@ -233,7 +233,7 @@ int App::run() {
         const SimWorld& world = demo_.world();
         stats_.record(clock_.frame_ms(), clock_.parts(), gpu_timer_.result(), stepped,
                       world.timings(),
-                      {world.pair_count(), world.contact_count(),
+                      {world.body_counts().moving, world.pair_count(), world.contact_count(),
                        world.broad_phase_stats().candidate_tests, renderer_.draw_calls()});
         if (last_frame || shots_done) {
             report_state(screen, last_frame ? exit : "shots");

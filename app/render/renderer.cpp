@@ -256,14 +256,17 @@ GpuBodies Renderer::upload_bodies(const BodyArrays& b) {
         uploaded_revision_ = b.revision;
     }
     if (!same_world) {
-        uploaded_shape_ = b.shape_id;
         glBindBuffer(GL_ARRAY_BUFFER, body_radius_.get());
         glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(b.radius.size_bytes()), b.radius.data(),
                      GL_STATIC_DRAW);
+    }
+    if (!same_world || b.mass_revision != uploaded_mass_revision_) {  // who sleeps changed
         glBindBuffer(GL_ARRAY_BUFFER, body_mass_.get());
         glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(b.inv_mass.size_bytes()), b.inv_mass.data(),
-                     GL_STATIC_DRAW);
+                     GL_DYNAMIC_DRAW);
+        uploaded_mass_revision_ = b.mass_revision;
     }
+    uploaded_shape_ = b.shape_id;
     GpuBodies out;
     out.pos = body_pos_.get();
     out.vel = body_vel_.get();

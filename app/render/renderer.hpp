@@ -156,6 +156,7 @@ private:
     GlBuffer body_radius_ = make_buffer(), body_mass_ = make_buffer();
     std::uint64_t uploaded_shape_ = 0;
     std::uint64_t uploaded_revision_ = 0;  // of the positions and velocities uploaded
+    std::uint64_t uploaded_mass_revision_ = 0;
     GlVertexArray line_vao_;
     StreamBuffer line_buffer_;
     glm::ivec2 framebuffer_{1, 1};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "collide/gpu/catalog.hpp"
@@ -12,9 +13,11 @@
 namespace collidoscope {
 namespace {
 
-// A version 1 session was recorded when every world kept the generator's numbering.
-BodyNumbering numbering_of(const SessionStart& start) {
-    return start.version >= 2 ? BodyNumbering::kMortonWhenLarge : BodyNumbering::kGenerated;
+// A version 1 session was recorded when every world kept the generator's numbering, and
+// sessions before version 3 when no world slept.
+WorldDefaults defaults_of(const SessionStart& start) {
+    return {start.version >= 2 ? BodyNumbering::kMortonWhenLarge : BodyNumbering::kGenerated,
+            start.version >= 3};
 }
 
 }  // namespace
@@ -48,7 +51,7 @@ Demo::Demo(const Options& options) : race_live_(options.race) {
         scenes_.push_back({scene_, "csv: " + file, "bodies loaded from " + path, dim_});
     }
     try {
-        world_ = make_sim_world(dim_, scene_, count_, seed_, broad_phase_, numbering_of(start_));
+        world_ = make_sim_world(dim_, scene_, count_, seed_, broad_phase_, defaults_of(start_));
     } catch (const collide::InputError& e) {
         if (!replay_) throw;
         throw collide::InputError(options.replay + ": " + e.what());
@@ -178,10 +181,11 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
     // A world that would freeze the app gets the default algorithm, and the panel says why.
     notice_ = too_slow_for_the_world(algorithm, count).value_or("");
     if (!notice_.empty()) algorithm = std::string(collide::default_broadphase(count));
-    const Physics physics = world_ ? world_->physics() : Physics{};
+    const std::optional<Physics> physics =
+        world_ ? std::optional<Physics>(world_->physics()) : std::nullopt;
     std::unique_ptr<SimWorld> world;
     try {
-        world = make_sim_world(dim, scene, count, seed, algorithm, numbering_of(start_));
+        world = make_sim_world(dim, scene, count, seed, algorithm, defaults_of(start_));
     } catch (const std::exception& e) {
         last_error_ = e.what();
         return false;
@@ -190,12 +194,16 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
     if (dim != dim_) query_.reset();  // a 2D rectangle means nothing in 3D, and back
     world_ = std::move(world);
     scene_physics_ = world_->physics();
-    if (keep_physics) {
-        world_->set_physics(physics);
-    } else if (physics.swept) {
-        // Swept steps are the user's choice, not the scene's: they survive a scene change.
+    if (physics && keep_physics) {
+        world_->set_physics(*physics);
+    } else if (physics) {
+        // Swept steps and sleeping are the user's choice, not the scene's: they survive a
+        // scene change.
         Physics p = scene_physics_;
-        p.swept = true;
+        p.swept = physics->swept;
+        p.sleep = physics->sleep;
+        p.sleep_speed = physics->sleep_speed;
+        p.sleep_time = physics->sleep_time;
         world_->set_physics(p);
     }
     dim_ = dim;

@@ -132,7 +132,8 @@ std::string format_action(const UserAction& action) {
                 const Physics& p = a.physics;
                 return "physics " + text(p.restitution) + " " + text(p.gravity) + " " + text(p.dt) +
                        " " + std::to_string(int(p.swept)) + " " +
-                       std::to_string(int(p.count_tunnelling));
+                       std::to_string(int(p.count_tunnelling)) + " " + std::to_string(int(p.sleep)) +
+                       " " + text(p.sleep_speed) + " " + text(p.sleep_time);
             },
             [](const SetPaused& a) { return "pause " + std::to_string(int(a.paused)); },
             [](const SetGpuWorld& a) { return "gpu " + std::to_string(int(a.on)); },
@@ -203,7 +204,8 @@ UserAction parse_action(std::string_view line) {
         return SetParam{rest_of(line, words, 2), *value};
     }
     if (key == "physics") {
-        const Words w = take(5);
+        // Five values before sleeping (session version 3): those worlds did not sleep.
+        const Words w = take(words.size() == 6 ? 5 : 8);
         Physics p;
         p.restitution = w.number<float>(0);
         p.gravity = w.number<float>(1);
@@ -211,6 +213,14 @@ UserAction parse_action(std::string_view line) {
         if (!(p.dt > 0.0f)) fail("time step " + std::string(w[2]) + " must be > 0");
         p.swept = w.flag(3);
         p.count_tunnelling = w.flag(4);
+        p.sleep = false;
+        if (words.size() > 6) {
+            p.sleep = w.flag(5);
+            p.sleep_speed = w.number<float>(6);
+            p.sleep_time = w.number<float>(7);
+            if (!(p.sleep_speed >= 0.0f)) fail("sleep speed " + std::string(w[6]) + " must be >= 0");
+            if (!(p.sleep_time > 0.0f)) fail("sleep time " + std::string(w[7]) + " must be > 0");
+        }
         return SetPhysics{p};
     }
     if (key == "pause") return SetPaused{take(1).flag(0)};

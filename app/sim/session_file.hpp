@@ -19,7 +19,9 @@ namespace collidoscope {
 // The session file format this build writes. Version 2 numbers a large generated world
 // along the Morton curve (BodyNumbering in sim_world.hpp); version 1 files replay with the
 // generator's numbering, so their drags and selections land on the bodies they did.
-inline constexpr int kSessionVersion = 2;
+// Version 3 worlds sleep (Physics::sleep) unless a `physics` line says not; older files
+// replay without sleeping, as they were recorded.
+inline constexpr int kSessionVersion = 3;
 
 // The world a session starts from (as the command line builds it).
 struct SessionStart {

@@ -127,6 +127,11 @@ public:
         return gpu_ ? gpu_->latest().contacts : world_.contacts().size();
     }
     std::size_t pairs_over_budget() const override { return gpu_ ? 0 : world_.pairs_over_budget(); }
+    BodyCounts body_counts() const override {
+        const std::size_t fixed = world_.static_count();
+        if (gpu_) return {world_.bodies().size() - fixed, 0, fixed};  // it does not sleep
+        return {world_.awake(), world_.sleeping(), fixed};
+    }
 
     bool set_broad_phase(std::string_view name) override {
         auto bp = collide::make_any_broadphase<D>(name);
@@ -176,7 +181,8 @@ public:
 
     Physics physics() const override {
         const auto& s = world_.settings();
-        return {s.restitution, glm::length(s.gravity), s.dt, s.swept, s.count_tunnelling};
+        return {s.restitution, glm::length(s.gravity), s.dt,         s.swept,
+                s.count_tunnelling, s.sleep,   s.sleep_speed,         s.sleep_time};
     }
     void race(bool live, RaceReport& out) override {
         if (gpu_) return;  // the CPU world's boxes are not this step's
@@ -192,6 +198,9 @@ public:
         s.dt = p.dt;
         s.swept = p.swept;
         s.count_tunnelling = p.count_tunnelling;
+        s.sleep = p.sleep;
+        s.sleep_speed = p.sleep_speed;
+        s.sleep_time = p.sleep_time;
         // Swept steps and the tunnelling check are the CPU world's: it takes the bodies back.
         if (gpu_ && gpu_world_refusal()) set_gpu_world(false);
         if (gpu_) gpu_->set_settings(s);
@@ -243,6 +252,9 @@ public:
         h.add(s.warm_start.walls);
         h.add(s.warm_start.keys);
         h.add(s.warm_start.impulses);
+        h.add(s.sleep.rest_time);  // who sleeps, and with whom, decides the steps to come
+        h.add(s.sleep.island);
+        h.add(s.sleep.next);
         const std::uint64_t tunnelled = tunnelling_.count().total;
         h.add(&tunnelled, sizeof tunnelled);
         return h.value();
@@ -318,7 +330,8 @@ private:
     collide::StepTimings gpu_timings_;
     float gpu_speed_scale_ = 1.0f;
     std::uint64_t scale_step_ = 0;  // the step of the speed sample last used
-    std::vector<float> inv_mass_;   // for body_arrays(): 0 static, 1 moving
+    std::vector<float> inv_mass_;   // for body_arrays(): 0 static, -1 asleep, 1 moving
+    std::uint64_t mass_revision_ = 0;  // the world's sleep_revision() inv_mass_ was made at
     std::uint64_t shape_id_ = 0;    // body_arrays()' shape_id, this world's own
     float max_radius_ = 0.0f;       // radii never change: the largest, taken once
     BodyId watched_ = kNoBody;
@@ -382,6 +395,7 @@ BodyInfo WorldAdapter<D>::body_info(BodyId id, std::size_t max_partners) const {
     info.vel = to3<D>(b.vel[id]);
     info.radius = b.radius[id];
     info.is_static = b.is_static[id] != 0;
+    info.asleep = world_.asleep(id);
     if (b.is_implicit(id)) {
         const collide::ImplicitModel<D>& m = *b.model_of(id);
         info.implicit = true;
@@ -504,10 +518,12 @@ std::optional<BodyArrays> WorldAdapter<D>::body_arrays(ColorMode mode) {
     if (gpu_ || mode == ColorMode::kCost || world_.has_implicit()) return std::nullopt;
     track_costs(false);
     const auto& b = world_.bodies();
-    if (shape_id_ == 0) {  // static flags never change: taken once
-        shape_id_ = next_shape_id();
+    if (shape_id_ == 0) shape_id_ = next_shape_id();
+    if (inv_mass_.size() != b.size() || mass_revision_ != world_.sleep_revision()) {
+        mass_revision_ = world_.sleep_revision();
         inv_mass_.resize(b.size());
-        for (std::size_t i = 0; i < b.size(); ++i) inv_mass_[i] = b.is_static[i] ? 0.0f : 1.0f;
+        for (BodyId i = 0; i < b.size(); ++i)
+            inv_mass_[i] = b.is_static[i] ? 0.0f : world_.asleep(i) ? -1.0f : 1.0f;
     }
     const auto floats = [](const auto& v) {
         return std::span<const float>(reinterpret_cast<const float*>(v.data()),
@@ -521,7 +537,8 @@ std::optional<BodyArrays> WorldAdapter<D>::body_arrays(ColorMode mode) {
                       mode == ColorMode::kSpeed ? speed_scale() : 1.0f,
                       max_radius_,
                       shape_id_,
-                      world_.revision()};
+                      world_.revision(),
+                      mass_revision_};
 }
 
 template <int D>
@@ -548,6 +565,7 @@ void WorldAdapter<D>::fill_instances(ColorMode mode, std::vector<Instance>& out)
                 color = hue_color(static_cast<float>(mix_bits(static_cast<std::uint32_t>(i)) >> 8) /
                                   16777216.0f);
             }
+            if (world_.asleep(static_cast<collide::BodyId>(i))) color = dimmed(color);
             out[i] = {to3<D>(b.pos[i]), b.radius[i], color};
         }
     };
@@ -683,9 +701,10 @@ typename collide::World<D>::Snapshot WorldAdapter<D>::snapshot_from_gpu() const 
 
 template <int D>
 std::unique_ptr<SimWorld> make_world(std::string_view scene, std::size_t count, std::uint64_t seed,
-                                     std::string_view broadphase, BodyNumbering numbering) {
+                                     std::string_view broadphase, WorldDefaults defaults) {
     collide::Scene<D> built = collide::make_scene<D>(scene, count, seed);
-    if (numbering == BodyNumbering::kMortonWhenLarge && !collide::is_csv_scene(scene) &&
+    built.settings.sleep = defaults.sleep;
+    if (defaults.numbering == BodyNumbering::kMortonWhenLarge && !collide::is_csv_scene(scene) &&
         built.bodies.size() > collide::kLargeWorldBodies) {
         collide::order_by_morton(built.bodies);
     }
@@ -710,9 +729,9 @@ std::optional<std::string> no_hardware_gpu() {
 
 std::unique_ptr<SimWorld> make_sim_world(int dim, std::string_view scene, std::size_t count,
                                          std::uint64_t seed, std::string_view broadphase,
-                                         BodyNumbering numbering) {
-    if (dim == 2) return make_world<2>(scene, count, seed, broadphase, numbering);
-    if (dim == 3) return make_world<3>(scene, count, seed, broadphase, numbering);
+                                         WorldDefaults defaults) {
+    if (dim == 2) return make_world<2>(scene, count, seed, broadphase, defaults);
+    if (dim == 3) return make_world<3>(scene, count, seed, broadphase, defaults);
     throw collide::InputError("dimension " + std::to_string(dim) + " is neither 2 nor 3");
 }
 

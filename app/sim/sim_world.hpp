@@ -32,6 +32,18 @@ struct Physics {
     float dt = 1.0f / 60.0f;
     bool swept = false;             // swept boxes and time-of-impact contacts
     bool count_tunnelling = false;  // the bullets scene turns it on
+    // Sleeping by island (collide::WorldSettings::sleep): on in the app, the user's choice
+    // across scenes, as swept steps are.
+    bool sleep = true;
+    float sleep_speed = 0.05f;  // units per second
+    float sleep_time = 0.5f;    // seconds at rest before an island sleeps
+};
+
+// How many bodies a step moves, and how many it leaves still.
+struct BodyCounts {
+    std::size_t moving = 0;
+    std::size_t sleeping = 0;
+    std::size_t fixed = 0;  // static
 };
 
 // Swept steps and the tunnelling check (collide::World's figures).
@@ -47,6 +59,7 @@ struct BodyInfo {
     glm::vec3 vel{0.0f};
     float radius = 0.0f;
     bool is_static = false;
+    bool asleep = false;
     std::vector<collide::BodyId> partners;  // broad-phase pairs with this body (capped)
     std::vector<bool> partner_touches;      // parallel: a real contact, not just boxes
     std::size_t partner_total = 0;
@@ -105,6 +118,7 @@ public:
     virtual const collide::StepTimings& timings() const = 0;
     virtual std::size_t pair_count() const = 0;
     virtual std::size_t contact_count() const = 0;
+    virtual BodyCounts body_counts() const = 0;
     // The pairs of the last step when they were over the world's pair budget (the step
     // stopped before its narrow phase), else 0.
     virtual std::size_t pairs_over_budget() const = 0;
@@ -214,10 +228,17 @@ std::optional<std::string> no_hardware_gpu();
 // recorded with the generator's numbering, and replay with it.
 enum class BodyNumbering { kGenerated, kMortonWhenLarge };
 
+// What a new world starts with beyond its scene: its numbering, and whether it sleeps
+// (session files before version 3 were recorded without sleeping, and replay without it).
+struct WorldDefaults {
+    BodyNumbering numbering = BodyNumbering::kMortonWhenLarge;
+    bool sleep = true;
+};
+
 // Builds scene `scene` in dimension `dim` with broad phase `broadphase`. Throws
 // collide::InputError for a bad scene or an algorithm not available in `dim`.
 std::unique_ptr<SimWorld> make_sim_world(int dim, std::string_view scene, std::size_t count,
                                          std::uint64_t seed, std::string_view broadphase,
-                                         BodyNumbering numbering = BodyNumbering::kMortonWhenLarge);
+                                         WorldDefaults defaults = {});
 
 }  // namespace collidoscope

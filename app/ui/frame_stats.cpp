@@ -72,7 +72,8 @@ const char* part_help(Part p) {
 
 void History::push(float v) {
     values_[next_] = v;
-    next_ = (next_ + 1) % kHistory;
+    next_ = (next_ + 1) % values_.size();
+    ++pushed_;
 }
 
 float History::max() const {
@@ -80,10 +81,11 @@ float History::max() const {
 }
 
 float History::mean(std::size_t n) const {
-    n = std::min(n, kHistory);
+    const std::size_t capacity = values_.size();
+    n = std::min(n, capacity);
     if (n == 0) return 0.0f;
     double sum = 0.0;
-    for (std::size_t i = 1; i <= n; ++i) sum += values_[(next_ + kHistory - i) % kHistory];
+    for (std::size_t i = 1; i <= n; ++i) sum += values_[(next_ + capacity - i) % capacity];
     return static_cast<float>(sum / static_cast<double>(n));
 }
 
@@ -120,6 +122,8 @@ void FrameStats::record(double frame_ms, const std::array<double, kPartCount>& p
             phases_[i].push(static_cast<float>(ms[i]));
             total_phase_ms_[i] += ms[i];
         }
+        broad_trend_.push(static_cast<float>(step.broad_ms));
+        moving_trend_.push(static_cast<float>(facts.moving));
         ++steps_;
     }
     if (gpu_ms) {

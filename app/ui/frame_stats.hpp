@@ -7,6 +7,7 @@
 // step part.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstddef>
@@ -33,21 +34,30 @@ const char* part_name(Part p);
 // What a part holds, one sentence for a tooltip.
 const char* part_help(Part p);
 
+// Steps the Stats panel's trend covers: 15 s at 60 steps a second, long enough to watch a
+// pile settle and fall asleep.
+inline constexpr std::size_t kTrendSteps = 900;
+
 // A fixed-size ring of recent values, laid out for ImGui::PlotLines (values + offset).
 class History {
 public:
+    explicit History(std::size_t capacity = kHistory) : values_(capacity, 0.0f) {}
     void push(float v);
     const float* data() const { return values_.data(); }
     int size() const { return static_cast<int>(values_.size()); }
+    // The values pushed so far, up to the capacity: a plot of filled() values from offset()
+    // (taken modulo the count) shows no zeros for the time before the first push.
+    int filled() const { return static_cast<int>(std::min(pushed_, values_.size())); }
     int offset() const { return static_cast<int>(next_); }
-    float latest() const { return values_[(next_ + kHistory - 1) % kHistory]; }
+    float latest() const { return values_[(next_ + values_.size() - 1) % values_.size()]; }
     float max() const;
-    // The mean of the latest `n` values (at most kHistory).
+    // The mean of the latest `n` values (at most the capacity).
     float mean(std::size_t n) const;
 
 private:
-    std::array<float, kHistory> values_{};
+    std::vector<float> values_;
     std::size_t next_ = 0;
+    std::size_t pushed_ = 0;
 };
 
 // Times a frame as consecutive laps: each lap() charges the time since the previous one
@@ -70,6 +80,7 @@ private:
 
 // Facts about the last frame that the summary repeats.
 struct FrameFacts {
+    std::size_t moving = 0;  // bodies the step moved (not static, not asleep)
     std::size_t pairs = 0;
     std::size_t contacts = 0;
     std::uint64_t candidate_tests = 0;
@@ -95,6 +106,9 @@ public:
 
     const History& frame_ms() const { return frame_ms_; }
     const History& part(Part p) const { return parts_[static_cast<std::size_t>(p)]; }
+    // Per step, over the last kTrendSteps: the broad phase's ms and the bodies that moved.
+    const History& broad_trend() const { return broad_trend_; }
+    const History& moving_trend() const { return moving_trend_; }
     const FrameFacts& last() const { return last_; }
     float fps() const;  // over the recent history
     FrameBreakdown breakdown() const;
@@ -110,6 +124,7 @@ private:
     std::array<History, kPartCount> parts_;
     std::array<History, kPhaseCount> phases_;
     History gpu_ms_;
+    History broad_trend_{kTrendSteps}, moving_trend_{kTrendSteps};
     FrameFacts last_;
     std::uint64_t frames_ = 0;
     std::uint64_t steps_ = 0;

@@ -301,6 +301,21 @@ void Ui::physics_section(Demo& demo) {
     hint(
         "Checks every step, by a sweep of its own over the bodies' paths, for pairs that "
         "passed into each other without a contact");
+    changed |= ImGui::Checkbox("Sleep", &p.sleep);
+    note_widget("sleep");
+    hint(
+        "Bodies touching one another form an island. Once every body of an island has been "
+        "slower than the sleep speed for the sleep time, the island sleeps: it stops moving, "
+        "is drawn dimmed and costs the step nothing, until something awake touches it or you "
+        "drag one of its bodies. The GPU world does not sleep.");
+    if (p.sleep) {
+        changed |= ImGui::SliderFloat("Sleep speed", &p.sleep_speed, 0.0f, 1.0f, "%.3f /s",
+                                      ImGuiSliderFlags_Logarithmic);
+        hint("An island sleeps once all its bodies stayed slower than this (world units per s)");
+        changed |= ImGui::SliderFloat("Sleep time", &p.sleep_time, 0.05f, 5.0f, "%.2f s",
+                                      ImGuiSliderFlags_Logarithmic);
+        hint("...for this long");
+    }
     if (changed) demo.set_physics(p);
     bool gpu = demo.gpu_world();
     const std::optional<std::string> refusal =
@@ -337,7 +352,9 @@ void Ui::physics_section(Demo& demo) {
     ImGui::SameLine();
     ColorMode& mode = demo.view().color_mode;
     if (ImGui::RadioButton("speed", mode == ColorMode::kSpeed)) mode = ColorMode::kSpeed;
-    hint("Blue (slow) to red (fast), scaled to the 95th percentile speed. Static bodies grey.");
+    hint(
+        "Blue (slow) to red (fast), scaled to the 95th percentile speed. Static bodies grey, "
+        "sleeping ones dimmed.");
     ImGui::SameLine();
     if (ImGui::RadioButton("id", mode == ColorMode::kId)) mode = ColorMode::kId;
     ImGui::SameLine();
@@ -592,7 +609,7 @@ float Ui::selection_panel(Demo& demo, const ScreenRect& at) {
                  ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoMove |
                      ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
     const bool three = demo.dim() == 3;
-    ImGui::Text("Body %u%s", id, info.is_static ? "  (static)" : "");
+    ImGui::Text("Body %u%s", id, info.is_static ? "  (static)" : info.asleep ? "  (asleep)" : "");
     if (three) {
         ImGui::Text("Position  %.3f  %.3f  %.3f", info.pos.x, info.pos.y, info.pos.z);
         ImGui::Text("Velocity  %.3f  %.3f  %.3f", info.vel.x, info.vel.y, info.vel.z);

@@ -74,6 +74,12 @@ std::vector<LegendEntry> legend_entries(const Demo& demo) {
             if (shown) entries.push_back(std::move(e));
         }
     }
+    const BodyCounts counts = demo.world().body_counts();
+    if (counts.fixed > 0) entries.push_back(LegendEntry::area(kStaticColor, "static body"));
+    if (counts.sleeping > 0) {
+        entries.push_back(LegendEntry::area(dimmed(collide::ramp_color(0.0f)),
+                                            "asleep: dimmed until something awake touches it"));
+    }
     if (selecting) entries.push_back({kSelectionColor, "selected body"});
     if (querying) {
         entries.push_back({kQueryRegionColor, "query region", LegendEntry::Kind::kLine,

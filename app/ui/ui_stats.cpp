@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "collide/gpu/compute_context.hpp"
 #include "ui/ui.hpp"
@@ -149,6 +150,23 @@ void frame_breakdown(const FrameStats& stats, const std::string& gl_description)
     ImGui::TextDisabled("ms, means over the last %zu frames", b.frames);
 }
 
+// The broad phase's cost per step over the last kTrendSteps, above the bodies that moved:
+// as a pile settles and falls asleep, both fall together.
+void step_trend(const FrameStats& stats) {
+    const History& broad = stats.broad_trend();
+    const History& moving = stats.moving_trend();
+    const ImVec2 size(ImGui::GetContentRegionAvail().x, 2.0f * ImGui::GetTextLineHeight());
+    ImGui::TextDisabled("broad phase: %.3f ms a step", double(broad.latest()));
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("The broad phase's time and the moving bodies, over the last %zu steps",
+                          kTrendSteps);
+    ImGui::PlotLines("##broad_trend", broad.data(), broad.filled(), broad.offset(), nullptr, 0.0f,
+                     std::max(broad.max() * 1.15f, 0.01f), size);
+    ImGui::TextDisabled("moving bodies: %.0f", double(moving.latest()));
+    ImGui::PlotLines("##moving_trend", moving.data(), moving.filled(), moving.offset(), nullptr,
+                     0.0f, std::max(moving.max() * 1.15f, 1.0f), size);
+}
+
 }  // namespace
 
 float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at) {
@@ -164,6 +182,7 @@ float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at) {
                      std::max(h.max() * 1.15f, 0.01f),
                      ImVec2(ImGui::GetContentRegionAvail().x, 1.5f * ImGui::GetTextLineHeight()));
     frame_breakdown(stats, frame.gl_description);
+    step_trend(stats);
     if (!frame.msaa_note.empty()) {
         // One line, so the stats table below keeps its rows; the why in the tooltip.
         ImGui::TextDisabled("%s", frame.msaa_note.c_str());
@@ -206,6 +225,17 @@ float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at) {
             }
         }
         table_row("Bodies", format_count(world.body_count()));
+        const BodyCounts counts = world.body_counts();
+        const std::pair<const char*, std::size_t> kinds[] = {
+            {"  moving", counts.moving}, {"  asleep", counts.sleeping}, {"  static", counts.fixed}};
+        for (const auto& [kind, count] : kinds) {
+            table_row(kind, format_count(count));
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip(
+                    "The bodies a step moves, those asleep (Sleep, in the Scene section) and "
+                    "the static ones. The broad phase keeps the still ones apart where it can, "
+                    "so its cost follows the moving bodies.");
+        }
         table_row("Pairs", format_count(world.pair_count()));
         table_row("Contacts", format_count(world.contact_count()));
         table_row("Candidate tests", format_count(bp.candidate_tests));

@@ -206,6 +206,134 @@ Scene<D> rain_scene(std::size_t n, Rng& rng) {
     return scene;
 }
 
+// A game's level: static tiles (radius 0.5, one per lattice cell) make the ground, a rolling
+// terrain that holds most of the bodies at large n, two walls and a few platforms; a tenth of
+// the bodies are poured in above them and fall. The tiles come walls and platforms first,
+// then the terrain layer by layer from the floor up, so the count cuts the top layer short.
+template <int D>
+std::vector<Vec<D>> level_tiles(float side, const std::array<float, 6>& phase) {
+    const int cells = std::max(4, static_cast<int>(side));
+    const auto at = [](int i) { return static_cast<float>(i) + 0.5f; };
+    std::vector<Vec<D>> tiles;
+    // Every cell of the floor plan: x, and z in 3D.
+    std::vector<Vec<D>> plan;
+    for (int i = 0; i < cells; ++i) {
+        for (int k = 0; k < (D == 3 ? cells : 1); ++k) {
+            Vec<D> p(0.0f);
+            p[0] = at(i);
+            if constexpr (D == 3) p[2] = at(k);
+            plan.push_back(p);
+        }
+    }
+    // Walls at both ends in 2D; in 3D at the two far sides only, as a room's back walls, so
+    // the view from the front sees the ground.
+    const auto on_rim = [&](const Vec<D>& p) {
+        if constexpr (D == 3) return p[0] < 1.0f || p[2] < 1.0f;
+        return p[0] < 1.0f || p[0] > static_cast<float>(cells) - 1.0f;
+    };
+    const int wall_top = static_cast<int>(0.6f * side);
+    for (const Vec<D>& p : plan) {
+        if (!on_rim(p)) continue;
+        for (int j = 0; j < wall_top; ++j) {
+            Vec<D> t = p;
+            t[1] = at(j);
+            tiles.push_back(t);
+        }
+    }
+    // Platforms: trays one tile thick, a quarter of the world wide, at three heights, with
+    // a lip two tiles high around them, so what lands on one stays there.
+    for (int k = 0; k < 3; ++k) {
+        const float shift = 0.05f * phase[k] / 6.2831853f;  // up to a twentieth of the world
+        const float lo = std::floor((0.1f + 0.25f * static_cast<float>(k) + shift) * side);
+        const float hi = lo + std::max(3.0f, std::floor(0.25f * side));
+        // Four tiles apart at least, so no tray's lip reaches the next one.
+        const int y = static_cast<int>(0.42f * side) + k * std::max(4, static_cast<int>(0.07f * side));
+        const auto within = [&](float c) { return c >= lo && c < hi; };
+        const auto at_edge = [&](float c) { return c < lo + 1.0f || c > hi - 1.0f; };
+        for (const Vec<D>& p : plan) {
+            bool inside = within(p[0]) && !on_rim(p), edge = at_edge(p[0]);
+            if constexpr (D == 3) {
+                inside = inside && within(p[2]);
+                edge = edge || at_edge(p[2]);
+            }
+            if (!inside) continue;
+            for (int j = y; j <= y + (edge ? 2 : 0); ++j) {
+                Vec<D> t = p;
+                t[1] = at(j);
+                tiles.push_back(t);
+            }
+        }
+    }
+    // The terrain: up to 0.3 of the world's height, rolling.
+    constexpr float kTau = 6.2831853f;
+    std::vector<int> height;
+    int highest = 0;
+    for (const Vec<D>& p : plan) {
+        const float u = p[0] / side, w = D == 3 ? p[D - 1] / side : 0.0f;
+        const float rolling = 0.55f + 0.25f * std::sin(kTau * 1.5f * u + phase[3]) *
+                                          (D == 3 ? std::cos(kTau * 1.2f * w + phase[4]) : 1.0f) +
+                              0.2f * std::sin(kTau * 4.0f * (u + w) + phase[5]);
+        height.push_back(on_rim(p) ? 0 : 1 + static_cast<int>(0.3f * side * rolling));
+        highest = std::max(highest, height.back());
+    }
+    for (int j = 0; j < highest; ++j) {
+        for (std::size_t c = 0; c < plan.size(); ++c) {
+            if (j >= height[c]) continue;
+            Vec<D> t = plan[c];
+            t[1] = at(j);
+            tiles.push_back(t);
+        }
+    }
+    return tiles;
+}
+
+template <int D>
+Scene<D> level_scene(std::size_t n, Rng& rng) {
+    const std::size_t poured = n == 0 ? 0 : std::max<std::size_t>(1, n / 10);
+    const std::size_t fixed = n - poured;
+    std::array<float, 6> phase{};
+    for (float& p : phase) p = rng.uniform(0.0f, 6.2831853f);
+    float side = std::max(12.0f, static_cast<float>(std::pow(static_cast<double>(fixed) / 0.17,
+                                                            1.0 / D)));
+    std::vector<Vec<D>> tiles;
+    std::size_t per_row = 1;
+    float pour_from = 0.0f;  // the lowest poured layer's centre
+    for (;;) {
+        tiles = level_tiles<D>(side, phase);
+        float top = 0.6f * side;  // the poured bodies start above the walls and every tile
+        for (std::size_t i = 0; i < std::min(fixed, tiles.size()); ++i) top = std::max(top, tiles[i][1] + 0.5f);
+        pour_from = top + 1.0f;
+        per_row = std::max<std::size_t>(1, static_cast<std::size_t>(side / 2.0f));
+        const std::size_t per_layer = D == 2 ? per_row : per_row * per_row;
+        const std::size_t layers = (poured + per_layer - 1) / per_layer;
+        if (tiles.size() >= fixed && pour_from + 2.0f * static_cast<float>(layers) <= side) break;
+        side *= 1.05f;
+    }
+    Scene<D> scene{settings_for<D>(side), {}};
+    scene.settings.gravity[1] = -9.81f;
+    scene.settings.restitution = 0.3f;
+    scene.settings.substeps = 4;  // piles on the terrain, as rain's
+    scene.bodies.reserve(n);
+    for (std::size_t i = 0; i < fixed; ++i) scene.bodies.add(tiles[i], Vec<D>(0.0f), 0.5f, true);
+    for (std::size_t i = 0; i < poured; ++i) {
+        std::size_t rest = i;
+        Vec<D> p;
+        for (int a = 0; a < D; ++a) {
+            if (a == 1) continue;
+            p[a] = 1.0f + 2.0f * static_cast<float>(rest % per_row);
+            rest /= per_row;
+        }
+        p[1] = pour_from + 2.0f * static_cast<float>(rest);
+        const float r = rng.uniform(0.5f, 1.0f);
+        for (int a = 0; a < D; ++a) p[a] += rng.uniform(-0.5f, 0.5f) * (1.0f - r);
+        p = glm::clamp(p, Vec<D>(r), Vec<D>(side - r));
+        Vec<D> v(0.0f);
+        v[0] = rng.uniform(-0.5f, 0.5f);
+        scene.bodies.add(p, v, r);
+    }
+    return scene;
+}
+
 // The Mean-Max workload of 002: 11 bodies (n as given) in a small arena, moving fast.
 template <int D>
 Scene<D> meanmax_scene(std::size_t n, Rng& rng) {
@@ -401,6 +529,9 @@ constexpr std::array kScenes = {
              centerline_scene<3>},
     SceneRow{{"clusters", "dense Gaussian clusters"}, clusters_scene<2>, clusters_scene<3>},
     SceneRow{{"rain", "gravity: bodies fall and pile up"}, rain_scene<2>, rain_scene<3>},
+    SceneRow{{"level", "a game level: 90% static tiles (terrain, walls, platforms), 10% poured in"},
+             level_scene<2>,
+             level_scene<3>},
     SceneRow{{"meanmax", "the Mean-Max workload: use n = 11, a small arena, fast bodies"},
              meanmax_scene<2>,
              meanmax_scene<3>},

@@ -42,6 +42,13 @@ struct WorldSettings {
     // The pair budget (collide/pair_budget.hpp): a step whose broad phase finds more pairs
     // stops there, before the narrow phase, and says how many (World::pairs_over_budget).
     std::size_t max_pairs = kMaxPairs;
+    // Sleeping by island (collide/sleep_islands.hpp): an island whose bodies have all been
+    // slower than sleep_speed (units per second) for sleep_time seconds (> 0) stops moving
+    // until something awake touches it. Off unless asked for: a world without it moves
+    // every dynamic body every step, as it always did.
+    bool sleep = false;
+    float sleep_speed = 0.05f;
+    float sleep_time = 0.5f;
 };
 
 // Orientation and angular velocity of a body: an angle (radians) and a rate in 2D, a unit

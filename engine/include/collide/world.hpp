@@ -20,6 +20,7 @@
 #include "collide/core.hpp"
 #include "collide/implicit_bodies.hpp"
 #include "collide/narrowphase.hpp"
+#include "collide/sleep_islands.hpp"
 
 namespace collide {
 
@@ -72,6 +73,7 @@ public:
         std::vector<ImplicitContactInfo<D>> implicit_contacts;
         ImplicitCounters implicit_counters;
         std::uint64_t implicit_tests = 0;
+        SleepIslands::State sleep;  // who sleeps, in which island, and the rest timers
 
         // Heap bytes held (the vectors' contents).
         std::size_t bytes() const;
@@ -97,7 +99,8 @@ public:
     void restore(const Snapshot& s);
 
     // Put a body somewhere (the app's drag); its box follows at once, the pairs at the next
-    // step or refresh_pairs().
+    // step or refresh_pairs(). A sleeping body's island wakes. A position or velocity that is
+    // not finite throws std::invalid_argument naming the body, and changes nothing.
     void move_body(BodyId id, const Vec<D>& pos, const Vec<D>& vel);
     // The broad and narrow phase again on the current boxes, without stepping: a viewer of a
     // paused world that moved a body sees the structure, pairs and contacts where it now is.
@@ -116,6 +119,14 @@ public:
     // (the step stopped there: no contacts, no motion solved), else 0.
     std::size_t pairs_over_budget() const { return pairs_over_budget_; }
     std::uint64_t steps() const { return steps_; }
+    // Sleeping (WorldSettings::sleep): whether a body sleeps, how many do, and how many
+    // dynamic bodies are awake (the ones a step moves).
+    bool asleep(BodyId id) const { return sleep_.asleep(id); }
+    std::size_t sleeping() const { return sleep_.sleeping(); }
+    std::size_t awake() const { return moving_ids_.size(); }
+    std::size_t static_count() const { return static_count_; }
+    // Changes whenever who sleeps may have (a viewer's cue to recolour).
+    std::uint64_t sleep_revision() const { return sleep_revision_; }
     // Changes whenever a body's position or velocity may have (a step, a restore, a moved
     // body), so a viewer can skip copying a million unchanged bodies while paused.
     std::uint64_t revision() const { return revision_; }
@@ -136,25 +147,42 @@ public:
     }
 
 private:
-    // Moves the bodies by dt and lists those at walls (at_walls_); with `boxes`, also each
-    // sphere's box around its new place (compute_boxes' first pass, fused: one read of the
-    // bodies).
+    // Moves the awake bodies by dt and lists those at walls (at_walls_); with `boxes`, also
+    // each one's sphere box around its new place (compute_boxes' first pass, fused: one read
+    // of the bodies). Still bodies (static, asleep) keep their boxes.
     void integrate(float dt, bool boxes);
     // at_walls_ again, where the bodies were moved since integrate (a swept step's impacts).
     void find_bodies_at_walls();
     template <typename Body>
     void for_each_block_at_walls(const Body& body);
-    // Appends the moving bodies in [begin, end) that touch a wall.
+    // Appends the awake bodies at moving_ids_[begin, end) that touch a wall.
     void list_at_walls(std::size_t begin, std::size_t end, std::vector<BodyId>& at_walls) const;
+    // The k-th awake body, in body order.
+    BodyId moving_at(std::size_t k) const {
+        return moving_ids_.size() == bodies_.size() ? BodyId(k) : moving_ids_[k];
+    }
     void compute_boxes();
     // The boxes of what is not a plain sphere at its place: swept paths, implicit bodies.
     void finish_boxes();
     void find_contacts();
     void solve(float dt);
-    // The broad phase's update. With static bodies it is told what changed: the static ones
-    // once after a reset (a new world, a new broad phase, a restore) and again only when
-    // moved by hand, so a mostly-static world's step costs its moving bodies.
+    // The broad phase's update. With still bodies (static, asleep) it is told what changed:
+    // all still bodies once after a reset (a new world, a new broad phase, a restore, the
+    // first still body), then only those that fell asleep, woke or were moved by hand, so a
+    // mostly-still world's step costs its moving bodies.
     void update_broad_phase();
+    // Remembers that `id` may have joined or left the still set (or, `moved`, was moved by
+    // hand while still) since the broad phase's last update.
+    void note_change(BodyId id, bool moved);
+    bool still_body(BodyId id) const { return bodies_.is_static[id] || sleep_.asleep(id); }
+    // Sleeping's bookkeeping after a step, and what it changed: woken bodies move again,
+    // sleeping ones stop (their velocity zero, their mass infinite to the solver).
+    void update_sleep();
+    void apply_sleep_changes();
+    // The solver's inverse mass of an awake body.
+    float inv_mass_of(BodyId id) const;
+    // moving_ids_ and inv_mass_ from the static flags and who sleeps.
+    void rebuild_moving();
 
     WorldSettings<D> settings_;
     Bodies<D> bodies_;
@@ -162,9 +190,16 @@ private:
     std::vector<float> inv_mass_;
     std::vector<Aabb<D>> boxes_;
     std::unique_ptr<BroadPhase<D>> broad_phase_;
-    std::vector<BodyId> moving_ids_, static_ids_;  // fixed: static flags never change
-    std::vector<BodyId> moved_statics_;            // moved by hand since the last update
-    bool changes_reset_ = true;                    // the next update_changes resets
+    SleepIslands sleep_;
+    std::vector<BodyId> woken_, slept_;  // this step's, for apply_sleep_changes
+    std::size_t static_count_ = 0;      // static flags never change
+    std::vector<BodyId> moving_ids_;    // awake dynamic bodies, ascending
+    // What the broad phase holds still (as of its last update), and the bodies that may
+    // have changed since, each listed once (change_flags_: 1 listed, 2 moved by hand).
+    std::vector<std::uint8_t> broad_still_, change_flags_;
+    std::vector<BodyId> changed_, stilled_, left_;
+    bool changes_active_ = false;  // the last update was update_changes
+    bool changes_reset_ = true;    // the next update_changes resets
     PairList pairs_;
     std::size_t pairs_over_budget_ = 0;
     std::vector<Contact<D>> contacts_;
@@ -179,6 +214,7 @@ private:
     StepTimings timings_;
     std::uint64_t steps_ = 0;
     std::uint64_t revision_ = 0;
+    std::uint64_t sleep_revision_ = 0;
 };
 
 }  // namespace collide

@@ -4,6 +4,8 @@
 #include <cassert>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include <tbb/parallel_for.h>
 
@@ -51,31 +53,79 @@ World<D>::World(const WorldSettings<D>& settings, Bodies<D> bodies,
     const std::size_t n = bodies_.size();
     assert(bodies_.vel.size() == n && bodies_.radius.size() == n && bodies_.is_static.size() == n);
     assert(broad_phase_);
-    inv_mass_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        // Unit density; a zero radius still gets a finite (tiny) mass.
-        const float r = std::max(bodies_.radius[i], 1e-3f);
-        inv_mass_[i] = bodies_.is_static[i] ? 0.0f : 1.0f / std::pow(r, static_cast<float>(D));
-    }
-    for (BodyId i = 0; i < n; ++i) (bodies_.is_static[i] ? static_ids_ : moving_ids_).push_back(i);
+    static_count_ = static_cast<std::size_t>(
+        std::count_if(bodies_.is_static.begin(), bodies_.is_static.end(),
+                      [](std::uint8_t s) { return s != 0; }));
+    rebuild_moving();
     boxes_.resize(n);
     compute_boxes();
 }
 
 template <int D>
+float World<D>::inv_mass_of(BodyId id) const {
+    if (bodies_.is_static[id]) return 0.0f;
+    // Unit density; a zero radius still gets a finite (tiny) mass.
+    const float r = std::max(bodies_.radius[id], 1e-3f);
+    return 1.0f / std::pow(r, static_cast<float>(D));
+}
+
+template <int D>
+void World<D>::rebuild_moving() {
+    const std::size_t n = bodies_.size();
+    inv_mass_.resize(n);
+    moving_ids_.clear();
+    for (BodyId i = 0; i < n; ++i) {
+        const bool moves = !still_body(i);
+        inv_mass_[i] = moves ? inv_mass_of(i) : 0.0f;
+        if (moves) moving_ids_.push_back(i);
+    }
+}
+
+template <int D>
+void World<D>::note_change(BodyId id, bool moved) {
+    change_flags_.resize(bodies_.size(), 0);
+    if (change_flags_[id] == 0) changed_.push_back(id);
+    change_flags_[id] |= 1 | (moved ? 2 : 0);
+}
+
+template <int D>
 void World<D>::update_broad_phase() {
-    if (static_ids_.empty()) {
+    const std::size_t n = bodies_.size();
+    const auto forget_changes = [&] {
+        for (const BodyId id : changed_) change_flags_[id] = 0;
+        changed_.clear();
+    };
+    if (static_count_ + sleep_.sleeping() == 0) {
+        forget_changes();
+        changes_active_ = false;
         broad_phase_->update(boxes_, bodies_.is_static, pairs_);
         return;
     }
-    const bool reset = changes_reset_;
-    const std::span<const BodyId> moved = moved_statics_;
-    broad_phase_->update_changes(
-        {boxes_, moving_ids_, reset ? std::span<const BodyId>(static_ids_) : moved,
-         reset ? std::span<const BodyId>() : moved, reset},
-        pairs_);
+    const bool reset = changes_reset_ || !changes_active_;
+    stilled_.clear();
+    left_.clear();
+    if (reset) {
+        forget_changes();
+        broad_still_.assign(n, 0);
+        for (BodyId id = 0; id < n; ++id) {
+            if (still_body(id)) {
+                broad_still_[id] = 1;
+                stilled_.push_back(id);
+            }
+        }
+    } else {
+        for (const BodyId id : changed_) {
+            const bool was = broad_still_[id] != 0, now = still_body(id);
+            const bool moved = (change_flags_[id] & 2) != 0;
+            if (was && (!now || moved)) left_.push_back(id);
+            if (now && (!was || moved)) stilled_.push_back(id);
+            broad_still_[id] = now;
+        }
+        forget_changes();
+    }
+    broad_phase_->update_changes({boxes_, moving_ids_, stilled_, left_, reset}, pairs_);
+    changes_active_ = true;
     changes_reset_ = false;
-    moved_statics_.clear();
 }
 
 template <int D>
@@ -88,13 +138,64 @@ void World<D>::set_broad_phase(std::unique_ptr<BroadPhase<D>> broad_phase) {
 template <int D>
 void World<D>::move_body(BodyId id, const Vec<D>& pos, const Vec<D>& vel) {
     assert(id < bodies_.size());
+    for (int k = 0; k < D; ++k) {
+        if (!std::isfinite(pos[k]) || !std::isfinite(vel[k]))
+            throw std::invalid_argument("move body " + std::to_string(id) +
+                                        ": position and velocity must be finite numbers");
+    }
     ++revision_;
+    if (sleep_.asleep(id)) {
+        sleep_.wake(id, woken_);
+        apply_sleep_changes();
+    }
     bodies_.pos[id] = pos;
     if (!bodies_.is_static[id]) bodies_.vel[id] = vel;
-    if (bodies_.is_static[id] &&
-        std::find(moved_statics_.begin(), moved_statics_.end(), id) == moved_statics_.end())
-        moved_statics_.push_back(id);  // leaves the still set and joins it again, moved
+    if (bodies_.is_static[id]) note_change(id, true);  // leaves the still set and joins again
     boxes_[id] = ImplicitBodies<D>::box(bodies_, id);
+}
+
+template <int D>
+void World<D>::update_sleep() {
+    if (!settings_.sleep) {
+        if (sleep_.sleeping() > 0) {
+            sleep_.wake_all(woken_);
+            apply_sleep_changes();
+        }
+        return;
+    }
+    settings_.sleep_time = std::max(settings_.sleep_time, 1e-6f);
+    sleep_.update<D>({settings_, moving_ids_, bodies_.is_static, bodies_.vel, bodies_.spin, contacts_},
+                     woken_, slept_);
+    apply_sleep_changes();
+}
+
+template <int D>
+void World<D>::apply_sleep_changes() {
+    if (woken_.empty() && slept_.empty()) return;
+    ++sleep_revision_;
+    for (const BodyId id : slept_) {
+        bodies_.vel[id] = Vec<D>(0.0f);
+        inv_mass_[id] = 0.0f;
+        boxes_[id] = ImplicitBodies<D>::box(bodies_, id);  // not a swept one: it stays put
+        note_change(id, false);
+    }
+    for (const BodyId id : woken_) {
+        inv_mass_[id] = inv_mass_of(id);
+        note_change(id, false);
+    }
+    // moving_ids_ without the slept, with the woken, ascending (both lists are in body order
+    // within an island only).
+    std::sort(slept_.begin(), slept_.end());
+    std::sort(woken_.begin(), woken_.end());
+    std::vector<BodyId> kept;
+    kept.reserve(moving_ids_.size());
+    std::set_difference(moving_ids_.begin(), moving_ids_.end(), slept_.begin(), slept_.end(),
+                        std::back_inserter(kept));
+    moving_ids_.clear();
+    std::merge(kept.begin(), kept.end(), woken_.begin(), woken_.end(),
+               std::back_inserter(moving_ids_));
+    woken_.clear();
+    slept_.clear();
 }
 
 template <int D>
@@ -119,6 +220,10 @@ void World<D>::snapshot_into(Snapshot& s) const {
     s.implicit_contacts = implicit_.contacts();
     s.implicit_counters = implicit_.counters();
     s.implicit_tests = implicit_.tests();
+    const SleepIslands::State& sleep = sleep_.state();
+    copy_in_blocks(sleep.rest_time, s.sleep.rest_time);
+    copy_in_blocks(sleep.island, s.sleep.island);
+    copy_in_blocks(sleep.next, s.sleep.next);
 }
 
 template <int D>
@@ -136,6 +241,9 @@ void World<D>::restore(const Snapshot& s) {
     contacts_ = s.contacts;
     continuous_.set_impact_pairs(s.impact_pairs);
     implicit_.set_last_step(s.implicit_contacts, s.implicit_counters, s.implicit_tests);
+    sleep_.restore(s.sleep, bodies_.size());
+    ++sleep_revision_;
+    rebuild_moving();
     // The pairs of the restored boxes, at step 0 too: a viewer paused there shows them.
     changes_reset_ = true;
     update_broad_phase();
@@ -146,7 +254,8 @@ std::size_t World<D>::Snapshot::bytes() const {
     const auto of = [](const auto& v) { return v.size() * sizeof(v[0]); };
     return of(pos) + of(vel) + of(rotation) + of(spin) + of(warm_start.walls) +
            of(warm_start.keys) + of(warm_start.impulses) + of(boxes) + of(contacts) +
-           of(impact_pairs) + of(implicit_contacts);
+           of(impact_pairs) + of(implicit_contacts) + of(sleep.rest_time) + of(sleep.island) +
+           of(sleep.next);
 }
 
 template <int D>
@@ -202,16 +311,18 @@ void World<D>::step(StepObserver<D>* observer) {
         find_contacts();
         solve(dt);
     }
+    update_sleep();
     timings_.resolve_ms = ms_since(t);
     ++steps_;
 }
 
-// Per block of bodies: body(begin, end, found) on oneTBB's threads, each block listing its
-// bodies at walls in `found`; the lists are then joined in block order.
+// Per block of awake bodies: body(begin, end, found) on oneTBB's threads over
+// moving_at(begin..end), each block listing its bodies at walls in `found`; the lists are
+// then joined in block order.
 template <int D>
 template <typename Body>
 void World<D>::for_each_block_at_walls(const Body& body) {
-    const std::size_t n = bodies_.size();
+    const std::size_t n = moving_ids_.size();
     const std::size_t blocks = (n + kBodiesPerTask - 1) / kBodiesPerTask;
     at_walls_of_block_.resize(blocks);
     tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
@@ -234,12 +345,11 @@ void World<D>::integrate(float dt, bool boxes) {
     auto& vel = bodies_.vel;
     const auto& radius = bodies_.radius;
     for_each_block_at_walls([&](std::size_t begin, std::size_t end, std::vector<BodyId>& at_walls) {
-        for (std::size_t i = begin; i < end; ++i) {
-            if (!bodies_.is_static[i]) {
-                vel[i] += dv;
-                pos[i] += vel[i] * dt;
-                keep_inside<D>(bounds, radius[i], pos[i]);
-            }
+        for (std::size_t k = begin; k < end; ++k) {
+            const BodyId i = moving_at(k);
+            vel[i] += dv;
+            pos[i] += vel[i] * dt;
+            keep_inside<D>(bounds, radius[i], pos[i]);
             if (boxes) boxes_[i] = Aabb<D>::around(pos[i], radius[i]);
         }
         // Then the block's bodies at walls, read while the block is still in cache.
@@ -251,11 +361,10 @@ void World<D>::integrate(float dt, bool boxes) {
 template <int D>
 void World<D>::list_at_walls(std::size_t begin, std::size_t end,
                              std::vector<BodyId>& at_walls) const {
-    for (std::size_t i = begin; i < end; ++i) {
-        if (!bodies_.is_static[i] &&
-            touches_wall<D>(settings_.bounds, bodies_.radius[i], bodies_.pos[i])) {
-            at_walls.push_back(BodyId(i));
-        }
+    for (std::size_t k = begin; k < end; ++k) {
+        const BodyId i = moving_at(k);
+        if (touches_wall<D>(settings_.bounds, bodies_.radius[i], bodies_.pos[i]))
+            at_walls.push_back(i);
     }
 }
 
