@@ -71,8 +71,18 @@ bool wrapped_checkbox(const char* label, bool* value) {
     return changed;
 }
 
+// A tooltip wrapped at 32 font heights (about 60 characters): a hint of several sentences on one line
+// ran off the screen.
+void wrapped_tooltip(const char* text) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+}
+
 void hint(const char* text) {
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+    if (ImGui::IsItemHovered()) wrapped_tooltip(text);
 }
 
 // Says how much of an overlay is drawn when the view or the cap leaves some out.
@@ -330,7 +340,7 @@ void Ui::physics_section(Demo& demo) {
                   "they are drawn from those buffers. Queries, the race, compare panes, "
                   "structure overlays and cost colours stay with the CPU world.";
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
-        ImGui::SetTooltip("%s", gpu_hint.c_str());
+        wrapped_tooltip(gpu_hint.c_str());
     }
     if (refusal) {
         ImGui::SameLine();
