@@ -83,6 +83,15 @@ float bounding_radius(const ImplicitModel<D>& model) {
     return std::min(corner, reach + glm::length(model.mesh.cell_size));
 }
 
+// A body of a world that adds and removes bodies: its slot and the slot's generation, which
+// a removal advances, so a handle kept past its body's removal is told apart from the body
+// that takes the slot next.
+struct BodyHandle {
+    BodyId id = kNoBody;
+    std::uint32_t generation = 0;
+    bool operator==(const BodyHandle&) const = default;
+};
+
 // Bodies as a structure of arrays; index = BodyId.
 template <int D>
 struct Bodies {

@@ -45,6 +45,14 @@ public:
     const State& state() const { return s_; }
     // Back to a snapshot's state for `bodies` bodies (an empty one: all awake).
     void restore(const State& s, std::size_t bodies);
+    // Room for `bodies` bodies (at least as many as now), the new ones awake: a world that
+    // added bodies. Until sleeping is first used the arrays stay empty.
+    void grow(std::size_t bodies);
+    bool used() const { return !s_.island.empty(); }
+    // A body that leaves the world (it must be awake): its rest time forgotten.
+    void forget(BodyId id) {
+        if (id < s_.rest_time.size()) s_.rest_time[id] = 0.0f;
+    }
     // Everybody awake, rest times forgotten (sleeping switched off).
     void wake_all(std::vector<BodyId>& woken);
 
@@ -59,7 +67,6 @@ public:
     void update(const Input<D>& in, std::vector<BodyId>& woken, std::vector<BodyId>& slept);
 
 private:
-    void ensure(std::size_t bodies);
     BodyId root(BodyId id);  // union-find over parent_, halving paths
 
     State s_;

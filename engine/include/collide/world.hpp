@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "collide/bodies.hpp"
@@ -58,7 +59,8 @@ public:
     // step left for viewers (its boxes, contacts, impacts and implicit contacts). The broad
     // phase's own structure is not kept: its pairs are exact whatever frames it has seen,
     // and the contacts are sorted by pair, so the world never depends on their order.
-    // Radii, static flags, shapes and masses never change and are not kept either.
+    // Shapes never change and are not kept; radii and static flags are kept (as `slots`)
+    // only once bodies have been added or removed.
     struct Snapshot {
         WorldSettings<D> settings;
         std::vector<Vec<D>> pos;
@@ -74,6 +76,14 @@ public:
         ImplicitCounters implicit_counters;
         std::uint64_t implicit_tests = 0;
         SleepIslands::State sleep;  // who sleeps, in which island, and the rest timers
+        // The slots, where bodies have come and gone (empty before the first add or remove).
+        struct Slots {
+            std::vector<float> radius;
+            std::vector<std::uint8_t> is_static;
+            std::vector<std::uint8_t> present;
+            std::vector<std::uint32_t> generation;
+            std::vector<BodyId> free;  // the order add_body takes them back in
+        } slots;
 
         // Heap bytes held (the vectors' contents).
         std::size_t bytes() const;
@@ -97,6 +107,19 @@ public:
     // runs the broad phase on the restored boxes, so its structure and pairs() are that
     // step's again.
     void restore(const Snapshot& s);
+
+    // Bodies that come and go. add_body places a circle/sphere (static with `fixed`) in a
+    // free slot, the last one freed first, or a new one; remove_body frees its slot, waking
+    // the island it slept in. The pairs follow at the next step or refresh_pairs(). Bad input
+    // (a position or velocity that is not finite, a radius not > 0; a handle whose body was
+    // removed, or that names no slot; an implicit body) throws std::invalid_argument naming
+    // the value or the handle, and changes nothing.
+    BodyHandle add_body(const Vec<D>& pos, const Vec<D>& vel, float radius, bool fixed = false);
+    void remove_body(BodyHandle body);
+    // Whether slot `id` holds a body, and its handle while it does.
+    bool present(BodyId id) const { return id < present_.size() && present_[id] != 0; }
+    BodyHandle handle(BodyId id) const;
+    std::size_t present_count() const { return bodies_.size() - free_slots_.size(); }
 
     // Put a body somewhere (the app's drag); its box follows at once, the pairs at the next
     // step or refresh_pairs(). A sleeping body's island wakes. A position or velocity that is
@@ -174,7 +197,14 @@ private:
     // Remembers that `id` may have joined or left the still set (or, `moved`, was moved by
     // hand while still) since the broad phase's last update.
     void note_change(BodyId id, bool moved);
-    bool still_body(BodyId id) const { return bodies_.is_static[id] || sleep_.asleep(id); }
+    bool still_body(BodyId id) const {
+        return present_[id] && (bodies_.is_static[id] || sleep_.asleep(id));
+    }
+    // Throws std::invalid_argument naming `what` unless `v` is finite.
+    static void check_finite(const Vec<D>& v, const std::string& what);
+    // The slots as they are, for a snapshot; and back from one.
+    void slots_into(typename Snapshot::Slots& s) const;
+    void restore_slots(const typename Snapshot::Slots& s);
     // Sleeping's bookkeeping after a step, and what it changed: woken bodies move again,
     // sleeping ones stop (their velocity zero, their mass infinite to the solver).
     void update_sleep();
@@ -192,7 +222,15 @@ private:
     std::unique_ptr<BroadPhase<D>> broad_phase_;
     SleepIslands sleep_;
     std::vector<BodyId> woken_, slept_;  // this step's, for apply_sleep_changes
-    std::size_t static_count_ = 0;      // static flags never change
+    std::size_t static_count_ = 0;      // present static bodies
+    // Slots: 1 where a body is; generation per slot; the free ones, taken back last first.
+    std::vector<std::uint8_t> present_;
+    std::vector<std::uint32_t> generation_;
+    std::vector<BodyId> free_slots_;
+    // Once bodies came or went, snapshots keep the slots, and this copy of them as the world
+    // began restores a snapshot taken before (empty until then).
+    bool churned_ = false;
+    typename Snapshot::Slots initial_slots_;
     std::vector<BodyId> moving_ids_;    // awake dynamic bodies, ascending
     // What the broad phase holds still (as of its last update), and the bodies that may
     // have changed since, each listed once (change_flags_: 1 listed, 2 moved by hand).

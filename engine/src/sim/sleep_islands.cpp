@@ -5,12 +5,10 @@
 
 namespace collide {
 
-void SleepIslands::ensure(std::size_t bodies) {
-    if (s_.island.size() == bodies) return;
-    assert(sleeping_ == 0 && "the world's bodies changed under sleeping ones");
-    s_.rest_time.assign(bodies, 0.0f);
-    s_.island.assign(bodies, kNoBody);
-    s_.next.assign(bodies, kNoBody);
+void SleepIslands::grow(std::size_t bodies) {
+    s_.rest_time.resize(bodies, 0.0f);
+    s_.island.resize(bodies, kNoBody);
+    s_.next.resize(bodies, kNoBody);
 }
 
 void SleepIslands::restore(const State& s, [[maybe_unused]] std::size_t bodies) {
@@ -56,7 +54,7 @@ void SleepIslands::update(const Input<D>& in, std::vector<BodyId>& woken,
                           std::vector<BodyId>& slept) {
     const std::size_t n = in.is_static.size();
     assert(in.settings.sleep_time > 0.0f && "a zero sleep time would sleep the just woken");
-    ensure(n);
+    if (s_.island.size() < n) grow(n);
     const auto dynamic = [&](BodyId id) { return in.is_static[id] == 0; };
 
     // A touch from an awake dynamic body wakes the island it touches.

@@ -53,9 +53,8 @@ World<D>::World(const WorldSettings<D>& settings, Bodies<D> bodies,
     const std::size_t n = bodies_.size();
     assert(bodies_.vel.size() == n && bodies_.radius.size() == n && bodies_.is_static.size() == n);
     assert(broad_phase_);
-    static_count_ = static_cast<std::size_t>(
-        std::count_if(bodies_.is_static.begin(), bodies_.is_static.end(),
-                      [](std::uint8_t s) { return s != 0; }));
+    present_.assign(n, 1);
+    generation_.assign(n, 0);
     rebuild_moving();
     boxes_.resize(n);
     compute_boxes();
@@ -74,8 +73,10 @@ void World<D>::rebuild_moving() {
     const std::size_t n = bodies_.size();
     inv_mass_.resize(n);
     moving_ids_.clear();
+    static_count_ = 0;
     for (BodyId i = 0; i < n; ++i) {
-        const bool moves = !still_body(i);
+        static_count_ += present_[i] && bodies_.is_static[i];
+        const bool moves = present_[i] && !still_body(i);
         inv_mass_[i] = moves ? inv_mass_of(i) : 0.0f;
         if (moves) moving_ids_.push_back(i);
     }
@@ -95,7 +96,7 @@ void World<D>::update_broad_phase() {
         for (const BodyId id : changed_) change_flags_[id] = 0;
         changed_.clear();
     };
-    if (static_count_ + sleep_.sleeping() == 0) {
+    if (static_count_ + sleep_.sleeping() + free_slots_.size() == 0) {
         forget_changes();
         changes_active_ = false;
         broad_phase_->update(boxes_, bodies_.is_static, pairs_);
@@ -114,6 +115,7 @@ void World<D>::update_broad_phase() {
             }
         }
     } else {
+        broad_still_.resize(n, 0);  // slots added since
         for (const BodyId id : changed_) {
             const bool was = broad_still_[id] != 0, now = still_body(id);
             const bool moved = (change_flags_[id] & 2) != 0;
@@ -136,13 +138,125 @@ void World<D>::set_broad_phase(std::unique_ptr<BroadPhase<D>> broad_phase) {
 }
 
 template <int D>
-void World<D>::move_body(BodyId id, const Vec<D>& pos, const Vec<D>& vel) {
-    assert(id < bodies_.size());
+void World<D>::check_finite(const Vec<D>& v, const std::string& what) {
     for (int k = 0; k < D; ++k) {
-        if (!std::isfinite(pos[k]) || !std::isfinite(vel[k]))
-            throw std::invalid_argument("move body " + std::to_string(id) +
-                                        ": position and velocity must be finite numbers");
+        if (!std::isfinite(v[k]))
+            throw std::invalid_argument(what + " must be finite numbers, not " +
+                                        std::to_string(v[k]));
     }
+}
+
+template <int D>
+BodyHandle World<D>::handle(BodyId id) const {
+    return present(id) ? BodyHandle{id, generation_[id]} : BodyHandle{};
+}
+
+template <int D>
+void World<D>::slots_into(typename Snapshot::Slots& s) const {
+    s.radius = bodies_.radius;
+    s.is_static = bodies_.is_static;
+    s.present = present_;
+    s.generation = generation_;
+    s.free = free_slots_;
+}
+
+template <int D>
+void World<D>::restore_slots(const typename Snapshot::Slots& s) {
+    const std::size_t n = s.present.size();
+    bodies_.radius = s.radius;
+    bodies_.is_static = s.is_static;
+    // Slots past the world's first bodies hold circles/spheres: only those come and go.
+    bodies_.shape.resize(n, -1);
+    present_ = s.present;
+    generation_ = s.generation;
+    free_slots_ = s.free;
+    inv_mass_.resize(n);
+}
+
+template <int D>
+BodyHandle World<D>::add_body(const Vec<D>& pos, const Vec<D>& vel, float radius, bool fixed) {
+    check_finite(pos, "add body: the position");
+    check_finite(vel, "add body: the velocity");
+    if (!(radius > 0.0f) || !std::isfinite(radius))
+        throw std::invalid_argument("add body: the radius must be a finite number > 0, not " +
+                                    std::to_string(radius));
+    if (!churned_) slots_into(initial_slots_);
+    churned_ = true;
+    BodyId id;
+    if (free_slots_.empty()) {
+        id = static_cast<BodyId>(bodies_.size());
+        bodies_.add(pos, vel, radius, fixed);
+        inv_mass_.push_back(0.0f);
+        boxes_.emplace_back();
+        present_.push_back(0);
+        generation_.push_back(0);
+        if (sleep_.used()) sleep_.grow(bodies_.size());
+    } else {
+        id = free_slots_.back();
+        free_slots_.pop_back();
+        bodies_.pos[id] = pos;
+        bodies_.vel[id] = fixed ? Vec<D>(0.0f) : vel;
+        bodies_.radius[id] = radius;
+        bodies_.is_static[id] = fixed ? 1 : 0;
+        bodies_.rotation[id] = Rotation<D>{};
+        bodies_.spin[id] = Spin<D>{};
+    }
+    assert(!bodies_.is_implicit(id) && !sleep_.asleep(id));
+    present_[id] = 1;
+    boxes_[id] = Aabb<D>::around(pos, radius);
+    inv_mass_[id] = inv_mass_of(id);
+    if (fixed) {
+        ++static_count_;
+    } else {
+        moving_ids_.insert(std::lower_bound(moving_ids_.begin(), moving_ids_.end(), id), id);
+    }
+    note_change(id, true);  // the broad phase may hold this slot still, with the old box
+    ++revision_;
+    return {id, generation_[id]};
+}
+
+template <int D>
+void World<D>::remove_body(BodyHandle body) {
+    const BodyId id = body.id;
+    const auto refuse = [&](const std::string& why) {
+        throw std::invalid_argument("remove body: the handle (slot " + std::to_string(id) +
+                                    ", generation " + std::to_string(body.generation) + ") " +
+                                    why);
+    };
+    if (id >= bodies_.size()) refuse("names no slot: the world has " + std::to_string(bodies_.size()));
+    if (body.generation < generation_[id] || (body.generation == generation_[id] && !present_[id]))
+        refuse("is stale: its body was removed already");
+    if (body.generation > generation_[id]) refuse("names a generation its slot never had");
+    if (bodies_.is_implicit(id)) refuse("names an implicit body, which cannot be removed");
+    if (!churned_) slots_into(initial_slots_);
+    churned_ = true;
+    if (sleep_.asleep(id)) {  // the island it rested in loses a support: it wakes
+        sleep_.wake(id, woken_);
+        apply_sleep_changes();
+    }
+    sleep_.forget(id);
+    if (bodies_.is_static[id]) {
+        --static_count_;
+    } else {
+        const auto at = std::lower_bound(moving_ids_.begin(), moving_ids_.end(), id);
+        assert(at != moving_ids_.end() && *at == id);
+        moving_ids_.erase(at);
+    }
+    present_[id] = 0;
+    ++generation_[id];
+    free_slots_.push_back(id);
+    bodies_.vel[id] = Vec<D>(0.0f);
+    inv_mass_[id] = 0.0f;
+    note_change(id, false);
+    ++revision_;
+}
+
+template <int D>
+void World<D>::move_body(BodyId id, const Vec<D>& pos, const Vec<D>& vel) {
+    if (!present(id))
+        throw std::invalid_argument("move body " + std::to_string(id) + ": no body in that slot");
+    check_finite(pos, "move body " + std::to_string(id) + ": the position");
+    check_finite(vel, "move body " + std::to_string(id) + ": the velocity");
     ++revision_;
     if (sleep_.asleep(id)) {
         sleep_.wake(id, woken_);
@@ -220,6 +334,11 @@ void World<D>::snapshot_into(Snapshot& s) const {
     s.implicit_contacts = implicit_.contacts();
     s.implicit_counters = implicit_.counters();
     s.implicit_tests = implicit_.tests();
+    if (churned_) {
+        slots_into(s.slots);
+    } else {
+        s.slots = {};
+    }
     const SleepIslands::State& sleep = sleep_.state();
     copy_in_blocks(sleep.rest_time, s.sleep.rest_time);
     copy_in_blocks(sleep.island, s.sleep.island);
@@ -228,7 +347,9 @@ void World<D>::snapshot_into(Snapshot& s) const {
 
 template <int D>
 void World<D>::restore(const Snapshot& s) {
-    assert(s.pos.size() == bodies_.size() && s.boxes.size() == boxes_.size());
+    // A snapshot from before the first add or remove has the world's first slots.
+    if (churned_) restore_slots(s.slots.present.empty() ? initial_slots_ : s.slots);
+    assert(s.pos.size() == bodies_.size() && s.boxes.size() == bodies_.size());
     settings_ = s.settings;
     ++revision_;
     bodies_.pos = s.pos;
@@ -244,6 +365,8 @@ void World<D>::restore(const Snapshot& s) {
     sleep_.restore(s.sleep, bodies_.size());
     ++sleep_revision_;
     rebuild_moving();
+    changed_.clear();
+    change_flags_.assign(bodies_.size(), 0);
     // The pairs of the restored boxes, at step 0 too: a viewer paused there shows them.
     changes_reset_ = true;
     update_broad_phase();
@@ -255,7 +378,8 @@ std::size_t World<D>::Snapshot::bytes() const {
     return of(pos) + of(vel) + of(rotation) + of(spin) + of(warm_start.walls) +
            of(warm_start.keys) + of(warm_start.impulses) + of(boxes) + of(contacts) +
            of(impact_pairs) + of(implicit_contacts) + of(sleep.rest_time) + of(sleep.island) +
-           of(sleep.next);
+           of(sleep.next) + of(slots.radius) + of(slots.is_static) + of(slots.present) +
+           of(slots.generation) + of(slots.free);
 }
 
 template <int D>
