@@ -146,6 +146,10 @@ void define_flags(CLI::App& app, Options& o) {
         ->allow_extra_args(false);
     bounded("--static", o.run.static_fraction, 0.0f, 1.0f, "F",
             "make this share of the bodies static (default 0)");
+    bounded("--churn", o.run.churn, 0.0f, 1.0f, "F",
+            "broad mode: each frame this share of the bodies leaves and as\n"
+            "many come back at new places (slots freed one frame are taken\n"
+            "the next), told to the broad phase as changes (default 0)");
     choice("--update", {"changes", "whole"},
            "with still bodies (--static, --resting): tell the broad phase\n"
            "only what changed, the moving bodies (default), or hand it the\n"
@@ -320,6 +324,12 @@ Options parse_command_line(int argc, char** argv) {
                                      : o.run.sleep ? "--sleep"
                                                    : "--tunnelling") +
                          " needs --mode step");
+    if (o.run.churn > 0 && o.run.mode != Mode::kBroad)
+        throw InputError("--churn needs --mode broad (the ballistic motion)");
+    if (o.run.churn > 0 && !o.run.changes)
+        throw InputError(
+            "--churn with --update whole: a whole array cannot say which bodies left; churn "
+            "is told as changes");
     if (o.run.mode != Mode::kBroad && app.count("--update"))
         throw InputError(
             "--update chooses how ballistic frames reach the broad phase, which --mode " +

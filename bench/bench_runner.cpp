@@ -13,6 +13,7 @@
 
 #include "collide/registry.hpp"
 #include "collide/tunnelling_check.hpp"
+#include "churn.hpp"
 #include "collide/world.hpp"
 #include "subjects.hpp"
 #include "tooling/ballistic.hpp"
@@ -200,6 +201,7 @@ std::unique_ptr<BroadPhase<D>> make_configured(const RunConfig& cfg, const std::
     if (!cfg.changes && (cfg.static_fraction > 0 || cfg.resting > 0)) carry("update=whole");
     if (cfg.cold) carry("cold");
     if (cfg.sleep) carry("sleep");
+    if (cfg.churn > 0) carry("churn=", cfg.churn);
     if (!applied.empty()) label.append(" [").append(applied).append("]");
     return bp;
 }
@@ -223,17 +225,49 @@ StillBodies still_bodies(const RunConfig& cfg, const Bodies<D>& bodies) {
     return s;
 }
 
+// With churn, the check's reference runs on the present bodies alone (compacted), whose
+// pairs it maps back to ids.
+template <int D>
+std::optional<CheckFailure> check_churn_frame(const PairList& pairs, BroadPhase<D>& ref,
+                                              std::span<const Aabb<D>> boxes,
+                                              const Churn<D>& churn, const std::string& algorithm,
+                                              int frame) {
+    std::vector<Aabb<D>> present;
+    std::vector<std::uint8_t> still;
+    std::vector<BodyId> ids;
+    for (BodyId id = 0; id < boxes.size(); ++id) {
+        if (!churn.present(id)) continue;
+        present.push_back(boxes[id]);
+        still.push_back(churn.still()[id]);
+        ids.push_back(id);
+    }
+    PairList compact, expected;
+    ref.update(present, still, compact);
+    for (const Pair& p : compact) expected.push_back(make_pair(ids[p.a], ids[p.b]));
+    std::sort(expected.begin(), expected.end());
+    PairList got = pairs;
+    std::sort(got.begin(), got.end());
+    const auto problem = pair_set_difference(got, expected);
+    if (!problem) return std::nullopt;
+    return CheckFailure{"check failed: " + algorithm + " with churn at n=" +
+                        std::to_string(boxes.size()) + ", frame " + std::to_string(frame) +
+                        " differs from the reference: " + *problem};
+}
+
 // The broad phase alone, on frames from `frame_boxes(f)` (ballistic motion or a trace), fed
-// whole arrays or, with `still` bodies, what changed.
+// whole arrays or, with `still` bodies or `churn`, what changed.
 template <int D, typename Frames>
 RunResult run_frames(const RunConfig& cfg, const std::string& algorithm, std::size_t n,
                      std::span<const std::uint8_t> is_static, Frames frame_boxes,
-                     std::optional<CheckFailure>& failure, const StillBodies& still = {}) {
+                     std::optional<CheckFailure>& failure, const StillBodies& still = {},
+                     const Churn<D>* churn = nullptr) {
     std::string label;
     auto bp = make_configured<D>(cfg, algorithm, label);
     const std::string_view reference = reference_broadphase(n);
     const bool check = cfg.check && algorithm != kFloor;  // floor reports no pairs
-    auto ref = check && reference != algorithm ? make_broadphase<D>(reference) : nullptr;
+    // With churn the reference runs even for the reference itself: it checks the changes
+    // path against the whole array.
+    auto ref = check && (churn || reference != algorithm) ? make_broadphase<D>(reference) : nullptr;
     const bool changes = !still.flags.empty();
     if (changes) is_static = still.flags;  // the reference's view: still bodies as static
 
@@ -245,7 +279,9 @@ RunResult run_frames(const RunConfig& cfg, const std::string& algorithm, std::si
         const std::span<const Aabb<D>> boxes = frame_boxes(f);
         if (cfg.cold) flush_caches();
         const auto t0 = Clock::now();
-        if (changes) {
+        if (churn) {
+            bp->update_changes(churn->changes(boxes, f == 0), pairs);
+        } else if (changes) {
             bp->update_changes({boxes, still.moving, f == 0 ? still.still : none, none, f == 0},
                                pairs);
         } else {
@@ -253,7 +289,8 @@ RunResult run_frames(const RunConfig& cfg, const std::string& algorithm, std::si
         }
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         if (check) {
-            failure = check_frame<D>(pairs, ref.get(), boxes, is_static, expected, algorithm, f);
+            failure = churn ? check_churn_frame<D>(pairs, *ref, boxes, *churn, algorithm, f)
+                            : check_frame<D>(pairs, ref.get(), boxes, is_static, expected, algorithm, f);
             if (failure) return r;
         }
         if (!log.record(f, ms, pairs.size(), bp->stats())) break;
@@ -271,13 +308,21 @@ RunResult run_broad(const RunConfig& cfg, const std::string& algorithm,
                               {.speed = cfg.speed, .speeds = cfg.speeds, .resting = cfg.resting},
                               cfg.seed);
     const StillBodies still = still_bodies<D>(cfg, motion.bodies());
+    std::optional<Churn<D>> churn;
+    if (cfg.churn > 0) {
+        std::vector<std::uint8_t> flags(motion.size());
+        for (BodyId id = 0; id < flags.size(); ++id)
+            flags[id] = motion.bodies().is_static[id] != 0 || motion.bodies().vel[id] == Vec<D>(0.0f);
+        churn.emplace(cfg.churn, std::move(flags), cfg.seed);
+    }
     return run_frames<D>(
         cfg, algorithm, motion.size(), motion.is_static(),
         [&](int f) {
             if (f > 0) motion.advance();
+            if (churn) churn->frame(f, motion);
             return std::span<const Aabb<D>>(motion.boxes());
         },
-        failure, still);
+        failure, still, churn ? &*churn : nullptr);
 }
 
 template <int D>

@@ -49,6 +49,7 @@ struct RunConfig {
     std::string trace_dir;  // --mode trace: traces are loaded from here, or recorded and saved
     bool swept = false;     // step mode: WorldSettings::swept
     bool sleep = false;     // step mode: WorldSettings::sleep
+    float churn = 0;        // broad mode: this share of the bodies leaves and comes back a frame
     bool count_tunnelling = false;  // step mode: on by itself for the bullets scene
 };
 

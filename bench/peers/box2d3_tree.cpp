@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include <box2d/collision.h>
@@ -34,7 +35,7 @@ extern "C" {
 #include "table.h"  // v3's pair set (b2HashSet), internal to the library
 }
 
-#include "fixed_still_set.hpp"
+#include "peer_changes.hpp"
 #include "peer_scale.hpp"
 
 namespace collide::bench {
@@ -71,7 +72,9 @@ public:
 
     void update_whole(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
                       PairList& out) override;
-    // v3 walks only its awake bodies: told which bodies move, so does the peer.
+    // v3 walks only its awake bodies: told which bodies move, so does the peer. Bodies that
+    // leave or arrive have their proxies destroyed or created (b2DestroyShapeProxy,
+    // b2CreateShapeProxy with pair creation forced, so a new static body pairs at once).
     void update_changes(const BodyChanges<2>& changes, PairList& out) override;
     void search(const Aabb<2>& region, std::vector<BodyId>& out,
                 QueryTrace<2>* trace = nullptr) const override;
@@ -92,7 +95,11 @@ private:
         return std::min(params_[0].value * extent(box), cap_);
     }
     void destroy();
-    void rebuild(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static);
+    // Every body anew; fed changes, only the present ones (`changes`).
+    void rebuild(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
+                 const PeerChanges* changes = nullptr);
+    void create_proxy(BodyId body, const Aabb<2>& box);
+    void destroy_proxies(const std::vector<BodyId>& bodies);
     void buffer_move(BodyId body);
     // b2FinalizeBodies' enlarge step for one body whose box may have changed.
     void enlarge(BodyId body, const Aabb<2>& box, std::uint64_t& enlarged);
@@ -106,7 +113,8 @@ private:
     std::array<float, 2> built_params_{-1, -1};
     std::vector<Aabb<2>> boxes_;  // as of the last update
     std::vector<std::uint8_t> static_;
-    std::vector<std::uint8_t> still_;  // fed changes: the reset's still bodies
+    PeerChanges changes_;              // fed changes: who is present, moving or still
+    std::vector<std::uint8_t> gone_;   // per body: its proxy was destroyed in this update
     std::vector<int> proxy_;           // per body, in its type's tree
     std::vector<b2AABB> fat_;          // per body: shape->fatAABB
     std::vector<std::uint8_t> moved_;  // per body: the movedProxies bits
@@ -133,7 +141,7 @@ void Box2d3TreePeer::buffer_move(BodyId body) {
 }
 
 void Box2d3TreePeer::rebuild(std::span<const Aabb<2>> boxes,
-                             std::span<const std::uint8_t> is_static) {
+                             std::span<const std::uint8_t> is_static, const PeerChanges* changes) {
     destroy();
     const std::size_t n = boxes.size();
     std::size_t statics = 0;
@@ -154,8 +162,11 @@ void Box2d3TreePeer::rebuild(std::span<const Aabb<2>> boxes,
     moved_.assign(n, 0);
     move_array_.clear();
     contacts_.clear();
+    gone_.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
         const auto body = static_cast<BodyId>(i);
+        proxy_[i] = -1;
+        if (changes && changes->state(body) == PeerChanges::State::kAbsent) continue;
         // Static shapes keep their box (v3 pads them by the speculative distance only).
         fat_[i] = to_b2(boxes[i], static_[i] ? 0.0f : margin_of(boxes[i]));
         const Tree t = static_[i] ? kStaticTree : kDynamicTree;
@@ -240,13 +251,53 @@ void Box2d3TreePeer::update_whole(std::span<const Aabb<2>> boxes,
     collide(boxes, out);
 }
 
+void Box2d3TreePeer::create_proxy(BodyId body, const Aabb<2>& box) {
+    boxes_[body] = box;
+    fat_[body] = to_b2(box, static_[body] ? 0.0f : margin_of(box));
+    const Tree t = static_[body] ? kStaticTree : kDynamicTree;
+    proxy_[body] = b2DynamicTree_CreateProxy(&trees_[t], fat_[body], B2_DEFAULT_CATEGORY_BITS, body);
+    buffer_move(body);
+}
+
+void Box2d3TreePeer::destroy_proxies(const std::vector<BodyId>& bodies) {
+    if (bodies.empty()) return;
+    for (const BodyId body : bodies) {
+        b2DynamicTree_DestroyProxy(&trees_[static_[body] ? kStaticTree : kDynamicTree], proxy_[body]);
+        proxy_[body] = -1;
+        gone_[body] = 1;
+    }
+    // b2DestroyContact for every contact of a destroyed shape: out of the set and the array.
+    std::size_t kept = 0;
+    for (const Pair& c : contacts_) {
+        if (gone_[c.a] || gone_[c.b]) {
+            b2RemoveKey(&pair_set_, c.key());
+        } else {
+            contacts_[kept++] = c;
+        }
+    }
+    contacts_.resize(kept);
+    for (const BodyId body : bodies) gone_[body] = 0;
+}
+
 void Box2d3TreePeer::update_changes(const BodyChanges<2>& c, PairList& out) {
-    take_fixed_still_set(c, built_, "peer:box2d3-tree", still_);  // in the static tree
+    if (!c.reset && !built_)
+        throw std::invalid_argument("peer:box2d3-tree: the first update from changes needs a reset");
+    changes_.read(c);
     out.clear();
-    if (c.reset || params_[0].value != built_params_[0] || params_[1].value != built_params_[1]) {
-        rebuild(c.boxes, still_);
+    const std::size_t n = c.boxes.size();
+    const auto is_still = [&](BodyId id) { return changes_.state(id) == PeerChanges::State::kStill; };
+    if (c.reset || n != static_.size() || params_[0].value != built_params_[0] ||
+        params_[1].value != built_params_[1]) {
+        std::vector<std::uint8_t> still(n);
+        for (BodyId id = 0; id < n; ++id) still[id] = is_still(id);
+        rebuild(c.boxes, still, &changes_);
     } else {
-        std::uint64_t enlarged = 0;
+        destroy_proxies(changes_.departed());
+        for (const BodyId id : changes_.arrived()) {
+            static_[id] = is_still(id);
+            create_proxy(id, c.boxes[id]);
+        }
+        std::uint64_t enlarged = changes_.arrived().size();
         for (const BodyId id : c.moving) enlarge(id, c.boxes[id], enlarged);
         stats_.reinserted = enlarged;
     }

@@ -9,11 +9,12 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "jolt_world.hpp"
-#include "fixed_still_set.hpp"
+#include "peer_changes.hpp"
 #include "peer_scale.hpp"
 #include "tooling/input_error.hpp"
 
@@ -25,7 +26,8 @@ class JoltQuadtreePeer final : public BroadPhase<3> {
 public:
     void update_whole(std::span<const Aabb<3>> boxes, std::span<const std::uint8_t> is_static,
                       PairList& out) override;
-    // Jolt moves only its active bodies: told which bodies move, so does the peer.
+    // Jolt moves only its active bodies: told which bodies move, so does the peer. Bodies
+    // that leave or arrive are removed from and added to the world (jolt::World::remove, add).
     void update_changes(const BodyChanges<3>& changes, PairList& out) override;
     void search(const Aabb<3>& region, std::vector<BodyId>& out,
                 QueryTrace<3>* trace = nullptr) const override;
@@ -40,7 +42,10 @@ private:
         const Aabb<3>* region;
         std::vector<BodyId>* bodies;
     };
-    void rebuild(std::span<const Aabb<3>> boxes, std::span<const std::uint8_t> is_static);
+    // Every body anew; fed changes, the absent ones are removed at once.
+    void rebuild(std::span<const Aabb<3>> boxes, std::span<const std::uint8_t> is_static,
+                 const PeerChanges* changes = nullptr);
+    void arrive(std::span<const Aabb<3>> boxes, const std::vector<BodyId>& bodies);
     void move(BodyId body, const Aabb<3>& box, float tolerance);
     void step(std::span<const Aabb<3>> boxes, bool fresh, PairList& out);
 
@@ -49,7 +54,9 @@ private:
     float built_param_ = -1;
     std::vector<Aabb<3>> boxes_;  // as of the last update
     std::vector<std::uint8_t> static_;
-    std::vector<std::uint8_t> still_;      // fed changes: the reset's still bodies
+    PeerChanges changes_;                  // fed changes: who is present, moving or still
+    std::vector<std::uint32_t> batch_;     // bodies leaving or arriving
+    std::vector<std::uint8_t> batch_static_;
     std::vector<float> centres_, halves_;  // x, y, z per body, for World::reset
     std::vector<float> scratch_;
     BroadPhaseStats stats_;
@@ -57,7 +64,7 @@ private:
 };
 
 void JoltQuadtreePeer::rebuild(std::span<const Aabb<3>> boxes,
-                               std::span<const std::uint8_t> is_static) {
+                               std::span<const std::uint8_t> is_static, const PeerChanges* changes) {
     if (boxes.size() > jolt::World::max_bodies())
         throw InputError("peer:jolt-quadtree: Jolt's body ids reach " +
                          std::to_string(jolt::World::max_bodies()) + " bodies, not " +
@@ -77,6 +84,30 @@ void JoltQuadtreePeer::rebuild(std::span<const Aabb<3>> boxes,
     world_.emplace();
     world_->reset(centres_.data(), halves_.data(), static_.data(),
                   static_cast<std::uint32_t>(boxes.size()));
+    if (!changes) return;
+    batch_.clear();
+    for (BodyId id = 0; id < boxes.size(); ++id)
+        if (changes->state(id) == PeerChanges::State::kAbsent) batch_.push_back(id);
+    world_->remove(batch_.data(), static_cast<std::uint32_t>(batch_.size()));
+}
+
+void JoltQuadtreePeer::arrive(std::span<const Aabb<3>> boxes, const std::vector<BodyId>& bodies) {
+    batch_.assign(bodies.begin(), bodies.end());
+    batch_static_.clear();
+    centres_.clear();
+    halves_.clear();
+    for (const BodyId id : bodies) {
+        const bool still = changes_.state(id) == PeerChanges::State::kStill;
+        static_[id] = still;
+        batch_static_.push_back(still);
+        boxes_[id] = boxes[id];
+        const Vec<3> c = boxes[id].center();
+        const Vec<3> h = 0.5f * boxes[id].size();
+        centres_.insert(centres_.end(), {c.x, c.y, c.z});
+        halves_.insert(halves_.end(), {h.x, h.y, h.z});
+    }
+    world_->add(batch_.data(), centres_.data(), halves_.data(), batch_static_.data(),
+                static_cast<std::uint32_t>(batch_.size()));
 }
 
 void JoltQuadtreePeer::update_whole(std::span<const Aabb<3>> boxes,
@@ -103,16 +134,25 @@ void JoltQuadtreePeer::update_whole(std::span<const Aabb<3>> boxes,
 }
 
 void JoltQuadtreePeer::update_changes(const BodyChanges<3>& c, PairList& out) {
-    take_fixed_still_set(c, world_.has_value(), "peer:jolt-quadtree", still_);  // non-moving
+    if (!c.reset && !world_)
+        throw std::invalid_argument("peer:jolt-quadtree: the first update from changes needs a reset");
+    changes_.read(c);
     out.clear();
     if (c.boxes.empty()) {
         update_whole(c.boxes, {}, out);
         return;
     }
-    const bool fresh = c.reset || params_[0].value != built_param_;
+    const bool fresh = c.reset || c.boxes.size() != static_.size() || params_[0].value != built_param_;
     if (fresh) {
-        rebuild(c.boxes, still_);
+        std::vector<std::uint8_t> still(c.boxes.size());
+        for (BodyId id = 0; id < still.size(); ++id)
+            still[id] = changes_.state(id) == PeerChanges::State::kStill;
+        rebuild(c.boxes, still, &changes_);
     } else {
+        const std::vector<BodyId>& gone = changes_.departed();
+        batch_.assign(gone.begin(), gone.end());
+        world_->remove(batch_.data(), static_cast<std::uint32_t>(batch_.size()));
+        if (!changes_.arrived().empty()) arrive(c.boxes, changes_.arrived());
         const float tolerance = 0.25f * speculative_;
         for (const BodyId id : c.moving) move(id, c.boxes[id], tolerance);
     }

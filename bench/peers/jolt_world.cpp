@@ -126,6 +126,17 @@ struct Bodies {
     JPH::BroadPhaseQuadTree broad_phase;
 };
 
+JPH::BodyCreationSettings body_settings(const float* centre, const float* half, bool fixed) {
+    JPH::BodyCreationSettings s(box_shape(half), vec(centre), JPH::Quat::sIdentity(),
+                                fixed ? JPH::EMotionType::Static : JPH::EMotionType::Dynamic,
+                                fixed ? kNonMoving : kMoving);
+    s.mAllowSleeping = false;
+    // Mass plays no part here; given, so that flat or empty boxes make valid bodies.
+    s.mOverrideMassProperties = JPH::EOverrideMassProperties::MassAndInertiaProvided;
+    s.mMassPropertiesOverride.mMass = 1.0f;
+    return s;
+}
+
 }  // namespace
 
 struct World::Impl {
@@ -136,6 +147,7 @@ struct World::Impl {
     JPH::Array<JPH::BodyID> ids;      // per body (a body's index is its id in the bench)
     JPH::Array<JPH::BodyID> changed;  // bodies to notify
     JPH::Array<JPH::BodyID> active;   // FindCollidingPairs' copy of the active list
+    JPH::Array<JPH::BodyID> batch, waking;  // remove() and add()'s lists
 };
 
 World::World() : impl_(std::make_unique<Impl>()) {
@@ -160,15 +172,8 @@ void World::reset(const float* centres, const float* halves, const std::uint8_t*
     w.active.clear();
     for (std::uint32_t i = 0; i < n; ++i) {
         const bool fixed = is_static[i] != 0;
-        JPH::BodyCreationSettings s(box_shape(halves + 3 * i), vec(centres + 3 * i),
-                                    JPH::Quat::sIdentity(),
-                                    fixed ? JPH::EMotionType::Static : JPH::EMotionType::Dynamic,
-                                    fixed ? kNonMoving : kMoving);
-        s.mAllowSleeping = false;
-        // Mass plays no part here; given, so that flat or empty boxes make valid bodies.
-        s.mOverrideMassProperties = JPH::EOverrideMassProperties::MassAndInertiaProvided;
-        s.mMassPropertiesOverride.mMass = 1.0f;
-        JPH::Body* body = w.bodies->manager.AllocateBody(s);
+        JPH::Body* body =
+            w.bodies->manager.AllocateBody(body_settings(centres + 3 * i, halves + 3 * i, fixed));
         w.bodies->manager.AddBody(body);
         w.ids[i] = body->GetID();
         if (!fixed) w.active.push_back(w.ids[i]);
@@ -178,6 +183,45 @@ void World::reset(const float* centres, const float* halves, const std::uint8_t*
     auto state = w.bodies->broad_phase.AddBodiesPrepare(adding.data(), static_cast<int>(n));
     w.bodies->broad_phase.AddBodiesFinalize(adding.data(), static_cast<int>(n), state);
     w.bodies->manager.ActivateBodies(w.active.data(), static_cast<int>(w.active.size()));
+}
+
+
+void World::remove(const std::uint32_t* bodies, std::uint32_t count) {
+    Impl& w = *impl_;
+    w.batch.clear();
+    for (std::uint32_t i = 0; i < count; ++i) w.batch.push_back(w.ids[bodies[i]]);
+    w.bodies->manager.DeactivateBodies(w.batch.data(), static_cast<int>(count));
+    w.bodies->broad_phase.RemoveBodies(w.batch.data(), static_cast<int>(count));
+}
+
+void World::add(const std::uint32_t* bodies, const float* centres, const float* halves,
+                const std::uint8_t* is_static, std::uint32_t count) {
+    Impl& w = *impl_;
+    JPH::BodyManager& manager = w.bodies->manager;
+    w.batch.clear();
+    w.waking.clear();
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const std::uint32_t index = bodies[i];
+        const bool fixed = is_static[i] != 0;
+        const float* centre = centres + 3 * i;
+        const float* half = halves + 3 * i;
+        JPH::BodyID& id = w.ids[index];
+        JPH::Body* b = manager.GetBodies()[id.GetIndex()];
+        if (b->IsStatic() != fixed) {
+            manager.DestroyBodies(&id, 1);
+            b = manager.AllocateBody(body_settings(centre, half, fixed));
+            id = JPH::BodyID(index, static_cast<JPH::uint8>(id.GetSequenceNumber() + 1));
+            manager.AddBodyWithCustomID(b, id);
+        } else {
+            b->SetShapeInternal(box_shape(half), false);
+            b->SetPositionAndRotationInternal(vec(centre), JPH::Quat::sIdentity(), false);
+        }
+        w.batch.push_back(id);
+        if (!fixed) w.waking.push_back(id);
+    }
+    auto state = w.bodies->broad_phase.AddBodiesPrepare(w.batch.data(), static_cast<int>(count));
+    w.bodies->broad_phase.AddBodiesFinalize(w.batch.data(), static_cast<int>(count), state);
+    manager.ActivateBodies(w.waking.data(), static_cast<int>(w.waking.size()));
 }
 
 void World::move(std::uint32_t body, const float* centre, const float* half, float tolerance) {

@@ -28,6 +28,14 @@ public:
     // Starts over with n bodies (centres and half-sides as x, y, z triples; static flags).
     void reset(const float* centres, const float* halves, const std::uint8_t* is_static,
                std::uint32_t n);
+    // Bodies leaving the world and coming back, as a game pools them with BodyInterface's
+    // RemoveBodies and AddBodies: removed bodies are deactivated and leave the broad phase;
+    // added ones (removed before) are placed and join it again, activated when dynamic. A
+    // body that comes back static after being dynamic, or the reverse, is destroyed and made
+    // anew under the same index.
+    void remove(const std::uint32_t* bodies, std::uint32_t count);
+    void add(const std::uint32_t* bodies, const float* centres, const float* halves,
+             const std::uint8_t* is_static, std::uint32_t count);
     // Moves a body (notified in the next step); it gets a new shape when its half-sides
     // differ from its shape's by more than `tolerance`.
     void move(std::uint32_t body, const float* centre, const float* half, float tolerance);

@@ -46,6 +46,12 @@ public:
     // touched, as a game integrates only its awake bodies: a mostly-still world's frame
     // leaves the caches as a game's would.
     void advance();
+    // Puts body `id` at `pos` (its velocity kept): a body removed and another added in its
+    // place, as the bench's churn does.
+    void place(BodyId id, const Vec<D>& pos) {
+        bodies_.pos[id] = pos;
+        boxes_[id] = Aabb<D>::around(pos, bodies_.radius[id]);
+    }
 
     const std::vector<Aabb<D>>& boxes() const { return boxes_; }
     const std::vector<std::uint8_t>& is_static() const { return bodies_.is_static; }
