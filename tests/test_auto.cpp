@@ -94,9 +94,9 @@ TEST(Auto, KeepsTheFastestMeasured) {
     }
 }
 
-// After the race every update runs one algorithm, and its pairs are exact, through a losing
-// turn (the current, a tree, resumes unbuilt after the bodies moved on) and a winning one,
-// when the current turns slow.
+// After the race every update runs one algorithm, and its pairs and queries are exact,
+// through a losing turn (the current, a tree, resumes unbuilt after the bodies moved on) and
+// a winning one, when the current turns slow.
 TEST(Auto, TakesTurnsAndFollowsMeasuredTime) {
     g_cost_ms = {{"a", 1.0}, {"b", 8.0}, {"c", 8.0}};
     g_built = g_updates = 0;
@@ -111,6 +111,15 @@ TEST(Auto, TakesTurnsAndFollowsMeasuredTime) {
         a.update(boxes, still, pairs);
         std::sort(pairs.begin(), pairs.end());
         EXPECT_EQ(pairs, testing::reference_pairs<2>(boxes, still)) << "frame " << frame;
+        // A query sees this update's boxes, also right after a lost turn, before the
+        // current has caught up.
+        const Aabb<2> region{Vec<2>(20.0f), Vec<2>(45.0f)};
+        std::vector<BodyId> found, expected;
+        a.query(region, found);
+        std::sort(found.begin(), found.end());
+        for (BodyId id = 0; id < boxes.size(); ++id)
+            if (boxes[id].overlaps(region)) expected.push_back(id);
+        EXPECT_EQ(found, expected) << "frame " << frame << ", " << a.current();
         return g_updates - before;
     };
     for (int i = 0; i <= Auto::kRaceTimedFew; ++i) EXPECT_EQ(step(), 3);  // the race

@@ -112,8 +112,9 @@ void AutoSelect<D>::finish_turn() {
         aside_.reset();
         until_probe_ = kProbeEvery;
     } else {
-        algorithm_ = std::move(aside_);  // resumes with the boxes as they are now
-        name_ = candidates_[current_];
+        // The current resumes at the next update, with the boxes as they are then: it
+        // missed the turn's frames, so its structure would answer a query with old boxes
+        // (and, fed compacted, old indices).
         chosen_ms_ = before_turn_ms_;  // chosen again at this time: no turn for a little more
         // Its first updates catch up on the frames it missed (a tree's bodies left their fat
         // boxes meanwhile) and say nothing of its cost: 2D powerlaw 100k at 0.05, the tree's
@@ -225,6 +226,10 @@ void AutoSelect<D>::update_whole(std::span<const Aabb<D>> boxes,
         }
         algorithm_->update(boxes, is_static, out);
         return;
+    }
+    if (aside_ && challenger_ == kNone) {  // a lost turn: the current resumes
+        algorithm_ = std::move(aside_);
+        name_ = candidates_[current_];
     }
     if (racers_.empty() && challenger_ == kNone) {
         const bool new_count = current_ == kNone || 4 * n_ > 5 * raced_n_ || 5 * n_ < 4 * raced_n_;

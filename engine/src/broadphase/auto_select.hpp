@@ -148,7 +148,9 @@ private:
     std::vector<Racer> racers_;             // while the race runs
     PairList scratch_;                      // the other racers' pairs (the output is the first's)
     int race_timed_ = 0;                    // timed frames of the running race
-    std::unique_ptr<BroadPhase<D>> aside_;  // the current one during a turn
+    // The current one during a turn, and after a lost turn until the next update (the
+    // challenger ran the last update, so until then its structure answers queries).
+    std::unique_ptr<BroadPhase<D>> aside_;
     std::size_t challenger_ = kNone;        // whose turn it is
     double turn_ms_ = 0;                    // the challenger's timed updates, summed
     double before_turn_ms_ = 0;             // the current's time the challenger is to beat
