@@ -6,7 +6,13 @@ layout(location = 0) in vec3 a_centre;
 layout(location = 1) in float a_radius;
 layout(location = 2) in vec4 a_color;
 layout(location = 3) in vec3 a_velocity;
-layout(location = 4) in float a_inv_mass;  // 0 = static
+layout(location = 4) in float a_inv_mass;  // 0 = static, < 0 asleep, -2 no body
+
+// An empty slot (a removed body): a radius < 0 per instance, or an inverse mass of -2 in the
+// arrays. Its vertices go outside the clip volume, so nothing is drawn.
+bool no_body() {
+    return a_radius < 0.0 || (u_colour_source != 0 && a_inv_mass < -1.5);
+}
 
 vec4 body_colour() {
     if (u_colour_source == 0) return a_color;

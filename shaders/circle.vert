@@ -17,6 +17,10 @@ flat out vec4 v_color;
 flat out float v_point_scale;  // points: the sprite's half side in drawn radii; 0: a dot
 
 void main() {
+    if (no_body()) {
+        gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+        return;
+    }
     float radius_px = max(a_radius / u_world_per_pixel, kDotRadiusPx);
     // The coverage ramp ends half a pixel past the rim: a pixel of margin never cuts it off,
     // and no more, since a million sub-pixel discs are mostly margin.

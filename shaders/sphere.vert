@@ -18,6 +18,10 @@ flat out vec4 v_color;
 flat out int v_dot;  // points: 1 where the sphere is under a pixel and a half wide
 
 void main() {
+    if (no_body()) {
+        gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+        return;
+    }
     vec3 c = (u_view * vec4(a_centre, 1.0)).xyz;
     // Never smaller than a pixel, so distant or tiny bodies stay visible.
     float pixel_at_depth = max(-c.z, 1e-4) * 2.0 / (u_proj[1][1] * u_viewport_height);

@@ -219,6 +219,45 @@ TEST(AppInput, ClickKeepsTheVelocity) {
     EXPECT_EQ(s["selected"]["position"], json::array({50.0, 50.0}));
 }
 
+// Delete removes the selected body: the world holds one body fewer, and nothing is selected.
+TEST(AppInput, DeleteRemovesTheSelectedBody) {
+    Session app("--paused");
+    app.xdo("mousemove " + Session::point(app.centre()) + " mousedown 1 sleep 0.2 mouseup 1");
+    const json before = app.wait_for([](const json& s) { return selected(s, 0); }, "body 0 selected");
+    const int present = before["bodies"]["moving"].get<int>() + before["bodies"]["static"].get<int>();
+    ASSERT_EQ(present, 3);
+    app.xdo("key Delete");
+    const json after = app.wait_for(
+        [](const json& s) {
+            return s["bodies"]["moving"].get<int>() + s["bodies"]["static"].get<int>() == 2;
+        },
+        "two bodies left");
+    EXPECT_TRUE(after["selected"].is_null()) << after["selected"].dump();
+}
+
+// The Spray checkbox, clicked with the real mouse, makes a left drag in the world add bodies
+// along the drag instead of selecting.
+TEST(AppInput, SprayDragAddsBodies) {
+    Session app("--paused");
+    const json s = app.wait_for([](const json& s) { return s["widgets"].contains("spray"); },
+                                "the Spray checkbox");
+    const json& r = s["widgets"]["spray"];
+    app.xdo("mousemove " + std::to_string(r["x"].get<int>() + r["h"].get<int>() / 2) + " " +
+            std::to_string(r["y"].get<int>() + r["h"].get<int>() / 2) + " click 1");
+    app.wait_for([](const json& s) { return s["spray"] == true; }, "the spray tool on");
+    const auto [x, y] = app.centre();
+    std::string drag = "mousemove " + std::to_string(x - 60) + " " + std::to_string(y - 120) +
+                       " mousedown 1";
+    for (int i = 0; i < 12; ++i) drag += " sleep 0.05 mousemove_relative 0 20";
+    app.xdo(drag + " mouseup 1");
+    const json after = app.wait_for(
+        [](const json& s) {
+            return s["bodies"]["moving"].get<int>() + s["bodies"]["static"].get<int>() >= 6;
+        },
+        "bodies sprayed along the drag");
+    EXPECT_TRUE(after["selected"].is_null()) << "a spray drag selects nothing";
+}
+
 // Bug: after using a panel, the first click in the world was ignored (ImGui's "wants the
 // mouse" was still the previous frame's, when the pointer was over the panel).
 TEST(AppInput, FirstClickAfterAPanelSelects) {

@@ -234,6 +234,57 @@ TEST(Replay, SleepingSessionReplaysBitForBit) {
     std::filesystem::remove(path);
 }
 
+// Bodies coming and going in a session: the spawner's rain (recycling the oldest bodies),
+// bodies added by hand, one removed, a region emptied, a rewind across them; the replay,
+// which spawns nothing itself, repeats the logged additions and removals bit for bit.
+TEST(Replay, ComingAndGoingReplaysBitForBit) {
+    const std::string path = temp_path("collidoscope_test_churn_session.txt");
+    Options options;
+    options.scene = "rain";
+    options.count = 400;
+    options.seed = 4;
+    options.broadphase = "sorted-grid";
+    options.spawn_rate = 120.0f;
+    options.record = path;
+    std::vector<std::uint64_t> recorded;
+    std::uint64_t recorded_end = 0;
+    {
+        Demo demo(options);
+        run(demo, 150, recorded);
+        const BodyCounts counts = demo.world().body_counts();
+        EXPECT_EQ(counts.moving + counts.sleeping + counts.fixed, 400u) << "recycled, not grown";
+        EXPECT_EQ(demo.world().body_count(), 400u) << "each arrival took the slot it freed";
+        demo.add_body(glm::vec3(20, 40, 0), glm::vec3(3, 0, 0), 0.8f);
+        demo.remove_body(3);
+        EXPECT_FALSE(demo.world().present(3));
+        demo.remove_in(Box3{glm::vec3(0, 0, -1), glm::vec3(15, 15, 1)});
+        run(demo, 60, recorded);
+        for (int i = 0; i < 30; ++i) demo.step_back();  // across the removals
+        demo.set_paused(false);
+        run(demo, 100, recorded);
+        recorded_end = demo.world().state_hash();
+    }
+    {  // the arrivals are in the file as actions: a replay does not spawn of its own
+        std::ifstream in(path);
+        std::size_t adds = 0, removes = 0;
+        for (std::string line; std::getline(in, line);) {
+            adds += line.find(" add ") != std::string::npos;
+            removes += line.find(" remove ") != std::string::npos;
+        }
+        EXPECT_GT(adds, 250u);  // 120 a second for 2.5 s, and more after the step back
+        EXPECT_GT(removes, 250u);
+    }
+    Options replay_options;
+    replay_options.replay = path;
+    Demo replay(replay_options);
+    std::vector<std::uint64_t> replayed;
+    for (int i = 0; i < 2000 && !replay.replay()->finished; ++i) run(replay, 1, replayed);
+    EXPECT_EQ(replayed, recorded);
+    EXPECT_EQ(replay.world().state_hash(), recorded_end);
+    EXPECT_EQ(replay.replay()->failed, 0u);
+    std::filesystem::remove(path);
+}
+
 TEST(Replay, BadFileNamesTheLine) {
     const std::string path = temp_path("collidoscope_test_bad_session.txt");
     std::ofstream(path) << "collidoscope-session 1\ndim 2\nscene uniform\ncount 100\n"
@@ -245,6 +296,20 @@ TEST(Replay, BadFileNamesTheLine) {
         FAIL() << "no error";
     } catch (const collide::InputError& e) {
         EXPECT_EQ(std::string(e.what()), path + ":7: 'nan' is not finite");
+    }
+    for (const auto& [line, message] :
+         {std::pair{"5 add 1 2 0 0 0 0 0", ":7: radius 0 must be > 0"},
+          std::pair{"5 remove-region 9 9 0 1 1 0", ":7: the region's low corner is above its high corner"},
+          std::pair{"5 remove seven", ":7: 'seven'"}}) {
+        std::ofstream(path) << "collidoscope-session 3\ndim 2\nscene uniform\ncount 100\n"
+                               "seed 1\nbroadphase sort-and-sweep\n"
+                            << line << "\n";
+        try {
+            Demo demo(options);
+            ADD_FAILURE() << line << ": no error";
+        } catch (const collide::InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+        }
     }
     std::filesystem::remove(path);
 }

@@ -37,6 +37,7 @@ struct RawArgs {
     std::vector<std::string> params;                          // --param, in order
     bool paused = false;
     bool swept = false;
+    std::optional<std::string> spawn_rate;
     bool race = false;
     bool list = false;
 };
@@ -67,6 +68,10 @@ void define_flags(CLI::App& app, RawArgs& raw) {
     toggle("Scene", "--paused", raw.paused, "start paused (P pauses, O steps once)");
     toggle("Scene", "--swept", raw.swept,
            "swept boxes and time-of-impact contacts (no tunnelling)");
+    value("Scene", "--spawn-rate", raw.spawn_rate, "R",
+          "bodies a second falling in from the top of the world (0 to 10000;\n"
+          "default 0); past the starting count each takes the oldest's place,\n"
+          "so the rain recycles its drops");
     value("Scene", "--world", raw.world, "cpu|gpu|auto",
           "where the bodies live: cpu (default); gpu, every step in compute\n"
           "shaders and drawn from the GPU's buffers; auto, gpu on a hardware\n"
@@ -548,6 +553,14 @@ CliResult parse_cli(std::span<const std::string_view> args) {
                              " is not a number from 0.5 to 2");
         }
         opt.ui_scale = *scale;
+    }
+    if (raw.spawn_rate) {
+        const auto rate = collide::parse_number<float>(*raw.spawn_rate);
+        if (!rate || !(*rate >= 0.0f && *rate <= 10000.0f)) {
+            throw InputError("--spawn-rate: " + quote(*raw.spawn_rate) +
+                             " is not a number from 0 to 10000");
+        }
+        opt.spawn_rate = *rate;
     }
     opt.paused = raw.paused;
     opt.swept = raw.swept;

@@ -44,6 +44,8 @@ constexpr std::array kBindings = {
             "hide every panel (the world fills the window); again: show them"},
     Binding{SDLK_F12, 0, Shift::kAny, Command::kScreenshot, "F12",
             "screenshot: a timestamped PNG in the screenshot folder (--screenshot-dir)"},
+    Binding{SDLK_DELETE, 0, Shift::kAny, Command::kRemove, "Delete",
+            "remove the selected body, else every body in the query region"},
     Binding{SDLK_ESCAPE, 0, Shift::kAny, Command::kEscape, "Esc",
             "close the help, else clear the query region, else deselect; with nothing to "
             "clear, ask before quitting (Enter quits, any other key stays)"},

@@ -32,6 +32,7 @@ enum class Command {
     kStepBack,     // rewind one step
     kStepForward,
     kEscape,
+    kRemove,  // the selected body, else the bodies in the query region
 };
 
 enum class Shift { kNo, kYes, kAny };

@@ -48,7 +48,7 @@ struct BodyArrays {
     float max_radius = 0.0f;
     std::uint64_t shape_id = 0;
     std::uint64_t revision = 0;       // of pos and vel (collide::World::revision)
-    std::uint64_t mass_revision = 0;  // of inv_mass (collide::World::sleep_revision)
+    std::uint64_t mass_revision = 0;  // of inv_mass (collide::World::flags_revision)
 };
 
 // One end of an overlay line.

@@ -84,7 +84,13 @@ void Input::handle(const SDL_Event& event, InputTargets& t) {
             const Binding* b = find_button(event.button.button, shift);
             if (b == nullptr) break;
             switch (b->command) {
-                case Command::kSelect: pick(mouse_, t); break;
+                case Command::kSelect:
+                    if (t.demo.view().spray) {
+                        spray_ = {true, std::nullopt, std::nullopt};
+                    } else {
+                        pick(mouse_, t);
+                    }
+                    break;
                 case Command::kQueryRegion: region_ = {true, false, mouse_}; break;
                 case Command::kTurn: camera_drag_ = CameraDrag::kTurn; break;
                 case Command::kPan: camera_drag_ = CameraDrag::kPan; break;
@@ -96,6 +102,7 @@ void Input::handle(const SDL_Event& event, InputTargets& t) {
             // Releases are honoured even over a panel, so no drag gets stuck.
             if (event.button.button == SDL_BUTTON_LEFT) {
                 drag_.active = false;
+                spray_.active = false;
                 // A shift-click without a drag clears the region.
                 if (region_.active && !region_.moved) t.demo.set_query(std::nullopt);
                 region_.active = false;
@@ -142,6 +149,13 @@ void Input::key_down(int key, bool shift, InputTargets& t) {
     const std::size_t n = algorithms.size();
     switch (b->command) {
         case Command::kEscape: escape(t); break;
+        case Command::kRemove:
+            if (t.demo.selected() != collide::kNoBody) {
+                t.demo.remove_body(t.demo.selected());
+            } else if (t.demo.query()) {
+                t.demo.remove_in(*t.demo.query());
+            }
+            break;
         case Command::kPause: demo.set_paused(!demo.paused()); break;
         case Command::kStep:
             demo.set_paused(true);
@@ -220,7 +234,34 @@ bool Input::cursor_on_drag_plane(InputTargets& t, glm::vec3& out) const {
                      out);
 }
 
+// A body under the cursor, in the plane through the world's centre facing the camera (2D:
+// the world plane), moving as the cursor moves, each a diameter from the last one; radii
+// 0.5 to 1, as the scenes'.
+void Input::update_spray(InputTargets& t) {
+    SimWorld& world = t.demo.world();
+    const Box3 box = world.bounds();
+    const glm::vec3 centre = (box.lo + box.hi) * 0.5f;
+    glm::vec3 at;
+    if (!hit_plane(t.camera.ray_at(mouse_, t.screen), centre, t.camera.forward(), at)) return;
+    if (world.dim() == 2) at.z = 0.0f;
+    const float dt = std::max(world.physics().dt, 1e-5f);
+    const glm::vec3 v = spray_.last ? (at - *spray_.last) / dt : glm::vec3(0.0f);
+    spray_.last = at;
+    const float r = 0.5f + 0.5f * static_cast<float>(t.demo.ticks() % 7) / 6.0f;
+    // 2D: the world is flat (its bounds' z is 0), so only x and y need room.
+    const glm::vec3 room = world.dim() == 2 ? glm::vec3(r, r, 0.0f) : glm::vec3(r);
+    const bool inside = glm::all(glm::greaterThanEqual(at, box.lo + room)) &&
+                        glm::all(glm::lessThanEqual(at, box.hi - room));
+    if (!inside || (spray_.last_body && glm::distance(at, *spray_.last_body) < 2.0f)) return;
+    spray_.last_body = at;
+    t.demo.add_body(at, v, r);
+}
+
 void Input::update_drag(InputTargets& t) {
+    if (spray_.active) {
+        update_spray(t);
+        return;
+    }
     SimWorld& world = t.demo.world();
     if (!drag_.active || drag_.id >= world.body_count() || drag_.id != t.demo.selected()) {
         drag_.active = false;

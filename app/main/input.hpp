@@ -6,6 +6,8 @@
 // so that those flags describe where this frame's mouse is, not where it was.
 #pragma once
 
+#include <optional>
+
 #include <glm/glm.hpp>
 
 #include "render/camera.hpp"
@@ -45,8 +47,8 @@ struct InputTargets {
 class Input {
 public:
     void handle(const SDL_Event& event, InputTargets& t);
-    // Moves the dragged body to the cursor and gives it the drag's velocity. Call once per
-    // frame, before the world steps.
+    // Moves the dragged body to the cursor and gives it the drag's velocity, or, with the
+    // spray tool, adds a body there. Call once per frame, before the world steps.
     void update_drag(InputTargets& t);
     // Selects the body under `px` (or nothing) and starts dragging it.
     void pick(glm::vec2 px, InputTargets& t);
@@ -78,12 +80,19 @@ private:
     // Esc: the first thing there is to close or clear, else the quit prompt.
     void escape(InputTargets& t);
     void update_region(InputTargets& t);
+    void update_spray(InputTargets& t);
     // Where the cursor points in the drag's plane (2D: the world plane); false if nowhere.
     bool cursor_on_drag_plane(InputTargets& t, glm::vec3& out) const;
 
     CameraDrag camera_drag_ = CameraDrag::kNone;
     BodyDrag drag_;
     RegionDrag region_;
+    // The spray tool's drag: the cursor's point in the world plane a frame ago, and where
+    // the last body went (the next waits until the cursor is a diameter away).
+    struct Spray {
+        bool active = false;
+        std::optional<glm::vec3> last, last_body;
+    } spray_;
     glm::vec2 mouse_{0.0f};
 };
 

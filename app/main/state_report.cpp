@@ -68,6 +68,7 @@ void StateReport::update(const Demo& demo, const ReportFacts& facts) {
     const BodyCounts counts = world.body_counts();
     j["bodies"] = {{"moving", counts.moving}, {"asleep", counts.sleeping}, {"static", counts.fixed}};
     j["sleep"] = world.physics().sleep;
+    j["spray"] = demo.view().spray;
     j["zoom"] = facts.zoom;
     j["world_per_point"] = facts.world_per_point;
     j["world_centre_screen"] = {facts.world_centre.x, facts.world_centre.y};

@@ -8,6 +8,7 @@
 #include "collide/gpu/catalog.hpp"
 #include "tooling/input_error.hpp"
 #include "tooling/parse.hpp"
+#include "tooling/random.hpp"
 #include "tooling/scene_names.hpp"
 
 namespace collidoscope {
@@ -81,6 +82,7 @@ void Demo::apply_options(const Options& options, bool world) {
             set_physics(p);
         }
         if (options.paused != paused_) set_paused(options.paused);
+        spawn_rate_ = options.spawn_rate;
     }
     if (options.select != selected_) select(options.select);
     if (options.query || query_) set_query(options.query);
@@ -193,6 +195,8 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
     last_error_.clear();
     if (dim != dim_) query_.reset();  // a 2D rectangle means nothing in 3D, and back
     world_ = std::move(world);
+    arrivals_.clear();
+    spawn_due_ = 0.0;
     scene_physics_ = world_->physics();
     if (physics && keep_physics) {
         world_->set_physics(*physics);
@@ -282,6 +286,75 @@ void Demo::act(const action::MoveBody& a) {
     history_.drop_after(world_->steps());
 }
 
+void Demo::bodies_changed() {
+    if (paused_) world_->refresh_broad_phase();
+    history_.drop_after(world_->steps());
+}
+
+void Demo::act(const action::AddBody& a) {
+    const std::optional<collide::BodyId> id = world_->add_body(a.pos, a.vel, a.radius);
+    if (!id) {
+        last_error_ = "bodies are added and removed on the CPU world only";
+        return;
+    }
+    if (!arrivals_.empty()) arrivals_.push_back(*id);
+    bodies_changed();
+}
+
+void Demo::act(const action::RemoveBody& a) {
+    if (!world_->remove_body(a.id)) return;
+    if (selected_ == a.id) selected_ = collide::kNoBody;
+    bodies_changed();
+}
+
+void Demo::act(const action::RemoveRegion& a) {
+    bool removed = false;
+    for (collide::BodyId id = 0; id < world_->body_count(); ++id) {
+        if (!world_->present(id)) continue;
+        const glm::vec3 p = world_->position(id);
+        const bool inside = glm::all(glm::greaterThanEqual(p, a.region.lo)) &&
+                            glm::all(glm::lessThanEqual(p, a.region.hi));
+        if (!inside || !world_->remove_body(id)) continue;
+        if (selected_ == id) selected_ = collide::kNoBody;
+        removed = true;
+    }
+    if (removed) bodies_changed();
+}
+
+void Demo::spawn() {
+    if (spawn_rate_ <= 0.0f || replay_ || world_->on_gpu()) return;
+    spawn_due_ += static_cast<double>(spawn_rate_) * static_cast<double>(physics().dt);
+    if (spawn_due_ < 1.0) return;
+    if (arrivals_.empty()) {  // the world's bodies as they are, oldest first by id
+        for (collide::BodyId id = 0; id < world_->body_count(); ++id)
+            if (world_->present(id)) arrivals_.push_back(id);
+    }
+    const Box3 world = world_->bounds();
+    collide::Rng rng(seed_ ^ (ticks_ * 0x9e3779b97f4a7c15ull));
+    const bool falls = physics().gravity > 0.0f;
+    while (spawn_due_ >= 1.0) {
+        spawn_due_ -= 1.0;
+        // Recycling: the oldest body leaves once the world is back at its starting count.
+        const auto present = [&] {
+            const BodyCounts c = world_->body_counts();
+            return c.moving + c.sleeping + c.fixed;
+        };
+        while (!arrivals_.empty() && present() >= count_) {
+            const collide::BodyId oldest = arrivals_.front();
+            arrivals_.pop_front();
+            if (world_->present(oldest)) remove_body(oldest);
+        }
+        const float r = rng.uniform(0.5f, 1.0f);
+        glm::vec3 at = rng.in_box<3>(world.lo + r, world.hi - r);
+        at.y = world.hi.y - r;  // in from the top
+        if (dim_ == 2) at.z = 0.0f;
+        glm::vec3 v(0.0f);
+        if (!falls) v = rng.direction<3>() * 2.0f;  // no gravity: they drift in
+        if (dim_ == 2) v.z = 0.0f;
+        add_body(at, v, r);
+    }
+}
+
 void Demo::act(const action::Select& a) {
     selected_ = a.id < world_->body_count() ? a.id : collide::kNoBody;
 }
@@ -290,6 +363,7 @@ void Demo::act(const action::Seek& a) {
     const WorldSnapshot* snapshot = history_.find(a.step);
     if (!snapshot) return;
     world_->restore(*snapshot);
+    arrivals_.clear();  // the bodies present are the snapshot's
     paused_ = true;  // else the next frame would step away from it
     step_pending_ = false;
 }
@@ -386,6 +460,7 @@ bool Demo::update() {
     apply_replay();
     if (paused_ && !step_pending_) return false;
     step_pending_ = false;
+    spawn();
     world_->watch(selected_);
     world_->step();
     ++ticks_;

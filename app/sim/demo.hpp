@@ -10,6 +10,7 @@
 // buffer (session_history.hpp), which seek() restores.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
@@ -35,6 +36,8 @@ struct SceneChoice {
 
 struct ViewOptions {
     OverlayFlags overlays;
+    // The spray tool: a left drag adds bodies under the cursor instead of selecting.
+    bool spray = false;
     ColorMode color_mode = ColorMode::kSpeed;
     bool overlays_on_top = true;  // 3D: draw overlays through the spheres
     // Level of detail of the structure overlay: the legend in the view, a focus lens around
@@ -152,6 +155,19 @@ public:
     void move_body(collide::BodyId id, const glm::vec3& pos, const glm::vec3& vel) {
         apply(action::MoveBody{id, pos, vel});
     }
+    // Bodies that come and go (the CPU world only; on the GPU world last_error() says so).
+    void add_body(const glm::vec3& pos, const glm::vec3& vel, float radius) {
+        apply(action::AddBody{pos, vel, radius});
+    }
+    void remove_body(collide::BodyId id) { apply(action::RemoveBody{id}); }
+    // Every body whose centre lies in `region`.
+    void remove_in(const Box3& region) { apply(action::RemoveRegion{region}); }
+    // Bodies a second (of simulated time) falling in from the top of the world; once as
+    // many are present as the world began with, each new one takes the place of the oldest
+    // (the rain recycles its drops). Each body added or removed is logged as an action, so a
+    // replay, which spawns nothing itself, repeats them.
+    float spawn_rate() const { return spawn_rate_; }
+    void set_spawn_rate(float per_second) { spawn_rate_ = per_second; }
 
     // --- Rewind. A seek restores the buffer's snapshot of a world step and pauses.
     const SessionHistory& history() const { return history_; }
@@ -210,6 +226,14 @@ private:
     void act(const action::StepOnce&) { step_pending_ = true; }
     void act(const action::Seek& a);
     void act(const action::MoveBody& a);
+    void act(const action::AddBody& a);
+    void act(const action::RemoveBody& a);
+    void act(const action::RemoveRegion& a);
+    // After bodies were added or removed: a paused world's pairs brought up to date, and
+    // the stored future dropped.
+    void bodies_changed();
+    // The spawn rate's bodies due this step.
+    void spawn();
     void act(const action::Select& a);
     void act(const action::SetQuery& a) { query_ = a.region; }
     void act(const action::Check& a);
@@ -244,6 +268,9 @@ private:
     ViewOptions view_;
     collide::BodyId selected_ = collide::kNoBody;
     std::optional<Box3> query_;
+    float spawn_rate_ = 0.0f;
+    double spawn_due_ = 0.0;               // bodies owed to the rate, fractions included
+    std::deque<collide::BodyId> arrivals_;  // present bodies, oldest first (the spawner's)
 
     SessionStart start_;  // the world the session began with
     std::uint64_t ticks_ = 0;

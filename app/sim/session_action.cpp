@@ -142,6 +142,13 @@ std::string format_action(const UserAction& action) {
             [](const MoveBody& a) {
                 return "move " + std::to_string(a.id) + " " + text(a.pos) + " " + text(a.vel);
             },
+            [](const AddBody& a) {
+                return "add " + text(a.pos) + " " + text(a.vel) + " " + text(a.radius);
+            },
+            [](const RemoveBody& a) { return "remove " + id_text(a.id); },
+            [](const RemoveRegion& a) {
+                return "remove-region " + text(a.region.lo) + " " + text(a.region.hi);
+            },
             [](const Select& a) { return "select " + id_text(a.id); },
             [](const SetQuery& a) {
                 return a.region ? "query " + text(a.region->lo) + " " + text(a.region->hi)
@@ -233,6 +240,21 @@ UserAction parse_action(std::string_view line) {
     if (key == "move") {
         const Words w = take(7);
         return MoveBody{w.id(0), w.vec3(1), w.vec3(4)};
+    }
+    if (key == "add") {
+        const Words w = take(7);
+        const float r = w.number<float>(6);
+        if (!(r > 0.0f)) fail("radius " + std::string(w[6]) + " must be > 0");
+        return AddBody{w.vec3(0), w.vec3(3), r};
+    }
+    if (key == "remove") return RemoveBody{take(1).id(0)};
+    if (key == "remove-region") {
+        const Words w = take(6);
+        const Box3 box{w.vec3(0), w.vec3(3)};
+        for (int k = 0; k < 3; ++k) {
+            if (box.lo[k] > box.hi[k]) fail("the region's low corner is above its high corner");
+        }
+        return RemoveRegion{box};
     }
     if (key == "select") return Select{take(1).id(0)};
     if (key == "query") {

@@ -70,6 +70,20 @@ struct MoveBody {
     glm::vec3 pos{0.0f};
     glm::vec3 vel{0.0f};
 };
+// A circle or sphere added at `pos` (the spray, the spawn rate); it takes the slot freed
+// last, or a new one.
+struct AddBody {
+    glm::vec3 pos{0.0f};
+    glm::vec3 vel{0.0f};
+    float radius = 1.0f;
+};
+// A body removed, or every body whose centre lies in `region`.
+struct RemoveBody {
+    collide::BodyId id = collide::kNoBody;
+};
+struct RemoveRegion {
+    Box3 region;
+};
 struct Select {
     collide::BodyId id = collide::kNoBody;
 };
@@ -90,7 +104,8 @@ using UserAction =
     std::variant<action::SetDim, action::SetScene, action::SetCount, action::SetSeed, action::Reset,
                  action::SetWorld, action::SetBroadPhase, action::SetParam, action::SetPhysics,
                  action::SetPaused, action::SetGpuWorld, action::StepOnce, action::Seek,
-                 action::MoveBody, action::Select, action::SetQuery, action::Check>;
+                 action::MoveBody, action::AddBody, action::RemoveBody, action::RemoveRegion,
+                 action::Select, action::SetQuery, action::Check>;
 
 // "0x" and 16 hex digits.
 std::string format_hash(std::uint64_t hash);

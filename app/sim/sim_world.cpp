@@ -127,6 +127,20 @@ public:
         return gpu_ ? gpu_->latest().contacts : world_.contacts().size();
     }
     std::size_t pairs_over_budget() const override { return gpu_ ? 0 : world_.pairs_over_budget(); }
+    std::optional<BodyId> add_body(const glm::vec3& pos, const glm::vec3& vel,
+                                   float radius) override {
+        if (gpu_) return std::nullopt;
+        max_radius_ = std::max(max_radius_, radius);
+        bodies_refusal_.reset();
+        return world_.add_body(from3<D>(pos), from3<D>(vel), radius).id;
+    }
+    bool remove_body(BodyId id) override {
+        if (gpu_ || !world_.present(id) || world_.bodies().is_implicit(id)) return false;
+        world_.remove_body(world_.handle(id));
+        return true;
+    }
+    bool present(BodyId id) const override { return world_.present(id); }
+
     BodyCounts body_counts() const override {
         const std::size_t fixed = world_.static_count();
         if (gpu_) return {world_.bodies().size() - fixed, 0, fixed};  // it does not sleep
@@ -140,7 +154,8 @@ public:
         // (at step 0 too: the boxes exist from the start); the pairs it reports are the ones
         // the world already has.
         bp->set_cost_tracking(tracking_costs_);
-        bp->update(world_.boxes(), world_.bodies().is_static, scratch_pairs_);
+        const PresentBoxes present = present_boxes();
+        bp->update(present.boxes, present.is_static, scratch_pairs_);
         world_.set_broad_phase(std::move(bp));
         query_trace_.clear();  // the old algorithm's; the next frame's query traces the new one
         return true;
@@ -186,7 +201,8 @@ public:
     }
     void race(bool live, RaceReport& out) override {
         if (gpu_) return;  // the CPU world's boxes are not this step's
-        race_.run(world_.boxes(), world_.bodies().is_static, world_.steps(), live, out);
+        const PresentBoxes present = present_boxes();
+        race_.run(present.boxes, present.is_static, world_.steps(), live, out);
     }
     ContinuousFacts continuous_facts() const override {
         return {world_.impacts(), tunnelling_.count().last_step, tunnelling_.count().total};
@@ -310,6 +326,27 @@ public:
     }
 
 private:
+    // The boxes and static flags of the bodies present: the world's own arrays, or, where
+    // bodies were removed, the present ones compacted (the race and the compare panes run
+    // whole arrays, in which an empty slot has no place).
+    struct PresentBoxes {
+        std::span<const collide::Aabb<D>> boxes;
+        std::span<const std::uint8_t> is_static;
+        bool compacted = false;
+    };
+    PresentBoxes present_boxes() {
+        const auto& b = world_.bodies();
+        if (world_.present_count() == b.size()) return {world_.boxes(), b.is_static, false};
+        present_boxes_.clear();
+        present_static_.clear();
+        for (BodyId i = 0; i < b.size(); ++i) {
+            if (!world_.present(i)) continue;
+            present_boxes_.push_back(world_.boxes()[i]);
+            present_static_.push_back(b.is_static[i]);
+        }
+        return {present_boxes_, present_static_, true};
+    }
+
     float speed_scale();
     // The 95th percentile of `sample` (reordered), smoothed over frames.
     float smoothed_speed_scale(std::vector<float>& sample);
@@ -330,8 +367,11 @@ private:
     collide::StepTimings gpu_timings_;
     float gpu_speed_scale_ = 1.0f;
     std::uint64_t scale_step_ = 0;  // the step of the speed sample last used
-    std::vector<float> inv_mass_;   // for body_arrays(): 0 static, -1 asleep, 1 moving
-    std::uint64_t mass_revision_ = 0;  // the world's sleep_revision() inv_mass_ was made at
+    std::vector<collide::Aabb<D>> present_boxes_;  // present_boxes()' compacted copies
+    std::vector<std::uint8_t> present_static_;
+    // For body_arrays(): 0 static, -1 asleep, -2 no body (not drawn), 1 moving.
+    std::vector<float> inv_mass_;
+    std::uint64_t mass_revision_ = 0;  // the world's flags_revision() inv_mass_ was made at
     std::uint64_t shape_id_ = 0;    // body_arrays()' shape_id, this world's own
     float max_radius_ = 0.0f;       // radii never change: the largest, taken once
     BodyId watched_ = kNoBody;
@@ -361,6 +401,7 @@ BodyId WorldAdapter<D>::pick(const glm::vec3& origin, const glm::vec3& dir,
     BodyId best = kNoBody;
     float best_score = std::numeric_limits<float>::infinity();
     for (std::size_t i = 0; i < b.size(); ++i) {
+        if (!world_.present(BodyId(i))) continue;
         const float r = std::max(b.radius[i], min_radius);
         if constexpr (D == 2) {
             // The most central hit, so a small body on top of a large one can be picked.
@@ -499,7 +540,8 @@ std::optional<ComparePaneFacts> WorldAdapter<D>::compare_pane(std::string_view a
     if (!pane) return std::nullopt;
     pane->set_cost_tracking(mode == ColorMode::kCost);
     ComparePaneFacts facts;
-    facts.run = *race_.run_one(algorithm, world_.boxes(), world_.bodies().is_static, once);
+    const PresentBoxes present = present_boxes();
+    facts.run = *race_.run_one(algorithm, present.boxes, present.is_static, once);
     if (!facts.run.ran) {
         // Sat out over the budget: the bodies and the world, no stale structure.
         OverlayRequest plain = req;
@@ -507,7 +549,8 @@ std::optional<ComparePaneFacts> WorldAdapter<D>::compare_pane(std::string_view a
         build_overlays<D>(world_, plain, collide::QueryTrace<D>{}, out);
         return facts;
     }
-    if (mode == ColorMode::kCost) facts.costs = colour_by_cost(*pane, bodies);
+    // Costs are per body of the pane's array: with bodies removed, not the world's ids.
+    if (mode == ColorMode::kCost && !present.compacted) facts.costs = colour_by_cost(*pane, bodies);
     // The pane's algorithm never ran the viewer's query, so it has no trace to show.
     build_overlays<D>(world_, req, collide::QueryTrace<D>{}, out, pane);
     return facts;
@@ -519,11 +562,14 @@ std::optional<BodyArrays> WorldAdapter<D>::body_arrays(ColorMode mode) {
     track_costs(false);
     const auto& b = world_.bodies();
     if (shape_id_ == 0) shape_id_ = next_shape_id();
-    if (inv_mass_.size() != b.size() || mass_revision_ != world_.sleep_revision()) {
-        mass_revision_ = world_.sleep_revision();
+    if (inv_mass_.size() != b.size() || mass_revision_ != world_.flags_revision()) {
+        mass_revision_ = world_.flags_revision();
         inv_mass_.resize(b.size());
         for (BodyId i = 0; i < b.size(); ++i)
-            inv_mass_[i] = b.is_static[i] ? 0.0f : world_.asleep(i) ? -1.0f : 1.0f;
+            inv_mass_[i] = !world_.present(i) ? -2.0f
+                           : b.is_static[i]   ? 0.0f
+                           : world_.asleep(i) ? -1.0f
+                                              : 1.0f;
     }
     const auto floats = [](const auto& v) {
         return std::span<const float>(reinterpret_cast<const float*>(v.data()),
@@ -566,7 +612,8 @@ void WorldAdapter<D>::fill_instances(ColorMode mode, std::vector<Instance>& out)
                                   16777216.0f);
             }
             if (world_.asleep(static_cast<collide::BodyId>(i))) color = dimmed(color);
-            out[i] = {to3<D>(b.pos[i]), b.radius[i], color};
+            // An empty slot's radius is < 0: the body shaders draw nothing for it.
+            out[i] = {to3<D>(b.pos[i]), world_.present(BodyId(i)) ? b.radius[i] : -1.0f, color};
         }
     };
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b.size(), 16384), fill);
@@ -655,6 +702,8 @@ std::optional<std::string> WorldAdapter<D>::gpu_world_refusal() const {
         bodies_refusal_ = collide::gpu::GpuWorld<D>::unsupported(unswept, world_.bodies());
     }
     if (*bodies_refusal_) return *bodies_refusal_;
+    if (world_.present_count() != world_.bodies().size())
+        return "bodies were removed here, and the GPU world takes every slot as a body";
     if (s.swept) return collide::gpu::GpuWorld<D>::unsupported(s, {});
     if (s.count_tunnelling) return "the tunnelling check watches the CPU world's steps only";
     // The GPU world needs the GPU broad phases' context.

@@ -119,6 +119,13 @@ public:
     virtual std::size_t pair_count() const = 0;
     virtual std::size_t contact_count() const = 0;
     virtual BodyCounts body_counts() const = 0;
+    // Bodies that come and go, on the CPU world (the GPU world refuses: nullopt, false): a
+    // circle or sphere added at `pos`, and its id; a body removed (not an implicit one).
+    // Slots stay numbered; present() says which hold a body.
+    virtual std::optional<collide::BodyId> add_body(const glm::vec3& pos, const glm::vec3& vel,
+                                                    float radius) = 0;
+    virtual bool remove_body(collide::BodyId id) = 0;
+    virtual bool present(collide::BodyId id) const = 0;
     // The pairs of the last step when they were over the world's pair budget (the step
     // stopped before its narrow phase), else 0.
     virtual std::size_t pairs_over_budget() const = 0;

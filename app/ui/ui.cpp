@@ -326,6 +326,23 @@ void Ui::physics_section(Demo& demo) {
                                       ImGuiSliderFlags_Logarithmic);
         hint("...for this long");
     }
+    float rate = demo.spawn_rate();
+    ImGui::BeginDisabled(demo.gpu_world());
+    if (ImGui::SliderFloat("Spawn rate", &rate, 0.0f, 1000.0f, "%.0f /s",
+                           ImGuiSliderFlags_Logarithmic))
+        demo.set_spawn_rate(rate);
+    note_widget("spawn_rate");
+    hint(
+        "Bodies a second falling in from the top of the world. Once the world holds as many "
+        "as it began with, each new one takes the place of the oldest: the rain recycles its "
+        "drops. Each body added or removed is recorded, so replays repeat them.");
+    ImGui::Checkbox("Spray (left drag)", &demo.view().spray);
+    note_widget("spray");
+    hint(
+        "While on, a left drag adds bodies under the cursor, moving as the cursor moves, "
+        "instead of selecting; Delete removes the selected body, or every body in the query "
+        "region.");
+    ImGui::EndDisabled();
     if (changed) demo.set_physics(p);
     bool gpu = demo.gpu_world();
     const std::optional<std::string> refusal =
@@ -598,6 +615,12 @@ void Ui::query_section(Demo& demo, const UiFrame& frame) {
     swatch(kQueryHitColor);
     ImGui::SameLine();
     if (ImGui::SmallButton("Clear (Esc)")) demo.set_query(std::nullopt);
+    ImGui::SameLine();
+    ImGui::BeginDisabled(demo.gpu_world());
+    if (ImGui::SmallButton("Remove bodies (Delete)")) demo.remove_in(*region);
+    note_widget("remove_region");
+    hint("Removes every body whose centre lies in the region (the CPU world only)");
+    ImGui::EndDisabled();
     const OverlayReport& o = frame.overlays;
     capped_note(o.query_hits_drawn, o.query_hits_in_view, o.query_hits_total);
     if (demo.world().steps() == 0) {
@@ -620,6 +643,11 @@ float Ui::selection_panel(Demo& demo, const ScreenRect& at) {
                      ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
     const bool three = demo.dim() == 3;
     ImGui::Text("Body %u%s", id, info.is_static ? "  (static)" : info.asleep ? "  (asleep)" : "");
+    if (!info.implicit && !demo.gpu_world()) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Remove (Delete)")) demo.remove_body(id);
+        note_widget("remove_body");
+    }
     if (three) {
         ImGui::Text("Position  %.3f  %.3f  %.3f", info.pos.x, info.pos.y, info.pos.z);
         ImGui::Text("Velocity  %.3f  %.3f  %.3f", info.vel.x, info.vel.y, info.vel.z);

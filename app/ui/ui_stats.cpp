@@ -224,8 +224,12 @@ float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at) {
                         "phase, narrow phase and resolve");
             }
         }
-        table_row("Bodies", format_count(world.body_count()));
         const BodyCounts counts = world.body_counts();
+        const std::size_t present = counts.moving + counts.sleeping + counts.fixed;
+        table_row("Bodies", format_count(present));
+        if (ImGui::IsItemHovered() && present != world.body_count())
+            ImGui::SetTooltip("%s slots: a removed body's slot is taken by the next one added",
+                              format_count(world.body_count()).c_str());
         const std::pair<const char*, std::size_t> kinds[] = {
             {"  moving", counts.moving}, {"  asleep", counts.sleeping}, {"  static", counts.fixed}};
         for (const auto& [kind, count] : kinds) {

@@ -116,7 +116,8 @@ public:
     // the value or the handle, and changes nothing.
     BodyHandle add_body(const Vec<D>& pos, const Vec<D>& vel, float radius, bool fixed = false);
     void remove_body(BodyHandle body);
-    // Whether slot `id` holds a body, and its handle while it does.
+    // Whether slot `id` holds a body, and its handle while it does. An empty slot's box is
+    // empty (lo above hi), so a viewer that reads every box finds nothing there.
     bool present(BodyId id) const { return id < present_.size() && present_[id] != 0; }
     BodyHandle handle(BodyId id) const;
     std::size_t present_count() const { return bodies_.size() - free_slots_.size(); }
@@ -148,8 +149,9 @@ public:
     std::size_t sleeping() const { return sleep_.sleeping(); }
     std::size_t awake() const { return moving_ids_.size(); }
     std::size_t static_count() const { return static_count_; }
-    // Changes whenever who sleeps may have (a viewer's cue to recolour).
-    std::uint64_t sleep_revision() const { return sleep_revision_; }
+    // Changes whenever who sleeps, or which slots hold a body, may have (a viewer's cue to
+    // recolour).
+    std::uint64_t flags_revision() const { return flags_revision_; }
     // Changes whenever a body's position or velocity may have (a step, a restore, a moved
     // body), so a viewer can skip copying a million unchanged bodies while paused.
     std::uint64_t revision() const { return revision_; }
@@ -252,7 +254,7 @@ private:
     StepTimings timings_;
     std::uint64_t steps_ = 0;
     std::uint64_t revision_ = 0;
-    std::uint64_t sleep_revision_ = 0;
+    std::uint64_t flags_revision_ = 0;
 };
 
 }  // namespace collide

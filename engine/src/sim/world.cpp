@@ -4,6 +4,7 @@
 #include <cassert>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -211,6 +212,7 @@ BodyHandle World<D>::add_body(const Vec<D>& pos, const Vec<D>& vel, float radius
         moving_ids_.insert(std::lower_bound(moving_ids_.begin(), moving_ids_.end(), id), id);
     }
     note_change(id, true);  // the broad phase may hold this slot still, with the old box
+    ++flags_revision_;
     ++revision_;
     return {id, generation_[id]};
 }
@@ -247,7 +249,10 @@ void World<D>::remove_body(BodyHandle body) {
     free_slots_.push_back(id);
     bodies_.vel[id] = Vec<D>(0.0f);
     inv_mass_[id] = 0.0f;
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    boxes_[id] = {Vec<D>(kInf), Vec<D>(-kInf)};
     note_change(id, false);
+    ++flags_revision_;
     ++revision_;
 }
 
@@ -286,7 +291,7 @@ void World<D>::update_sleep() {
 template <int D>
 void World<D>::apply_sleep_changes() {
     if (woken_.empty() && slept_.empty()) return;
-    ++sleep_revision_;
+    ++flags_revision_;
     for (const BodyId id : slept_) {
         bodies_.vel[id] = Vec<D>(0.0f);
         inv_mass_[id] = 0.0f;
@@ -363,7 +368,7 @@ void World<D>::restore(const Snapshot& s) {
     continuous_.set_impact_pairs(s.impact_pairs);
     implicit_.set_last_step(s.implicit_contacts, s.implicit_counters, s.implicit_tests);
     sleep_.restore(s.sleep, bodies_.size());
-    ++sleep_revision_;
+    ++flags_revision_;
     rebuild_moving();
     changed_.clear();
     change_flags_.assign(bodies_.size(), 0);
