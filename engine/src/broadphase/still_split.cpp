@@ -20,6 +20,28 @@ void StillSplit<D>::update_whole(std::span<const Aabb<D>> boxes,
 }
 
 template <int D>
+void StillSplit<D>::add_entry(BodyId id, bool still) {
+    entered_[id] = 1;
+    index_[id] = static_cast<std::uint32_t>(entries_.size());
+    entries_.push_back(id);
+    entry_still_.push_back(still ? 1 : 0);
+    side_ += still;
+}
+
+template <int D>
+void StillSplit<D>::remove_entry(BodyId id) {
+    const std::uint32_t i = index_[id];
+    side_ -= entry_still_[i];
+    const BodyId last = entries_.back();
+    entries_[i] = last;
+    entry_still_[i] = entry_still_.back();
+    index_[last] = i;
+    entries_.pop_back();
+    entry_still_.pop_back();
+    entered_[id] = 0;
+}
+
+template <int D>
 void StillSplit<D>::apply(const BodyChanges<D>& c) {
     if (!split_ && !c.reset)
         throw std::invalid_argument(
@@ -33,33 +55,45 @@ void StillSplit<D>::apply(const BodyChanges<D>& c) {
     const std::size_t slots = c.boxes.size();
     if (c.reset) {
         settled_.assign(slots, 0);
+        entered_.assign(slots, 0);
         index_.assign(slots, 0);
-        side_.clear();
+        entries_.clear();
+        entry_still_.clear();
+        side_ = 0;
         still_ids_.clear();
         tombstones_ = 0;
         stale_ = true;
     }
     settled_.resize(slots, 0);
+    entered_.resize(slots, 0);
     index_.resize(slots, 0);
     // The StillSet checked the stream; here each change only moves its body between parts.
     for (const BodyId id : c.left) {
         if (settled_[id]) {
             settled_[id] = 0;
             ++tombstones_;
-        } else {  // on the side: swap the last one into its place
-            const BodyId last = side_.back();
-            side_[index_[id]] = last;
-            index_[last] = index_[id];
-            side_.pop_back();
+        } else {
+            remove_entry(id);  // on the side
         }
     }
     for (const BodyId id : c.stilled) {
-        index_[id] = static_cast<std::uint32_t>(side_.size());
-        side_.push_back(id);
+        if (entered_[id]) {  // it was moving: it stays where it is, now flagged still
+            entry_still_[index_[id]] = 1;
+            ++side_;
+        } else {
+            add_entry(id, true);
+        }
     }
     if (!same_moving) {
+        // Moving bodies removed lose their entries; new ones (added, woken, made dynamic)
+        // take new ones.
+        for (std::size_t i = entries_.size(); i-- > 0;) {
+            const BodyId id = entries_[i];
+            if (!entry_still_[i] && bodies_.state(id) != StillSet::State::kMoving) remove_entry(id);
+        }
+        for (const BodyId id : c.moving)
+            if (!entered_[id]) add_entry(id, false);
         moving_ids_.assign(c.moving.begin(), c.moving.end());
-        for (std::uint32_t i = 0; i < moving_ids_.size(); ++i) index_[moving_ids_[i]] = i;
     }
     split_ = true;
 }
@@ -76,7 +110,7 @@ bool StillSplit<D>::params_drifted() const {
 template <int D>
 bool StillSplit<D>::rebuild_due() const {
     if (stale_) return true;
-    const std::size_t drift = side_.size() + tombstones_;
+    const std::size_t drift = side_ + tombstones_;
     const auto live = static_cast<double>(still_ids_.size() - tombstones_);
     return (drift > kRebuildAtLeast && static_cast<double>(drift) > kRebuildShare * live) ||
            params_drifted();
@@ -84,15 +118,27 @@ bool StillSplit<D>::rebuild_due() const {
 
 template <int D>
 void StillSplit<D>::rebuild_still(std::span<const Aabb<D>> boxes) {
-    // The live entries keep their order, then the side joins.
+    // The live entries keep their order, then the side joins; the moving entries close up.
     std::size_t kept = 0;
     for (std::uint32_t i = 0; i < still_ids_.size(); ++i) {
         const BodyId id = still_ids_[i];
         if (settled_[id] && index_[id] == i) still_ids_[kept++] = id;
     }
     still_ids_.resize(kept);
-    still_ids_.insert(still_ids_.end(), side_.begin(), side_.end());
-    side_.clear();
+    std::size_t moving = 0;
+    for (std::uint32_t i = 0; i < entries_.size(); ++i) {
+        const BodyId id = entries_[i];
+        if (entry_still_[i]) {
+            entered_[id] = 0;
+            still_ids_.push_back(id);
+        } else {
+            index_[id] = static_cast<std::uint32_t>(moving);
+            entries_[moving++] = id;
+        }
+    }
+    entries_.resize(moving);
+    entry_still_.assign(moving, 0);
+    side_ = 0;
     tombstones_ = 0;
     still_boxes_.resize(still_ids_.size());
     for (std::uint32_t i = 0; i < still_ids_.size(); ++i) {
@@ -122,26 +168,17 @@ void StillSplit<D>::rebuild_still(std::span<const Aabb<D>> boxes) {
 }
 
 template <int D>
-BodyId StillSplit<D>::moving_entry(std::uint32_t i) const {
-    return i < moving_ids_.size() ? moving_ids_[i] : side_[i - moving_ids_.size()];
-}
-
-template <int D>
 void StillSplit<D>::pair_moving(std::span<const Aabb<D>> boxes, PairList& out) {
-    const std::size_t m = moving_ids_.size();
-    move_boxes_.resize(m + side_.size());
-    move_still_.assign(m + side_.size(), 1);
-    std::fill_n(move_still_.begin(), m, std::uint8_t{0});
-    for (std::size_t i = 0; i < m; ++i) move_boxes_[i] = boxes[moving_ids_[i]];
-    for (std::size_t i = 0; i < side_.size(); ++i) move_boxes_[m + i] = boxes[side_[i]];
-    moving_->update(move_boxes_, move_still_, scratch_);
+    move_boxes_.resize(entries_.size());
+    for (std::size_t i = 0; i < entries_.size(); ++i) move_boxes_[i] = boxes[entries_[i]];
+    moving_->update(move_boxes_, entry_still_, scratch_);
     out.resize(scratch_.size());
     for (std::size_t i = 0; i < scratch_.size(); ++i)
-        out[i] = make_pair(moving_entry(scratch_[i].a), moving_entry(scratch_[i].b));
+        out[i] = make_pair(entries_[scratch_[i].a], entries_[scratch_[i].b]);
 }
 
 template <int D>
-void StillSplit<D>::pair_with_still(PairList& out) {
+void StillSplit<D>::pair_with_still(std::span<const Aabb<D>> boxes, PairList& out) {
     if (still_ids_.size() == tombstones_) {  // nothing still to meet
         neighbours_.clear();
         return;
@@ -149,8 +186,7 @@ void StillSplit<D>::pair_with_still(PairList& out) {
     neighbours_.start(moving_ids_, bodies_.same_moving());
     for (std::uint32_t i = 0; i < moving_ids_.size(); ++i) {
         const BodyId body = moving_ids_[i];
-        // move_boxes_ holds the moving bodies' boxes in order (pair_moving gathered them).
-        neighbours_.visit(i, move_boxes_[i], *still_, still_boxes_, still_ids_,
+        neighbours_.visit(i, boxes[body], *still_, still_boxes_, still_ids_,
                           [&](BodyId entry, BodyId id) {
                               if (tombstones_ == 0 || (settled_[id] && index_[id] == entry))
                                   out.push_back(make_pair(body, id));
@@ -165,7 +201,7 @@ void StillSplit<D>::update_changes(const BodyChanges<D>& changes, PairList& out)
     rebuilt_ = false;
     if (rebuild_due()) rebuild_still(changes.boxes);
     pair_moving(changes.boxes, out);
-    pair_with_still(out);
+    pair_with_still(changes.boxes, out);
 }
 
 template <int D>
@@ -173,7 +209,7 @@ void StillSplit<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
                            QueryTrace<D>* trace) const {
     moving_->query(region, out, trace);
     if (!split_) return;
-    for (BodyId& entry : out) entry = moving_entry(entry);
+    for (BodyId& entry : out) entry = entries_[entry];
     still_->query(region, hits_, trace);
     for (const BodyId entry : hits_) {
         const BodyId id = still_ids_[entry];
@@ -188,8 +224,9 @@ BroadPhaseStats StillSplit<D>::stats() const {
     const BroadPhaseStats still = still_->stats();
     s.candidate_tests += neighbours_.boxes_tested();
     s.structure_bytes += still.structure_bytes + neighbours_.bytes() +
-                         (settled_.capacity() + move_still_.capacity() + all_still_.capacity()) +
-                         (index_.capacity() + moving_ids_.capacity() + side_.capacity() +
+                         (settled_.capacity() + entered_.capacity() + entry_still_.capacity() +
+                          all_still_.capacity()) +
+                         (index_.capacity() + moving_ids_.capacity() + entries_.capacity() +
                           still_ids_.capacity() + hits_.capacity()) *
                              4 +
                          (still_boxes_.capacity() + move_boxes_.capacity()) * sizeof(Aabb<D>) +
@@ -222,17 +259,29 @@ void StillSplit<D>::validate() const {
     if (dead != tombstones_)
         fail(std::to_string(dead) + " tombstones where " + std::to_string(tombstones_) +
              " were counted");
-    for (std::uint32_t i = 0; i < side_.size(); ++i) {
-        const BodyId id = side_[i];
-        if (index_[id] != i || settled_[id] || bodies_.state(id) != StillSet::State::kStill)
-            fail("body " + std::to_string(id) + " on the side is not still there");
+    std::size_t side = 0;
+    for (std::uint32_t i = 0; i < entries_.size(); ++i) {
+        const BodyId id = entries_[i];
+        const StillSet::State want =
+            entry_still_[i] ? StillSet::State::kStill : StillSet::State::kMoving;
+        if (index_[id] != i || !entered_[id] || settled_[id] || bodies_.state(id) != want)
+            fail("entry " + std::to_string(i) + " of the moving structure, body " +
+                 std::to_string(id) + ", is not where the still set and the index say");
+        side += entry_still_[i];
     }
-    if (side_.size() + still_ids_.size() - tombstones_ != bodies_.still())
-        fail("the parts hold " + std::to_string(side_.size() + still_ids_.size() - tombstones_) +
+    if (side != side_)
+        fail(std::to_string(side) + " entries on the side where " + std::to_string(side_) +
+             " were counted");
+    if (entries_.size() - side_ != moving_ids_.size())
+        fail(std::to_string(entries_.size() - side_) + " moving entries for " +
+             std::to_string(moving_ids_.size()) + " moving bodies");
+    if (side_ + still_ids_.size() - tombstones_ != bodies_.still())
+        fail("the parts hold " + std::to_string(side_ + still_ids_.size() - tombstones_) +
              " still bodies where the still set has " + std::to_string(bodies_.still()));
     for (BodyId id = 0; id < settled_.size(); ++id)
-        if (settled_[id] && bodies_.state(id) != StillSet::State::kStill)
-            fail("body " + std::to_string(id) + " is settled but not still");
+        if ((settled_[id] && bodies_.state(id) != StillSet::State::kStill) ||
+            (settled_[id] && entered_[id]))
+            fail("body " + std::to_string(id) + " is settled but not still, or in both parts");
 }
 
 template class StillSplit<2>;

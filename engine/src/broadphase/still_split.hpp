@@ -65,27 +65,33 @@ private:
     bool rebuild_due() const;
     void rebuild_still(std::span<const Aabb<D>> boxes);
     void pair_moving(std::span<const Aabb<D>> boxes, PairList& out);
-    void pair_with_still(PairList& out);  // after pair_moving
-    // The body at entry `i` of the moving structure (moving_ids_, then side_).
-    BodyId moving_entry(std::uint32_t i) const;
+    void pair_with_still(std::span<const Aabb<D>> boxes, PairList& out);
+    // An entry of the moving structure for `id` (still: on the side), at the end; and its
+    // removal, the last entry moved into its place.
+    void add_entry(BodyId id, bool still);
+    void remove_entry(BodyId id);
     bool settled(BodyId id) const { return id < settled_.size() && settled_[id] != 0; }
     bool params_drifted() const;
 
     std::unique_ptr<BroadPhase<D>> still_, moving_;
     bool split_ = false;  // fed changes since the last reset (else: whole arrays)
     StillSet bodies_;     // absent, moving or still, checked
-    // Per slot: 1 for a live entry of the still structure; and the body's entry in
-    // still_ids_ (settled), side_ (still, not settled) or moving_ids_ (moving).
-    std::vector<std::uint8_t> settled_;
+    // Per slot: 1 for a live entry of the still structure, 1 for an entry of the moving
+    // structure; and the body's entry in still_ids_ (settled) or entries_ (entered).
+    std::vector<std::uint8_t> settled_, entered_;
     std::vector<std::uint32_t> index_;
     std::vector<BodyId> moving_ids_;  // this frame's moving bodies, in the caller's order
-    std::vector<BodyId> side_;        // still bodies not in the still structure
-    std::vector<BodyId> still_ids_;   // the still structure's entries, tombstones too
+    // The moving structure's entries: the moving bodies and the still ones not in the still
+    // structure (the side, flagged still). A body keeps its entry while it stays, so bodies
+    // coming and going change only their own entries and the moved last one, and a structure
+    // that follows its entries from frame to frame (a tree's fat boxes) sees few of them move.
+    std::vector<BodyId> entries_;
+    std::vector<std::uint8_t> entry_still_;
+    std::size_t side_ = 0;           // entries flagged still
+    std::vector<BodyId> still_ids_;  // the still structure's entries, tombstones too
     std::vector<Aabb<D>> still_boxes_;
     std::size_t tombstones_ = 0;  // entries of still_ids_ whose body left
-    // The moving structure's input: moving_ids_ then side_.
-    std::vector<Aabb<D>> move_boxes_;
-    std::vector<std::uint8_t> move_still_;
+    std::vector<Aabb<D>> move_boxes_;  // the moving structure's input, by entry
     std::vector<std::uint8_t> all_still_;  // the still structure's is_static
     PairList scratch_;
     mutable std::vector<BodyId> hits_;

@@ -22,9 +22,7 @@ void StillSplit<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     Overlays<D> moving = which;
     const StillSet::State s = bodies_.state(selected);
     moving.selected = kNoBody;
-    if (s == StillSet::State::kMoving) moving.selected = index_[selected];
-    if (s == StillSet::State::kStill && !settled(selected))
-        moving.selected = static_cast<BodyId>(moving_ids_.size() + index_[selected]);
+    if (s != StillSet::State::kAbsent && !settled(selected)) moving.selected = index_[selected];
     moving_->draw(draw, moving);
 }
 
@@ -43,9 +41,9 @@ std::string StillSplit<D>::describe(BodyId id) const {
                 s << "still: entry " << index_[id] << " of the still structure\n"
                   << still_->describe(index_[id]);
             } else {
-                const auto entry = static_cast<BodyId>(moving_ids_.size() + index_[id]);
-                s << "still, held by the moving structure until the still one is rebuilt\n"
-                  << moving_->describe(entry);
+                s << "still, held by the moving structure (entry " << index_[id]
+                  << ") until the still one is rebuilt\n"
+                  << moving_->describe(index_[id]);
             }
             break;
     }
@@ -69,7 +67,7 @@ std::string StillSplit<D>::status() const {
     std::ostringstream s;
     s << "still split: " << still_ids_.size() - tombstones_ << " still bodies in a structure built "
       << rebuilds_ << (rebuilds_ == 1 ? " time" : " times") << " (" << tombstones_
-      << " left since), " << side_.size() << " still on the moving side, " << moving_ids_.size()
+      << " left since), " << side_ << " still on the moving side, " << moving_ids_.size()
       << " moving, " << neighbours_.queries() << " of them out of their fat boxes (queried)";
     const std::string inner = moving_->status();
     if (!inner.empty()) s << "; " << inner;
