@@ -111,7 +111,10 @@ private:
     std::vector<std::int32_t> leaf_;       // proxy -> its leaf node
     std::vector<std::uint8_t> static_;     // proxy order
     std::vector<std::uint8_t> input_static_;  // body order, to notice flags flipping
-    std::vector<std::uint8_t> moved_;      // proxy: re-inserted in the last update
+    // Per proxy: re-inserted in the last update (kJumped: far, see jumped_far), or not.
+    static constexpr std::uint8_t kStayed = 0, kMoved = 1, kJumped = 2;
+    static bool jumped_far(const Aabb<D>& old_fat, const Aabb<D>& new_fat);
+    std::vector<std::uint8_t> moved_;
     std::vector<Vec<D>> displacement_;     // proxy: centre moved by this in the last update
     std::vector<std::uint32_t> move_buffer_;  // proxies re-inserted in the last update
     // Per proxy range of per_list_ proxies: its fat pairs (proxy pairs whose fat boxes
