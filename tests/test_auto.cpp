@@ -238,6 +238,31 @@ TEST(Auto, ARiseAfterSettlingCallsNoTurnAtOnce) {
     EXPECT_EQ(r.a.probes(), 2);
 }
 
+// A body count that swings between two sizes (a still split's moving side with churn) races
+// once at each size; after that a swing takes the winner raced at that size, pairs exact.
+TEST(Auto, ACountRacedAtLatelyTakesItsWinnerWithoutARace) {
+    g_cost_ms = {{"a", 1.0}, {"b", 2.0}, {"c", 3.0}};
+    g_cold_ms.clear();
+    g_updates = 0;
+    Auto a(&make_scripted, {"a", "b", "c"}, [] { return g_now_ms; });
+    PairList pairs;
+    int races = 0;
+    for (int swing = 0; swing < 6; ++swing) {
+        const std::size_t n = swing % 2 == 0 ? 1500 : 4000;
+        const std::vector<std::uint8_t> still(n, 0);
+        for (int i = 0; i < 8; ++i) {
+            const auto boxes = boxes_at(n, 0.05f * static_cast<float>(i));
+            const int before = g_updates;
+            a.update(boxes, still, pairs);
+            races += i == 0 && g_updates - before == 3;  // every candidate ran: a race began
+            std::sort(pairs.begin(), pairs.end());
+            EXPECT_EQ(pairs, testing::reference_pairs<2>(boxes, still)) << "swing " << swing;
+        }
+        EXPECT_EQ(a.current(), "a") << "swing " << swing;
+    }
+    EXPECT_EQ(races, 2);
+}
+
 TEST(Auto, BruteForceForAFewBodies) {
     Auto a(&make_broadphase<2>);
     PairList pairs;

@@ -80,6 +80,8 @@ void AutoSelect<D>::finish_race() {
         if (kSwitchBelow * racers_[i].ms <= best_ms && racers_[i].cold_ms < racers_[best].cold_ms)
             best = i;
     const Racer& b = racers_[best];
+    if (raced_.size() == kRemembered) raced_.erase(raced_.begin());
+    raced_.push_back({raced_n_, b.candidate, measured_ms_[b.candidate]});
     take(b.candidate, best == 0 ? std::move(algorithm_) : std::move(racers_[best].algorithm),
          measured_ms_[b.candidate]);
     racers_.clear();
@@ -232,11 +234,22 @@ void AutoSelect<D>::update_whole(std::span<const Aabb<D>> boxes,
         name_ = candidates_[current_];
     }
     if (racers_.empty() && challenger_ == kNone) {
-        const bool new_count = current_ == kNone || 4 * n_ > 5 * raced_n_ || 5 * n_ < 4 * raced_n_;
-        if (new_count)
-            start_race();
-        else
+        const auto near = [&](std::size_t raced) { return 4 * n_ <= 5 * raced && 5 * n_ >= 4 * raced; };
+        if (current_ != kNone && near(raced_n_)) {
             between_probes();
+        } else {
+            const auto known = std::find_if(raced_.rbegin(), raced_.rend(),
+                                            [&](const Raced& r) { return near(r.n); });
+            if (current_ == kNone || known == raced_.rend()) {
+                start_race();
+            } else {  // raced at about this count lately: its winner, with no race
+                raced_n_ = known->n;
+                take(known->candidate, build(candidates_[known->candidate]), known->ms);
+                aside_.reset();
+                since_probe_ = 0;
+                until_probe_ = kFirstTurn;
+            }
+        }
     }
     if (!racers_.empty()) {  // every candidate on the same frame, the first one's pairs out
         for (Racer& r : racers_) {

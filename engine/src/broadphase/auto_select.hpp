@@ -4,7 +4,7 @@
 // chunks when everything moves fast, the z-order sweep on sizes spread over decades). Measuring
 // must not make frames stutter, so after the first race no frame runs two algorithms:
 // - The race: at the first update (and when the body count changes by more than a
-//   quarter) every candidate is built and updated on the same frames, a cold build and
+//   quarter, to a count not raced at lately: see raced_) every candidate is built and updated on the same frames, a cold build and
 //   then kRaceTimed timed frames (kRaceTimedFew below kRaceFewBelow bodies, where one
 //   frame is too short to time), and the fastest is kept (of those within 1/kSwitchBelow
 //   of it, the one with the cheapest cold build). These are the only frames that
@@ -162,7 +162,19 @@ private:
     int judge_after_ = 2;
     int until_probe_ = kProbeEvery;         // updates to the next periodic turn
     std::size_t next_challenger_ = 0;
-    std::size_t raced_n_ = 0;  // the body count at the last race
+    std::size_t raced_n_ = 0;  // the body count at the last race (or the last one taken up)
+    // The last races' counts and winners. A count near one of them takes that winner, built
+    // afresh, without a race: in a still split with churn, the moving side swings between
+    // the moving bodies alone and those with the still ones waiting for the next rebuild
+    // (2D uniform 1M, 1% moving, 1% churn: 10k to 58k every 12 frames), and a race at
+    // every swing cost 3 to 7 times the sorted grid it chose each time.
+    struct Raced {
+        std::size_t n;
+        std::size_t candidate;
+        double ms;
+    };
+    static constexpr std::size_t kRemembered = 16;
+    std::vector<Raced> raced_;
     int probes_ = 0;
     int turns_ = 0;  // of which turns
     // Each candidate's last measured time (ms per update; 0: not measured since the work
