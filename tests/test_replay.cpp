@@ -122,6 +122,7 @@ TEST(Replay, RecordedSessionReplaysBitForBit) {
     options.count = 800;
     options.seed = 3;
     options.broadphase = "sort-and-sweep";
+    options.spawn_rate = 0.0f;  // the rain keeps its drops: bodies 5 and 9 stay
     options.record = path;
     std::vector<std::uint64_t> recorded;
     std::uint64_t recorded_end = 0;
@@ -285,6 +286,40 @@ TEST(Replay, ComingAndGoingReplaysBitForBit) {
     std::filesystem::remove(path);
 }
 
+// The rain scene recycles its drops by default (5% of them a second, the oldest first);
+// --spawn-rate 0 keeps them, and the Scene defaults button (nullopt) brings the rain back.
+TEST(Replay, RainRecyclesItsDropsByDefault) {
+    const std::string path = temp_path("collidoscope_test_rain_session.txt");
+    Options options;
+    options.scene = "rain";
+    options.count = 600;
+    options.broadphase = "sorted-grid";
+    options.record = path;
+    {
+        Demo demo(options);
+        EXPECT_FLOAT_EQ(demo.spawn_rate(), 30.0f);
+        std::vector<std::uint64_t> hashes;
+        run(demo, 120, hashes);  // two seconds
+        const BodyCounts counts = demo.world().body_counts();
+        EXPECT_EQ(counts.moving + counts.sleeping + counts.fixed, 600u);
+        EXPECT_EQ(demo.world().body_count(), 600u);
+    }
+    std::ifstream in(path);
+    std::size_t adds = 0;
+    for (std::string line; std::getline(in, line);) adds += line.find(" add ") != std::string::npos;
+    EXPECT_GE(adds, 55u);  // 60 drops in two seconds
+    EXPECT_LE(adds, 61u);
+    std::filesystem::remove(path);
+    options.record.clear();
+    Demo demo(options);
+    demo.set_spawn_rate(0.0f);
+    EXPECT_EQ(demo.spawn_rate(), 0.0f);
+    demo.set_spawn_rate(std::nullopt);
+    EXPECT_FLOAT_EQ(demo.spawn_rate(), 30.0f);
+    demo.set_scene("uniform");
+    EXPECT_EQ(demo.spawn_rate(), 0.0f) << "a scene that keeps its bodies";
+}
+
 TEST(Replay, BadFileNamesTheLine) {
     const std::string path = temp_path("collidoscope_test_bad_session.txt");
     std::ofstream(path) << "collidoscope-session 1\ndim 2\nscene uniform\ncount 100\n"
@@ -388,6 +423,7 @@ TEST(GpuWorldSwitch, SessionWithTheGpuWorldReplays) {
     options.scene = "rain";
     options.count = 600;
     options.broadphase = "sorted-grid";
+    options.spawn_rate = 0.0f;  // every slot full, as the GPU world needs
     options.record = path;
     std::vector<std::uint64_t> recorded;
     {

@@ -70,8 +70,9 @@ void define_flags(CLI::App& app, RawArgs& raw) {
            "swept boxes and time-of-impact contacts (no tunnelling)");
     value("Scene", "--spawn-rate", raw.spawn_rate, "R",
           "bodies a second falling in from the top of the world (0 to 10000;\n"
-          "default 0); past the starting count each takes the oldest's place,\n"
-          "so the rain recycles its drops");
+          "default: the scene's, 5% of the count for rain, else 0); past the\n"
+          "starting count each takes the oldest's place, so a rain recycles\n"
+          "its drops");
     value("Scene", "--world", raw.world, "cpu|gpu|auto",
           "where the bodies live: cpu (default); gpu, every step in compute\n"
           "shaders and drawn from the GPU's buffers; auto, gpu on a hardware\n"

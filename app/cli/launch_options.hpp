@@ -52,7 +52,7 @@ struct Options {
     int height = 720;
     bool paused = false;
     bool swept = false;  // WorldSettings::swept from the start
-    float spawn_rate = 0.0f;  // Demo::set_spawn_rate: bodies a second
+    std::optional<float> spawn_rate;  // Demo::set_spawn_rate: bodies a second; unset: the scene's
     WorldChoice world = WorldChoice::kCpu;
     bool race = false;   // the race panel open and live from the start
     // Samples per pixel; 0 = off. Unset: 4, or 0 on software GL (llvmpipe), where 4 costs

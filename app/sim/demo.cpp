@@ -82,7 +82,7 @@ void Demo::apply_options(const Options& options, bool world) {
             set_physics(p);
         }
         if (options.paused != paused_) set_paused(options.paused);
-        spawn_rate_ = options.spawn_rate;
+        if (options.spawn_rate) spawn_rate_ = options.spawn_rate;
     }
     if (options.select != selected_) select(options.select);
     if (options.query || query_) set_query(options.query);
@@ -322,8 +322,9 @@ void Demo::act(const action::RemoveRegion& a) {
 }
 
 void Demo::spawn() {
-    if (spawn_rate_ <= 0.0f || replay_ || world_->on_gpu()) return;
-    spawn_due_ += static_cast<double>(spawn_rate_) * static_cast<double>(physics().dt);
+    const float rate = spawn_rate();
+    if (rate <= 0.0f || replay_ || world_->on_gpu()) return;
+    spawn_due_ += static_cast<double>(rate) * static_cast<double>(physics().dt);
     if (spawn_due_ < 1.0) return;
     if (arrivals_.empty()) {  // the world's bodies as they are, oldest first by id
         for (collide::BodyId id = 0; id < world_->body_count(); ++id)

@@ -166,8 +166,13 @@ public:
     // many are present as the world began with, each new one takes the place of the oldest
     // (the rain recycles its drops). Each body added or removed is logged as an action, so a
     // replay, which spawns nothing itself, repeats them.
-    float spawn_rate() const { return spawn_rate_; }
-    void set_spawn_rate(float per_second) { spawn_rate_ = per_second; }
+    // Bodies a second: the one chosen, else the scene's (rain recycles its drops).
+    float spawn_rate() const {
+        return spawn_rate_ ? *spawn_rate_
+                           : world_->recycled_share() * static_cast<float>(count_);
+    }
+    // nullopt: the scene's again.
+    void set_spawn_rate(std::optional<float> per_second) { spawn_rate_ = per_second; }
 
     // --- Rewind. A seek restores the buffer's snapshot of a world step and pauses.
     const SessionHistory& history() const { return history_; }
@@ -268,7 +273,7 @@ private:
     ViewOptions view_;
     collide::BodyId selected_ = collide::kNoBody;
     std::optional<Box3> query_;
-    float spawn_rate_ = 0.0f;
+    std::optional<float> spawn_rate_;  // chosen (--spawn-rate, the slider); else the scene's
     double spawn_due_ = 0.0;               // bodies owed to the rate, fractions included
     std::deque<collide::BodyId> arrivals_;  // present bodies, oldest first (the spawner's)
 

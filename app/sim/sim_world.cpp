@@ -98,7 +98,8 @@ template <int D>
 class WorldAdapter final : public SimWorld {
 public:
     WorldAdapter(collide::Scene<D> scene, std::string_view broadphase)
-        : world_(scene.settings, std::move(scene.bodies), available_broadphase<D>(broadphase)) {
+        : world_(scene.settings, std::move(scene.bodies), available_broadphase<D>(broadphase)),
+          recycled_share_(scene.recycled_share) {
         collide::Vec<D> g = world_.settings().gravity;
         float g_len = glm::length(g);
         gravity_dir_ = collide::Vec<D>(0.0f);
@@ -115,6 +116,7 @@ public:
     int dim() const override { return D; }
     std::size_t body_count() const override { return world_.bodies().size(); }
     Box3 bounds() const override { return to3<D>(world_.settings().bounds); }
+    float recycled_share() const override { return recycled_share_; }
 
     void step() override;
     const collide::StepTimings& timings() const override {
@@ -373,6 +375,7 @@ private:
     std::vector<float> inv_mass_;
     std::uint64_t mass_revision_ = 0;  // the world's flags_revision() inv_mass_ was made at
     std::uint64_t shape_id_ = 0;    // body_arrays()' shape_id, this world's own
+    float recycled_share_ = 0.0f;
     float max_radius_ = 0.0f;       // radii never change: the largest, taken once
     BodyId watched_ = kNoBody;
     mutable std::optional<std::optional<std::string>> bodies_refusal_;

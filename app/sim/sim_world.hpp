@@ -113,6 +113,9 @@ public:
     virtual int dim() const = 0;
     virtual std::size_t body_count() const = 0;
     virtual Box3 bounds() const = 0;
+    // The scene's Scene::recycled_share: bodies a second, as a share of its count, that the
+    // spawner drops in again by default.
+    virtual float recycled_share() const = 0;
 
     virtual void step() = 0;
     virtual const collide::StepTimings& timings() const = 0;

@@ -372,8 +372,11 @@ void Ui::physics_section(Demo& demo) {
                                 static_cast<unsigned long long>(f.tunnelled_total));
         }
     }
-    if (ImGui::SmallButton("Scene defaults")) demo.set_physics(demo.scene_physics());
-    hint("Restitution, gravity and time step as the scene defines them");
+    if (ImGui::SmallButton("Scene defaults")) {
+        demo.set_physics(demo.scene_physics());
+        demo.set_spawn_rate(std::nullopt);
+    }
+    hint("Restitution, gravity, time step and spawn rate as the scene defines them");
 
     ImGui::TextUnformatted("Colour by");
     ImGui::SameLine();

@@ -19,6 +19,10 @@ template <int D>
 struct Scene {
     WorldSettings<D> settings;
     Bodies<D> bodies;
+    // The share of its bodies a second that a spawner drops in again, each taking the place
+    // of the oldest (rain: drops fall, vanish and fall again); 0 for a scene that keeps its
+    // bodies. The app's spawn rate starts there.
+    float recycled_share = 0.0f;
 };
 
 // Builds scene `name` ("uniform", ..., or "csv:PATH") with n bodies. Throws InputError.
