@@ -222,21 +222,27 @@ void run_script(const std::string& algorithm, const std::string& scene, std::siz
     expect_frame<D>(*bp, s, true, "reset after a whole-array update", whole_array);
 }
 
-class FedChanges : public ::testing::TestWithParam<Param> {};
-
-TEST_P(FedChanges, MatchesReferenceThroughAGamesChanges) {
-    const auto& [algorithm, dim] = GetParam();
-    SKIP_WITHOUT_GPU(algorithm);
+// The script on both scenes and two seeds, through update_changes or (`whole_array`) the
+// base's whole-array path.
+void run_scripts(const Param& param, bool whole_array) {
+    const auto& [algorithm, dim] = param;
     for (const char* scene : {"uniform", "clusters"}) {
         for (std::uint64_t seed : {1u, 2u}) {
             SCOPED_TRACE(std::string(scene) + " seed " + std::to_string(seed));
             if (dim == 2) {
-                run_script<2>(algorithm, scene, 700, seed);
+                run_script<2>(algorithm, scene, 700, seed, whole_array);
             } else {
-                run_script<3>(algorithm, scene, 700, seed);
+                run_script<3>(algorithm, scene, 700, seed, whole_array);
             }
         }
     }
+}
+
+class FedChanges : public ::testing::TestWithParam<Param> {};
+
+TEST_P(FedChanges, MatchesReferenceThroughAGamesChanges) {
+    SKIP_WITHOUT_GPU(std::get<0>(GetParam()));
+    run_scripts(GetParam(), false);
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, FedChanges, ::testing::ValuesIn(rows_by_dim()), row_name);
@@ -247,18 +253,8 @@ INSTANTIATE_TEST_SUITE_P(Registry, FedChanges, ::testing::ValuesIn(rows_by_dim()
 class FedWholeArray : public ::testing::TestWithParam<Param> {};
 
 TEST_P(FedWholeArray, MatchesReferenceThroughAGamesChanges) {
-    const auto& [algorithm, dim] = GetParam();
-    SKIP_WITHOUT_GPU(algorithm);
-    for (const char* scene : {"uniform", "clusters"}) {
-        for (std::uint64_t seed : {1u, 2u}) {
-            SCOPED_TRACE(std::string(scene) + " seed " + std::to_string(seed));
-            if (dim == 2) {
-                run_script<2>(algorithm, scene, 700, seed, true);
-            } else {
-                run_script<3>(algorithm, scene, 700, seed, true);
-            }
-        }
-    }
+    SKIP_WITHOUT_GPU(std::get<0>(GetParam()));
+    run_scripts(GetParam(), true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, FedWholeArray, ::testing::ValuesIn(rows_by_dim()), row_name);
