@@ -354,7 +354,8 @@ template <int D>
 void World<D>::restore(const Snapshot& s) {
     // A snapshot from before the first add or remove has the world's first slots.
     if (churned_) restore_slots(s.slots.present.empty() ? initial_slots_ : s.slots);
-    assert(s.pos.size() == bodies_.size() && s.boxes.size() == bodies_.size());
+    // The slots are the snapshot's now (radii restored), the positions not yet.
+    assert(s.pos.size() == bodies_.radius.size() && s.boxes.size() == s.pos.size());
     settings_ = s.settings;
     ++revision_;
     bodies_.pos = s.pos;
