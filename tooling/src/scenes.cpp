@@ -169,6 +169,41 @@ Scene<D> clusters_scene(std::size_t n, Rng& rng) {
 }
 
 // Bodies on a jittered lattice in the upper part of the world fall under gravity and pile.
+// A world where bodies fall and pile up (rain, level), room for n bodies reserved.
+template <int D>
+Scene<D> piling_scene(float side, std::size_t n) {
+    Scene<D> scene{settings_for<D>(side), {}};
+    scene.settings.gravity[1] = -9.81f;
+    scene.settings.restitution = 0.3f;
+    scene.settings.substeps = 4;  // a deep pile needs a stiffer solve to rest without jitter
+    scene.bodies.reserve(n);
+    return scene;
+}
+
+// Adds `count` bodies on a lattice of spacing 2 (the largest diameter, so none overlap),
+// `per_row` along each horizontal axis, layer k's centres at height layer_y(k); radii 0.5..1,
+// each jittered inside its cell, with a small sideways velocity.
+template <int D, typename LayerY>
+void pour_lattice(Scene<D>& scene, std::size_t count, std::size_t per_row, float side,
+                  LayerY layer_y, Rng& rng) {
+    for (std::size_t i = 0; i < count; ++i) {
+        std::size_t rest = i;
+        Vec<D> p;
+        for (int a = 0; a < D; ++a) {
+            if (a == 1) continue;
+            p[a] = 1.0f + 2.0f * static_cast<float>(rest % per_row);
+            rest /= per_row;
+        }
+        p[1] = layer_y(rest);
+        const float r = rng.uniform(0.5f, 1.0f);
+        for (int a = 0; a < D; ++a) p[a] += rng.uniform(-0.5f, 0.5f) * (1.0f - r);
+        p = glm::clamp(p, Vec<D>(r), Vec<D>(side - r));
+        Vec<D> v(0.0f);
+        v[0] = rng.uniform(-0.5f, 0.5f);
+        scene.bodies.add(p, v, r);
+    }
+}
+
 template <int D>
 Scene<D> rain_scene(std::size_t n, Rng& rng) {
     // A lattice of spacing 2 (the largest diameter), so no two bodies start overlapping;
@@ -182,27 +217,10 @@ Scene<D> rain_scene(std::size_t n, Rng& rng) {
         if (2.0f * static_cast<float>(layers) <= side) break;
         side *= 1.05f;
     }
-    Scene<D> scene{settings_for<D>(side), {}};
-    scene.settings.gravity[1] = -9.81f;
-    scene.settings.restitution = 0.3f;
-    scene.settings.substeps = 4;  // a deep pile needs a stiffer solve to rest without jitter
-    scene.bodies.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        std::size_t rest = i;
-        Vec<D> p;
-        for (int a = 0; a < D; ++a) {
-            if (a == 1) continue;
-            p[a] = 1.0f + 2.0f * static_cast<float>(rest % per_row);
-            rest /= per_row;
-        }
-        p[1] = side - 1.0f - 2.0f * static_cast<float>(rest);  // fill from the top down
-        const float r = rng.uniform(0.5f, 1.0f);
-        for (int a = 0; a < D; ++a) p[a] += rng.uniform(-0.5f, 0.5f) * (1.0f - r);
-        p = glm::clamp(p, Vec<D>(r), Vec<D>(side - r));
-        Vec<D> v(0.0f);
-        v[0] = rng.uniform(-0.5f, 0.5f);
-        scene.bodies.add(p, v, r);
-    }
+    Scene<D> scene = piling_scene<D>(side, n);
+    pour_lattice(scene, n, per_row, side,
+                 [&](std::size_t layer) { return side - 1.0f - 2.0f * static_cast<float>(layer); },
+                 rng);  // filled from the top down
     // A twentieth of the drops a second, the oldest first: the rain keeps falling on a pile
     // that stays.
     scene.recycled_share = 0.05f;
@@ -312,28 +330,11 @@ Scene<D> level_scene(std::size_t n, Rng& rng) {
         if (tiles.size() >= fixed && pour_from + 2.0f * static_cast<float>(layers) <= side) break;
         side *= 1.05f;
     }
-    Scene<D> scene{settings_for<D>(side), {}};
-    scene.settings.gravity[1] = -9.81f;
-    scene.settings.restitution = 0.3f;
-    scene.settings.substeps = 4;  // piles on the terrain, as rain's
-    scene.bodies.reserve(n);
+    Scene<D> scene = piling_scene<D>(side, n);
     for (std::size_t i = 0; i < fixed; ++i) scene.bodies.add(tiles[i], Vec<D>(0.0f), 0.5f, true);
-    for (std::size_t i = 0; i < poured; ++i) {
-        std::size_t rest = i;
-        Vec<D> p;
-        for (int a = 0; a < D; ++a) {
-            if (a == 1) continue;
-            p[a] = 1.0f + 2.0f * static_cast<float>(rest % per_row);
-            rest /= per_row;
-        }
-        p[1] = pour_from + 2.0f * static_cast<float>(rest);
-        const float r = rng.uniform(0.5f, 1.0f);
-        for (int a = 0; a < D; ++a) p[a] += rng.uniform(-0.5f, 0.5f) * (1.0f - r);
-        p = glm::clamp(p, Vec<D>(r), Vec<D>(side - r));
-        Vec<D> v(0.0f);
-        v[0] = rng.uniform(-0.5f, 0.5f);
-        scene.bodies.add(p, v, r);
-    }
+    pour_lattice(scene, poured, per_row, side,
+                 [&](std::size_t layer) { return pour_from + 2.0f * static_cast<float>(layer); },
+                 rng);
     return scene;
 }
 
