@@ -106,6 +106,14 @@ std::string temp_path(const std::string& name) {
     return (std::filesystem::temp_directory_path() / name).string();
 }
 
+// The lines of the file at `path` that hold `word`.
+std::size_t lines_with(const std::string& path, const std::string& word) {
+    std::ifstream in(path);
+    std::size_t n = 0;
+    for (std::string line; std::getline(in, line);) n += line.find(word) != std::string::npos;
+    return n;
+}
+
 // Updates `demo` `frames` times, keeping the state hash after every 100th step.
 void run(Demo& demo, int frames, std::vector<std::uint64_t>& hashes) {
     for (int i = 0; i < frames; ++i) {
@@ -265,16 +273,9 @@ TEST(Replay, ComingAndGoingReplaysBitForBit) {
         run(demo, 100, recorded);
         recorded_end = demo.world().state_hash();
     }
-    {  // the arrivals are in the file as actions: a replay does not spawn of its own
-        std::ifstream in(path);
-        std::size_t adds = 0, removes = 0;
-        for (std::string line; std::getline(in, line);) {
-            adds += line.find(" add ") != std::string::npos;
-            removes += line.find(" remove ") != std::string::npos;
-        }
-        EXPECT_GT(adds, 250u);  // 120 a second for 2.5 s, and more after the step back
-        EXPECT_GT(removes, 250u);
-    }
+    // The arrivals are in the file as actions: a replay does not spawn of its own.
+    EXPECT_GT(lines_with(path, " add "), 250u);  // 120 a second for 2.5 s, and more after
+    EXPECT_GT(lines_with(path, " remove "), 250u);
     Options replay_options;
     replay_options.replay = path;
     Demo replay(replay_options);
@@ -304,9 +305,7 @@ TEST(Replay, RainRecyclesItsDropsByDefault) {
         EXPECT_EQ(counts.moving + counts.sleeping + counts.fixed, 600u);
         EXPECT_EQ(demo.world().body_count(), 600u);
     }
-    std::ifstream in(path);
-    std::size_t adds = 0;
-    for (std::string line; std::getline(in, line);) adds += line.find(" add ") != std::string::npos;
+    const std::size_t adds = lines_with(path, " add ");
     EXPECT_GE(adds, 55u);  // 60 drops in two seconds
     EXPECT_LE(adds, 61u);
     std::filesystem::remove(path);

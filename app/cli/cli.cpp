@@ -413,6 +413,14 @@ std::vector<collide::Param> params_of(std::string_view algorithm) {
     return {params.begin(), params.end()};
 }
 
+// A flag's number, refused unless it is one from `lo` to `hi` (`range` says so in words).
+float number_in(const char* flag, const std::string& text, float lo, float hi, const char* range) {
+    const auto value = collide::parse_number<float>(text);
+    if (!value || !(*value >= lo && *value <= hi))
+        throw InputError(std::string(flag) + ": " + quote(text) + " is not a number from " + range);
+    return *value;
+}
+
 // "NAME=VALUE" checked against the algorithm's tunables: the name one of them, the value in
 // its range.
 ParamSetting parse_param(std::string_view text, const Options& opt) {
@@ -547,22 +555,9 @@ CliResult parse_cli(std::span<const std::string_view> args) {
         opt.threads = static_cast<int>(*threads);
         if (auto warning = collide::threads_warning(*threads)) result.warnings.push_back(*warning);
     }
-    if (raw.ui_scale) {
-        const auto scale = collide::parse_number<float>(*raw.ui_scale);
-        if (!scale || !(*scale >= 0.5f && *scale <= 2.0f)) {
-            throw InputError("--ui-scale: " + quote(*raw.ui_scale) +
-                             " is not a number from 0.5 to 2");
-        }
-        opt.ui_scale = *scale;
-    }
-    if (raw.spawn_rate) {
-        const auto rate = collide::parse_number<float>(*raw.spawn_rate);
-        if (!rate || !(*rate >= 0.0f && *rate <= 10000.0f)) {
-            throw InputError("--spawn-rate: " + quote(*raw.spawn_rate) +
-                             " is not a number from 0 to 10000");
-        }
-        opt.spawn_rate = *rate;
-    }
+    if (raw.ui_scale) opt.ui_scale = number_in("--ui-scale", *raw.ui_scale, 0.5f, 2.0f, "0.5 to 2");
+    if (raw.spawn_rate)
+        opt.spawn_rate = number_in("--spawn-rate", *raw.spawn_rate, 0.0f, 10000.0f, "0 to 10000");
     opt.paused = raw.paused;
     opt.swept = raw.swept;
     opt.race = raw.race;

@@ -250,8 +250,7 @@ void Input::update_spray(InputTargets& t) {
     const float r = 0.5f + 0.5f * static_cast<float>(t.demo.ticks() % 7) / 6.0f;
     // 2D: the world is flat (its bounds' z is 0), so only x and y need room.
     const glm::vec3 room = world.dim() == 2 ? glm::vec3(r, r, 0.0f) : glm::vec3(r);
-    const bool inside = glm::all(glm::greaterThanEqual(at, box.lo + room)) &&
-                        glm::all(glm::lessThanEqual(at, box.hi - room));
+    const bool inside = Box3{box.lo + room, box.hi - room}.contains(at);
     if (!inside || (spray_.last_body && glm::distance(at, *spray_.last_body) < 2.0f)) return;
     spray_.last_body = at;
     t.demo.add_body(at, v, r);

@@ -311,10 +311,7 @@ void Demo::act(const action::RemoveRegion& a) {
     bool removed = false;
     for (collide::BodyId id = 0; id < world_->body_count(); ++id) {
         if (!world_->present(id)) continue;
-        const glm::vec3 p = world_->position(id);
-        const bool inside = glm::all(glm::greaterThanEqual(p, a.region.lo)) &&
-                            glm::all(glm::lessThanEqual(p, a.region.hi));
-        if (!inside || !world_->remove_body(id)) continue;
+        if (!a.region.contains(world_->position(id)) || !world_->remove_body(id)) continue;
         if (selected_ == id) selected_ = collide::kNoBody;
         removed = true;
     }
@@ -333,13 +330,13 @@ void Demo::spawn() {
     const Box3 world = world_->bounds();
     collide::Rng rng(seed_ ^ (ticks_ * 0x9e3779b97f4a7c15ull));
     const bool falls = physics().gravity > 0.0f;
+    const auto present = [&] {
+        const BodyCounts c = world_->body_counts();
+        return c.moving + c.sleeping + c.fixed;
+    };
     while (spawn_due_ >= 1.0) {
         spawn_due_ -= 1.0;
         // Recycling: the oldest body leaves once the world is back at its starting count.
-        const auto present = [&] {
-            const BodyCounts c = world_->body_counts();
-            return c.moving + c.sleeping + c.fixed;
-        };
         while (!arrivals_.empty() && present() >= count_) {
             const collide::BodyId oldest = arrivals_.front();
             arrivals_.pop_front();
