@@ -351,6 +351,7 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
     RunResult r{.algorithm = label, .n_bodies = world.bodies().size(), .compared = ref != nullptr};
     FrameLog log(cfg, r);
     std::vector<double> integrate, broad, narrow, resolve;  // per phase, timed frames only
+    double asleep = 0;  // bodies asleep, summed over the timed steps
     PairList expected;
     // What the step's broad phase held still: static bodies, and those asleep as it began.
     std::vector<std::uint8_t> still;
@@ -380,6 +381,7 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
             resolve.push_back(t.resolve_ms);
             r.impacts += static_cast<double>(world.impacts());
             r.tunnelled += tunnelling.count().last_step;
+            asleep += static_cast<double>(world.sleeping());
         }
         if (!log.record(f, t.total_ms(), world.pairs().size(), world.broad_phase()->stats())) break;
     }
@@ -390,6 +392,8 @@ RunResult run_step(const RunConfig& cfg, const std::string& algorithm,
     r.resolve_ms = percentile(resolve, 0.5);
     r.impacts = resolve.empty() ? 0 : r.impacts / static_cast<double>(resolve.size());
     r.tunnelling_counted = world.settings().count_tunnelling;
+    if (cfg.sleep && !resolve.empty())
+        r.asleep = asleep / static_cast<double>(resolve.size() * world.bodies().size());
     return r;
 }
 

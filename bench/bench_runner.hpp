@@ -68,6 +68,7 @@ struct RunResult {
     double impacts = 0;  // mean per timed step: pairs met at a time of impact
     bool tunnelling_counted = false;
     std::uint64_t tunnelled = 0;  // over the timed steps
+    double asleep = -1;  // --sleep: the mean share of the bodies asleep over the timed steps
     std::size_t pairs_first = 0, pairs_last = 0;
     double candidate_tests = 0;       // mean per frame
     double total_tests = 0;           // over the timed frames

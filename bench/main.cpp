@@ -88,6 +88,7 @@ nlohmann::ordered_json to_json(const Options& o, const RunResult& r) {
         j["swept"] = o.run.swept;
         j["impacts"] = figure(r.impacts);
         if (r.tunnelling_counted) j["tunnelled"] = r.tunnelled;
+        if (r.asleep >= 0) j["asleep"] = figure(r.asleep);
     }
     return j;
 }
@@ -113,7 +114,7 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
         "device_p99_ms"};
     if (step) {
         head.insert(head.end(), {"integrate_ms", "broad_ms", "narrow_ms", "resolve_ms", "swept",
-                                 "impacts", "tunnelled"});
+                                 "impacts", "tunnelled", "asleep"});
     }
     std::vector<std::vector<std::string>> rows;
     const auto fmt = [](double v, int digits) {
@@ -154,6 +155,7 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
             row.push_back(o.run.swept ? "on" : "off");
             row.push_back(fmt(r.impacts, 1));
             row.push_back(r.tunnelling_counted ? std::to_string(r.tunnelled) : "-");
+            row.push_back(r.asleep >= 0 ? fmt(r.asleep, 3) : "-");
         }
         rows.push_back(std::move(row));
     }
