@@ -12,12 +12,15 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "collide/gpu/catalog.hpp"
 #include "collide/registry.hpp"
 #include "sim/demo.hpp"
+#include "sim/race.hpp"
 #include "sim/session_file.hpp"
 #include "sim/session_history.hpp"
 #include "sim/sim_world.hpp"
@@ -535,6 +538,148 @@ TEST(BodyNumbering, UnknownSessionVersionIsRefused) {
         }
     }
     std::filesystem::remove(path);
+}
+// Bug: going from 2D to 3D landed on sort-and-sweep rather than the octree the quadtree
+// becomes, and cleared the query region. Now each one-dimension row goes to its twin, and
+// the region keeps its share of the world (spanning the depth in 3D).
+TEST(DimensionSwitch, KeepsTheTreeAndTheQuery) {
+    Options options;
+    options.scene = "uniform";
+    options.count = 500;
+    options.broadphase = "quadtree";
+    Demo demo(options);
+    const Box3 world2 = demo.world().bounds();
+    const glm::vec3 size2 = world2.hi - world2.lo;
+    // The region over the world's lower-left quarter.
+    demo.set_query(Box3{world2.lo, world2.lo + glm::vec3(0.5f * size2.x, 0.5f * size2.y, 0.0f)});
+    demo.set_dim(3);
+    ASSERT_EQ(demo.dim(), 3);
+    EXPECT_EQ(demo.broad_phase(), "octree");
+    ASSERT_TRUE(demo.query().has_value());
+    const Box3 world3 = demo.world().bounds();
+    const Box3 q = *demo.query();
+    EXPECT_FLOAT_EQ(q.lo.x, world3.lo.x);
+    EXPECT_FLOAT_EQ(q.hi.x, world3.lo.x + 0.5f * (world3.hi.x - world3.lo.x));
+    EXPECT_FLOAT_EQ(q.hi.y, world3.lo.y + 0.5f * (world3.hi.y - world3.lo.y));
+    EXPECT_EQ(q.lo.z, world3.lo.z);
+    EXPECT_EQ(q.hi.z, world3.hi.z);
+    demo.set_dim(2);
+    EXPECT_EQ(demo.broad_phase(), "quadtree");
+    ASSERT_TRUE(demo.query().has_value());
+    EXPECT_EQ(demo.query()->lo.z, 0.0f);
+    EXPECT_EQ(demo.query()->hi.z, 0.0f);
+    EXPECT_FLOAT_EQ(demo.query()->hi.x, world2.lo.x + 0.5f * size2.x);
+    // A row in both dimensions stays itself.
+    demo.set_broad_phase("dynamic-aabb-tree");
+    demo.set_dim(3);
+    EXPECT_EQ(demo.broad_phase(), "dynamic-aabb-tree");
+}
+
+// Every one-dimension row names a twin that lives in the dimension it lacks.
+TEST(DimensionSwitch, EveryTwinLivesInTheOtherDimension) {
+    for (const collide::BroadPhaseEntry& e : collide::all_broadphases()) {
+        if (e.in_2d && e.in_3d) {
+            EXPECT_TRUE(e.in_other_dim.empty()) << e.name;
+            continue;
+        }
+        const collide::BroadPhaseEntry* twin = collide::find_any_broadphase(e.in_other_dim);
+        ASSERT_NE(twin, nullptr) << e.name << " names no twin";
+        EXPECT_EQ(twin->in_2d, e.in_3d) << e.name;
+        EXPECT_EQ(twin->in_other_dim, e.name) << e.name;
+    }
+}
+
+// Bug: each compare pane had a cost scale of its own, so brute force, whose bodies all take
+// n - 1 tests, showed its whole world at the cold end and looked the cheapest. On the panes'
+// common scale its bodies are the hottest, and the enneatree's are cooler.
+TEST(CompareCosts, PanesShareOneScale) {
+    auto w = make_sim_world(2, "centerline", 400, 1, "quadtree");
+    w->step();
+    std::vector<Instance> start;
+    w->fill_instances(ColorMode::kCost, start);
+    OverlayRequest request;
+    OverlayGeometry overlays;
+    const auto pane = [&](const char* algorithm, const CostScale& common) {
+        std::vector<Instance> bodies = start;
+        const auto facts =
+            w->compare_pane(algorithm, request, ColorMode::kCost, bodies, overlays, true, common);
+        EXPECT_TRUE(facts && facts->run.ran) << algorithm;
+        return std::pair(*facts, bodies);
+    };
+    const auto [ennea, ennea_own] = pane("enneatree", {});
+    const auto [brute, brute_own] = pane("brute-force", {});
+    ASSERT_TRUE(ennea.costs.attributed && brute.costs.attributed);
+    EXPECT_EQ(brute.costs.peak, 399u);
+    const CostScale scales[] = {ennea.costs, brute.costs};
+    const CostScale common = common_scale(scales);
+    EXPECT_EQ(common.peak, 399u);
+    EXPECT_EQ(common.low, std::min(ennea.costs.low, brute.costs.low));
+    const auto [brute_facts, brute_bodies] = pane("brute-force", common);
+    EXPECT_EQ(brute_facts.shown.peak, common.peak);
+    const auto [ennea_facts, ennea_bodies] = pane("enneatree", common);
+    std::size_t hottest_brute = 0, hottest_ennea = 0;
+    for (std::size_t i = 0; i < start.size(); ++i) {
+        hottest_brute += brute_bodies[i].color == cost_color(1.0f);
+        hottest_ennea += ennea_bodies[i].color == cost_color(1.0f);
+    }
+    EXPECT_EQ(hottest_brute, start.size()) << "brute force's bodies are the hottest";
+    EXPECT_LT(hottest_ennea, start.size() / 10);
+    // A pane that sits out shows no heat: its bodies are uncoloured.
+    auto big = make_sim_world(2, "uniform", 30000, 1, "sorted-grid");
+    std::vector<Instance> bodies;
+    big->fill_instances(ColorMode::kCost, bodies);
+    const auto sat_out =
+        big->compare_pane("brute-force", request, ColorMode::kCost, bodies, overlays, false);
+    ASSERT_TRUE(sat_out);
+    EXPECT_FALSE(sat_out->run.ran);
+    EXPECT_TRUE(std::all_of(bodies.begin(), bodies.end(),
+                            [](const Instance& b) { return b.color == kNoCostColor; }));
+}
+
+// "Run once" is refused where one frame would stop the window for seconds: brute force far
+// past the reference limit. Just past the limit it runs; other algorithms always may.
+TEST(CompareCosts, RunOnceIsRefusedOnlyWhereItWouldFreeze) {
+    const auto refusal = too_slow_to_run_once("brute-force", 100000);
+    ASSERT_TRUE(refusal);
+    EXPECT_NE(refusal->find("too slow to run even once"), std::string::npos) << *refusal;
+    EXPECT_FALSE(too_slow_to_run_once("brute-force", collide::kMaxReferenceBodies + 1000));
+    EXPECT_FALSE(too_slow_to_run_once("sort-and-sweep", 1000000));
+    // The race itself refuses it too, whoever asks.
+    auto w = make_sim_world(2, "uniform", 100000, 1, "sorted-grid");
+    std::vector<Instance> bodies;
+    w->fill_instances(ColorMode::kSpeed, bodies);
+    OverlayGeometry overlays;
+    const auto facts =
+        w->compare_pane("brute-force", OverlayRequest{}, ColorMode::kSpeed, bodies, overlays, true);
+    ASSERT_TRUE(facts);
+    EXPECT_FALSE(facts->run.ran);
+    EXPECT_EQ(facts->run.note, *refusal);
+}
+
+// Bug: going from 2 to 4 panes filled the new ones with copies of the last pane, brute force
+// there (4 to 9 fps at 5,000 bodies). New panes take algorithms not shown yet, never brute
+// force; fewer panes keep the first ones.
+TEST(CompareCosts, NewPanesTakeAlgorithmsNotShownYet) {
+    Options options;
+    options.scene = "uniform";
+    options.count = 500;
+    options.broadphase = "quadtree";
+    Demo demo(options);
+    demo.view().compare = {"quadtree", "brute-force"};
+    demo.set_compare_panes(4);
+    const std::vector<std::string>& panes = demo.view().compare;
+    ASSERT_EQ(panes.size(), 4u);
+    EXPECT_EQ(panes[0], "quadtree");
+    EXPECT_EQ(panes[1], "brute-force") << "a pane the user chose keeps its algorithm";
+    EXPECT_EQ(std::set<std::string>(panes.begin(), panes.end()).size(), 4u);
+    EXPECT_EQ(std::count(panes.begin(), panes.end(), "brute-force"), 1);
+    demo.set_compare_panes(2);
+    EXPECT_EQ(panes, (std::vector<std::string>{"quadtree", "brute-force"}));
+    demo.set_compare_panes(0);
+    EXPECT_TRUE(panes.empty());
+    demo.set_compare_panes(2);
+    EXPECT_EQ(panes[0], "quadtree");
+    EXPECT_NE(panes[1], "brute-force");
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ constexpr std::array kBindings = {
     Binding{SDLK_c, 0, Shift::kNo, Command::kFitCamera, "C / Home", "fit the camera"},
     Binding{SDLK_HOME, 0, Shift::kAny, Command::kFitCamera, nullptr, nullptr},
     Binding{kDigitKeys, 0, Shift::kNo, Command::kAlgorithm, "1-9, 0",
-            "algorithms 1 to 10 (the Algorithm menu shows each one's key)"},
+            "algorithms 1 to 10, with the pointer off the panels (the Algorithm menu shows "
+            "each one's key)"},
     Binding{kDigitKeys, 0, Shift::kYes, Command::kAlgorithm, "Shift + 1-9, 0",
             "algorithms 11 to 20"},
     Binding{SDLK_LEFTBRACKET, 0, Shift::kAny, Command::kPreviousAlgorithm, "[ / ]",

@@ -137,17 +137,17 @@ constexpr Preset kPresets[] = {
      "The broad phase keeps the still bodies in a structure of their own and spends each "
      "step on the moving ones. As a pile settles, its island falls asleep (drawn dimmed), and "
      "the trend in the Stats panel shows the broad phase's cost falling with the moving "
-     "bodies. Drag a sleeping body to wake its island; untick Sleep (Physics) to keep every "
+     "bodies. Drag a sleeping body to wake its island; untick Sleep (Scene section) to keep every "
      "body awake and see the cost stay up.",
      "--dim 2 --scene level --count 8000 --seed 1 --broadphase auto --overlay structure"},
-    {"a-million", "A million bodies on the GPU",
-     "A million circles, stepped where they are drawn. On a GPU the bodies live in its "
-     "buffers: every step integrates them, builds the levelled grid, sorts the pairs, and "
+    {"a-million", "A million bodies, on the GPU where there is one",
+     "A million circles. On a GPU they are stepped where they are drawn: the bodies live in "
+     "its buffers, every step integrates them, builds the levelled grid, sorts the pairs, and "
      "tests and resolves the contacts in compute shaders, and the renderer draws from the "
      "same buffers, so only the panels' few figures come back. The Stats panel gives the "
-     "GPU's own time for the step. Without a GPU the Physics section says why, and the CPU "
-     "world runs the million, drawing the sorted grid's cells thinned to the view; untick "
-     "GPU world to compare the two.",
+     "GPU's own time for the step; untick GPU world (Scene section) to compare it with the "
+     "CPU's. Without a GPU the CPU world runs the million on every core, and the GPU world "
+     "box stays off and says why: OpenGL there renders in software, seconds a step.",
      "--dim 2 --scene uniform --count 1000000 --seed 1 --broadphase sorted-grid "
      "--overlay structure --world auto"},
 };

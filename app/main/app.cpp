@@ -206,8 +206,9 @@ int App::run() {
         clock_.lap(Part::kOverlays);
         // After the CPU's build: a query open while the CPU works times the GPU's idling.
         gpu_timer_.begin();
-        draw_world(screen, framebuffer);
+        const double panes_ms = draw_world(screen, framebuffer);
         clock_.lap(Part::kDraw);
+        clock_.move(Part::kDraw, Part::kRace, panes_ms);
         draw_labels(screen);
         ImGui::Render();
         clock_.lap(Part::kUi);
@@ -235,6 +236,12 @@ int App::run() {
                       world.timings(),
                       {world.body_counts().moving, world.pair_count(), world.contact_count(),
                        world.broad_phase_stats().candidate_tests, renderer_.draw_calls()});
+        // A new world or algorithm (built during this frame, after its step) starts the
+        // panel's means over, so a tour stop's Stats are not averaged with the last stop's.
+        if (std::pair(demo_.worlds_built(), demo_.broad_phase()) != measured_) {
+            stats_.restart_recent();
+            measured_ = {demo_.worlds_built(), demo_.broad_phase()};
+        }
         if (last_frame || shots_done) {
             report_state(screen, last_frame ? exit : "shots");
             break;
@@ -402,15 +409,23 @@ void App::report_state(glm::vec2 screen, const char* exit) {
                            ui_.widgets(), ui_.tour_paragraph_shown(), ui_.tour_preview_fits(),
                            demo_.view().compare.empty()
                                ? std::span<const CompareView::PaneLayout>()
-                               : std::span<const CompareView::PaneLayout>(compare_.layout())});
+                               : std::span<const CompareView::PaneLayout>(compare_.layout()),
+                           ui_.stats_cut()});
 }
 
 void App::fit_camera_if_needed(glm::vec2 screen, bool asked) {
     const Box3 bounds = demo_.world().bounds();
     const std::size_t panes = demo_.view().compare.size();
+    const ScreenRect view = ui_.layout().world, was = framed_view_;
+    const bool view_changed =
+        screen == framed_screen_ && (view.min != was.min || view.max != was.max);
+    framed_view_ = view;
+    framed_screen_ = screen;
     if (!asked && fitted_dim_ == demo_.dim() && same_box(bounds, fitted_bounds_) &&
-        fitted_panes_ == panes)
+        fitted_panes_ == panes) {
+        if (view_changed && panes == 0) camera().reframe(was, view, screen);
         return;
+    }
     if (asked) camera_box_.reset();  // C frames the whole world
     Box3 framed = camera_box_.value_or(bounds);
     // 2D: leave room under the world: structure overlays such as sort-and-sweep's sorted
@@ -492,7 +507,7 @@ OverlayReport App::build_world(glm::vec2 screen) {
     return report;
 }
 
-void App::draw_world(glm::vec2 screen, glm::ivec2 framebuffer) {
+double App::draw_world(glm::vec2 screen, glm::ivec2 framebuffer) {
     // GL works in framebuffer pixels, the cameras in window points; they differ on HiDPI.
     const float pixels_per_point = static_cast<float>(framebuffer.y) / std::max(screen.y, 1.0f);
     const ScreenRect& view_rect = ui_.layout().world;
@@ -503,7 +518,7 @@ void App::draw_world(glm::vec2 screen, glm::ivec2 framebuffer) {
     ViewOptions& view = demo_.view();
     // The compare panes race the CPU world's boxes: the GPU world shows its one view.
     if (!view.compare.empty() && !world.on_gpu()) {
-        compare_.render(
+        const double panes_ms = compare_.render(
             world, view.compare, view.color_mode, compare_request_, camera(), view_rect, screen,
             framebuffer, instances_, renderer_,
             [&](glm::vec2 size, std::span<const Instance> bodies, const OverlayGeometry& overlays) {
@@ -511,13 +526,14 @@ void App::draw_world(glm::vec2 screen, glm::ivec2 framebuffer) {
             },
             view.compare_run_once, view.compare_notes);
         view.compare_run_once.clear();
-        return;
+        return panes_ms;
     }
     draw_scene(screen, screen, framebuffer, instances_, overlays_);
     if (view.color_mode == ColorMode::kCost && !world.on_gpu()) {
         draw_cost_legend(*ImGui::GetBackgroundDrawList(), world.cost_scale(), demo_.broad_phase(),
                          view_rect);
     }
+    return 0.0;
 }
 
 void App::draw_scene(glm::vec2 size, glm::vec2 screen, glm::ivec2 framebuffer,

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <SDL_events.h>
@@ -39,7 +40,8 @@ private:
     // returns what the overlays drew.
     OverlayReport build_world(glm::vec2 screen);
     // Draws it into the back buffer, inside the world view only.
-    void draw_world(glm::vec2 screen, glm::ivec2 framebuffer);
+    // Returns the ms the compare panes spent running their algorithms (0 without them).
+    double draw_world(glm::vec2 screen, glm::ivec2 framebuffer);
     void draw_labels(glm::vec2 screen) const;
     // The structure overlay's level of detail: pixel size, lens, 3D slab and eye.
     void set_level_of_detail(OverlayRequest& req, glm::vec2 screen) const;
@@ -86,6 +88,8 @@ private:
     std::string last_screenshot_;
     float fitted_pixel_ = 0.0f;  // world units per pixel at the centre when last fitted
     FrameStats stats_;
+    // The world (Demo::worlds_built) and algorithm the Stats panel's means are of.
+    std::pair<std::uint64_t, std::string> measured_;
     FrameClock clock_;
     GpuTimer gpu_timer_;
     float display_scale_ = 1.0f;  // the UI scale the display's DPI suggests
@@ -93,6 +97,10 @@ private:
     Camera3D camera_3d_;
     int fitted_dim_ = 0;
     std::size_t fitted_panes_ = 0;  // compare panes when last fitted (0: one view)
+    // The world's view area and the window when the camera last framed it, so a change of
+    // area alone (Tab) reframes what was shown instead of leaving it where it was.
+    ScreenRect framed_view_;
+    glm::vec2 framed_screen_{0.0f};
     Box3 fitted_bounds_;
     std::optional<Box3> camera_box_;  // what the camera frames; empty: the whole world
     std::string preset_;              // the preset last loaded; empty: none

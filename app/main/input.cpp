@@ -164,6 +164,9 @@ void Input::key_down(int key, bool shift, InputTargets& t) {
         case Command::kReset: demo.reset(); break;
         case Command::kFitCamera: t.requests.fit_camera = true; break;
         case Command::kAlgorithm:
+            // Digits typed over a panel are a number meant for one of its fields (a missed
+            // double click on Bodies, then 100000), not a run of algorithm switches.
+            if (ImGui::GetIO().WantCaptureMouse) break;
             choose(static_cast<std::size_t>(algorithm_for_key(key, shift)));
             break;
         case Command::kSaveScene:

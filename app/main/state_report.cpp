@@ -29,6 +29,7 @@ nlohmann::json breakdown(const FrameBreakdown& b) {
     nlohmann::json phases = nlohmann::json::object();
     for (std::size_t i = 0; i < kPhaseCount; ++i) phases[phase_name(Phase(i))] = b.phases[i];
     return {{"frames", b.frames},
+            {"steps", b.steps},
             {"frame_ms", b.frame},
             {"parts_ms", parts},
             {"step_phases_ms", phases},
@@ -104,6 +105,7 @@ void StateReport::update(const Demo& demo, const ReportFacts& facts) {
     j["world_view"] = rect(facts.layout.world);
     j["tour_paragraph"] = facts.tour_paragraph;
     j["tour_preview_fits"] = facts.tour_preview_fits;
+    j["stats_cut"] = std::vector<std::string>(facts.stats_cut.begin(), facts.stats_cut.end());
     j["compare_layout"] = nlohmann::json::array();
     for (const CompareView::PaneLayout& p : facts.compare_layout) {
         j["compare_layout"].push_back({{"pane", rect(p.pane)}, {"legend", rect(p.legend)}});

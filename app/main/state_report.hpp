@@ -36,6 +36,7 @@ struct ReportFacts {
     bool tour_preview_fits = true;  // the tour's closed list box shows its text whole
     // The compare view's panes and cost scales last frame (empty when it is off).
     std::span<const CompareView::PaneLayout> compare_layout = {};
+    std::span<const std::string> stats_cut = {};  // the Stats panel's labels cut (Ui::stats_cut)
 };
 
 class StateReport {

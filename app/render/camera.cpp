@@ -38,6 +38,15 @@ void Camera2D::fit(const Box3& world, const ScreenRect& area_in, glm::vec2 scree
     centre_ = world_centre - glm::vec2(offset_px.x, -offset_px.y) * world_per_pixel_;
 }
 
+void Camera2D::reframe(const ScreenRect& from_in, const ScreenRect& to_in, glm::vec2 screen) {
+    const ScreenRect from = usable(from_in, screen), to = usable(to_in, screen);
+    const glm::vec2 shown_centre = screen_to_world(from.center(), screen);
+    const glm::vec2 ratio = from.size() / glm::max(to.size(), glm::vec2(1.0f));
+    world_per_pixel_ *= std::max(ratio.x, ratio.y);
+    const glm::vec2 offset_px = to.center() - screen * 0.5f;
+    centre_ = shown_centre - glm::vec2(offset_px.x, -offset_px.y) * world_per_pixel_;
+}
+
 void Camera2D::pan(glm::vec2 delta_px, glm::vec2) {
     centre_ -= glm::vec2(delta_px.x, -delta_px.y) * world_per_pixel_;
 }
@@ -90,6 +99,17 @@ void Camera3D::fit(const Box3& world, const ScreenRect& area_in, glm::vec2 scree
     yaw_ = 0.6f;
     pitch_ = 0.45f;
     lens_shift_ = ndc_of(area.center(), screen);
+}
+
+void Camera3D::reframe(const ScreenRect& from_in, const ScreenRect& to_in, glm::vec2 screen) {
+    const ScreenRect from = usable(from_in, screen), to = usable(to_in, screen);
+    // As fit(): the narrower of the area's two angles holds what was shown.
+    const auto half_angle = [&](const ScreenRect& area) {
+        const float tan_half = std::tan(kFovY * 0.5f) / screen.y;
+        return std::atan(tan_half * std::min(area.size().x, area.size().y));
+    };
+    distance_ *= std::sin(half_angle(from)) / std::sin(half_angle(to));
+    lens_shift_ = ndc_of(to.center(), screen);
 }
 
 void Camera3D::orbit(glm::vec2 delta_px) {

@@ -30,6 +30,9 @@ public:
     virtual ~Camera() = default;
     // Frames `world` inside `area` of a window of `screen` pixels, with a small margin.
     virtual void fit(const Box3& world, const ScreenRect& area, glm::vec2 screen) = 0;
+    // The view area changed (Tab hid the panels, or showed them): what `from` showed is
+    // shown in `to`, centred and as large as fits, zoom and pan kept relative to it.
+    virtual void reframe(const ScreenRect& from, const ScreenRect& to, glm::vec2 screen) = 0;
     virtual void pan(glm::vec2 delta_px, glm::vec2 screen) = 0;
     // The right-button drag: orbits a 3D camera, pans a 2D one.
     virtual void turn(glm::vec2 delta_px, glm::vec2 screen) = 0;
@@ -58,6 +61,7 @@ public:
 class Camera2D final : public Camera {
 public:
     void fit(const Box3& world, const ScreenRect& area, glm::vec2 screen) override;
+    void reframe(const ScreenRect& from, const ScreenRect& to, glm::vec2 screen) override;
     void pan(glm::vec2 delta_px, glm::vec2 screen) override;
     void turn(glm::vec2 delta_px, glm::vec2 screen) override { pan(delta_px, screen); }
     void zoom(glm::vec2 at_px, float notches, glm::vec2 screen) override;
@@ -85,6 +89,7 @@ private:
 class Camera3D final : public Camera {
 public:
     void fit(const Box3& world, const ScreenRect& area, glm::vec2 screen) override;
+    void reframe(const ScreenRect& from, const ScreenRect& to, glm::vec2 screen) override;
     void pan(glm::vec2 delta_px, glm::vec2 screen) override;
     void turn(glm::vec2 delta_px, glm::vec2) override { orbit(delta_px); }
     // Dollies towards (notches > 0) or away from the target, 12% of the distance a notch.

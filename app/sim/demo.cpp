@@ -14,6 +14,20 @@
 namespace collidoscope {
 namespace {
 
+// A query region taken to a world of the other dimension: the same share of the world on x
+// and y; into 3D it spans the world's depth (the rectangle seen from above), into 2D it
+// drops the depth.
+Box3 query_in_other_dim(const Box3& q, const Box3& from, const Box3& to, int dim) {
+    Box3 out = to;
+    for (int k = 0; k < 2; ++k) {
+        const float scale = (to.hi[k] - to.lo[k]) / (from.hi[k] - from.lo[k]);
+        out.lo[k] = to.lo[k] + (q.lo[k] - from.lo[k]) * scale;
+        out.hi[k] = to.lo[k] + (q.hi[k] - from.lo[k]) * scale;
+    }
+    if (dim == 2) out.lo.z = out.hi.z = 0.0f;
+    return out;
+}
+
 // A version 1 session was recorded when every world kept the generator's numbering, and
 // sessions before version 3 when no world slept.
 WorldDefaults defaults_of(const SessionStart& start) {
@@ -154,6 +168,23 @@ void Demo::act(const action::SetWorld& a) {
         view_.overlays.hidden_layers = 0;  // layer numbers mean something else in another one
 }
 
+void Demo::set_compare_panes(std::size_t count) {
+    std::vector<std::string>& panes = view_.compare;
+    if (count == 0) {
+        panes.clear();
+        return;
+    }
+    if (panes.empty()) panes.push_back(broad_phase_);
+    panes.resize(std::min(panes.size(), count));
+    for (const collide::BroadPhaseEntry* e : algorithms()) {
+        if (panes.size() == count) break;
+        if (e->name != collide::kReferenceBroadPhase &&
+            std::find(panes.begin(), panes.end(), e->name) == panes.end())
+            panes.emplace_back(e->name);
+    }
+    panes.resize(count, panes.back());  // more panes than algorithms
+}
+
 std::optional<std::string> Demo::too_slow_for_the_world(std::string_view algorithm,
                                                         std::size_t count) {
     const double tests = collide::brute_force_tests_past_limit(algorithm, count);
@@ -175,9 +206,14 @@ std::optional<std::string_view> Demo::large_world_suggestion() const {
 
 bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::uint64_t seed,
                    bool keep_physics, const std::string& wanted) {
-    // Keep the algorithm across dimensions when it exists in both.
+    // Keep the algorithm across dimensions when it exists in both, or take the row that does
+    // its job in the other (quadtree and octree).
     std::string algorithm = wanted;
     const collide::BroadPhaseEntry* entry = collide::find_any_broadphase(algorithm);
+    if (entry && !entry->supports(dim) && !entry->in_other_dim.empty()) {
+        algorithm = std::string(entry->in_other_dim);
+        entry = collide::find_any_broadphase(algorithm);
+    }
     if (!entry || !entry->supports(dim))
         algorithm = std::string(collide::default_broadphase(count));
     // A world that would freeze the app gets the default algorithm, and the panel says why.
@@ -193,8 +229,9 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
         return false;
     }
     last_error_.clear();
-    if (dim != dim_) query_.reset();  // a 2D rectangle means nothing in 3D, and back
+    if (dim != dim_ && query_) query_ = query_in_other_dim(*query_, world_->bounds(), world->bounds(), dim);
     world_ = std::move(world);
+    ++worlds_built_;
     arrivals_.clear();
     spawn_due_ = 0.0;
     scene_physics_ = world_->physics();

@@ -124,6 +124,8 @@ public:
 
     // --- The broad phase, swapped without touching the bodies.
     const std::string& broad_phase() const { return broad_phase_; }
+    // How many worlds were built since the first (scene, count, seed, dimension, reset).
+    std::uint64_t worlds_built() const { return worlds_built_; }
     // What finds the pairs now: the broad phase, or the GPU world's own grid.
     std::string pairs_found_by() const { return world_->on_gpu() ? "GPU world" : broad_phase_; }
     void set_broad_phase(const std::string& name) { apply(action::SetBroadPhase{name}); }
@@ -200,6 +202,10 @@ public:
     void request_race() { race_requested_ = true; }
     bool race_live() const { return race_live_; }
     void set_race_live(bool live) { race_live_ = live; }
+    // The compare view with `count` panes (0: off). Kept panes keep their algorithms; the
+    // first is the world's own, and new ones take the menu's next algorithms not shown yet,
+    // never brute force (the slowest; a pane can still be set to it).
+    void set_compare_panes(std::size_t count);
     const RaceReport& race() const { return race_; }
     // Runs the race if asked for or live; call after update().
     void update_race(bool stepped);
@@ -255,6 +261,7 @@ private:
                  bool keep_physics, const std::string& algorithm);
 
     std::unique_ptr<SimWorld> world_;
+    std::uint64_t worlds_built_ = 0;
     std::vector<SceneChoice> scenes_;
     int dim_ = 2;
     std::string scene_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <vector>
 
 #include "collide/gpu/catalog.hpp"
@@ -50,6 +51,18 @@ std::optional<std::string> Race<D>::over_budget(const Runner& r, std::size_t n) 
     return std::nullopt;
 }
 
+std::optional<std::string> too_slow_to_run_once(std::string_view name, std::size_t n) {
+    const double seconds =
+        collide::brute_force_tests_past_limit(name, n) / kBruteForceSlowestTestsPerSecond;
+    if (seconds <= kRunOnceMaxSeconds) return std::nullopt;
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "%.*s at %zu bodies: up to %.0f s for one frame, with the window stopped; too "
+                  "slow to run even once",
+                  static_cast<int>(name.size()), name.data(), n, seconds);
+    return text;
+}
+
 template <int D>
 std::optional<RaceEntry> Race<D>::run_one(std::string_view name,
                                           std::span<const collide::Aabb<D>> boxes,
@@ -59,7 +72,9 @@ std::optional<RaceEntry> Race<D>::run_one(std::string_view name,
         if (r.name != name) continue;
         RaceEntry e;
         e.name = r.name;
-        if (!once) e.note = over_budget(r, boxes.size()).value_or("");
+        e.note = (once ? too_slow_to_run_once(r.name, boxes.size())
+                       : over_budget(r, boxes.size()))
+                     .value_or("");
         if (e.note.empty()) time_update(r, boxes, is_static, pairs_, e);
         return e;
     }

@@ -22,6 +22,16 @@ namespace collidoscope {
 // started at all.
 inline constexpr double kRaceLiveCutoffMs = 250.0;
 
+// "Run once" on a subject past its budget stops the window for as long as it runs: it is
+// refused where that would pass kRunOnceMaxSeconds. Brute force is estimated at the rate it
+// keeps with its costs counted (the compare view's heat map), the slowest it runs: 5e9
+// tests took 85 s on the 2-core VM.
+inline constexpr double kRunOnceMaxSeconds = 2.0;
+inline constexpr double kBruteForceSlowestTestsPerSecond = 5e7;
+
+// Why running `name` once on n bodies would freeze the window, if it would.
+std::optional<std::string> too_slow_to_run_once(std::string_view name, std::size_t n);
+
 struct RaceEntry {
     std::string name;
     double ms = 0;
@@ -49,7 +59,8 @@ public:
              std::uint64_t step, bool live, RaceReport& out);
     // One algorithm alone on the boxes, timed, with the same instance the race keeps (the
     // compare view's panes); its pairs are not checked. nullopt for an unknown name. Unless
-    // `once`, an algorithm over the time budget is not run: the entry says why (ran false).
+    // `once`, an algorithm over the time budget is not run: the entry says why (ran false);
+    // with `once`, one too slow to run even once (too_slow_to_run_once) is not run either.
     std::optional<RaceEntry> run_one(std::string_view name, std::span<const collide::Aabb<D>> boxes,
                                      std::span<const std::uint8_t> is_static, bool once = false);
     // The instance run_one() and run() update (to draw its structure, count its costs);

@@ -306,7 +306,8 @@ public:
     std::optional<ComparePaneFacts> compare_pane(std::string_view algorithm,
                                                  const OverlayRequest& req, ColorMode mode,
                                                  std::vector<Instance>& bodies,
-                                                 OverlayGeometry& out, bool once) override;
+                                                 OverlayGeometry& out, bool once,
+                                                 const CostScale& common) override;
     void save_scene(const std::string& path) const override {
         if (!gpu_) return collide::save_csv_scene<D>(path, world_.settings(), world_.bodies());
         collide::Bodies<D> bodies = world_.bodies();
@@ -357,7 +358,9 @@ private:
     void track_costs(bool on);
     // Recolours `out` (one instance per body) by `algorithm`'s costs; leaves it as it is
     // when implicit bodies are left out of it (the indices no longer are body ids).
-    CostScale colour_by_cost(const collide::BroadPhase<D>& algorithm, std::vector<Instance>& out);
+    // On `common` where it is attributed, else on the costs' own scale; returns their own.
+    CostScale colour_by_cost(const collide::BroadPhase<D>& algorithm, std::vector<Instance>& out,
+                             const CostScale& common = {});
 
     // The CPU world's snapshot with the GPU world's bodies and step count (reads them back).
     typename collide::World<D>::Snapshot snapshot_from_gpu() const;
@@ -511,7 +514,7 @@ void WorldAdapter<D>::track_costs(bool on) {
 
 template <int D>
 CostScale WorldAdapter<D>::colour_by_cost(const collide::BroadPhase<D>& algorithm,
-                                          std::vector<Instance>& out) {
+                                          std::vector<Instance>& out, const CostScale& common) {
     const auto& b = world_.bodies();
     costs_.resize(b.size());
     CostScale scale;
@@ -524,10 +527,11 @@ CostScale WorldAdapter<D>::colour_by_cost(const collide::BroadPhase<D>& algorith
         scale.low = std::max<std::uint32_t>(1, *low);
         scale.peak = *std::max_element(costs_.begin(), costs_.end());
     }
+    const CostScale& shown = common.attributed ? common : scale;
     for (std::size_t i = 0; i < out.size(); ++i) {
         if (b.is_static[i]) continue;
         out[i].color = scale.attributed
-                           ? cost_color(cost_position(costs_[i], scale.low, scale.peak))
+                           ? cost_color(cost_position(costs_[i], shown.low, shown.peak))
                            : kNoCostColor;
     }
     return scale;
@@ -538,7 +542,8 @@ std::optional<ComparePaneFacts> WorldAdapter<D>::compare_pane(std::string_view a
                                                               const OverlayRequest& req,
                                                               ColorMode mode,
                                                               std::vector<Instance>& bodies,
-                                                              OverlayGeometry& out, bool once) {
+                                                              OverlayGeometry& out, bool once,
+                                                              const CostScale& common) {
     collide::BroadPhase<D>* pane = race_.algorithm(algorithm);
     if (!pane) return std::nullopt;
     pane->set_cost_tracking(mode == ColorMode::kCost);
@@ -546,14 +551,23 @@ std::optional<ComparePaneFacts> WorldAdapter<D>::compare_pane(std::string_view a
     const PresentBoxes present = present_boxes();
     facts.run = *race_.run_one(algorithm, present.boxes, present.is_static, once);
     if (!facts.run.ran) {
-        // Sat out over the budget: the bodies and the world, no stale structure.
+        // Sat out over the budget: the bodies and the world, no stale structure, and no
+        // heat it did not measure.
         OverlayRequest plain = req;
         plain.flags.structure = false;
         build_overlays<D>(world_, plain, collide::QueryTrace<D>{}, out);
+        if (mode == ColorMode::kCost) {
+            for (std::size_t i = 0; i < bodies.size(); ++i)
+                if (i >= world_.bodies().size() || !world_.bodies().is_static[i])
+                    bodies[i].color = kNoCostColor;
+        }
         return facts;
     }
     // Costs are per body of the pane's array: with bodies removed, not the world's ids.
-    if (mode == ColorMode::kCost && !present.compacted) facts.costs = colour_by_cost(*pane, bodies);
+    if (mode == ColorMode::kCost && !present.compacted) {
+        facts.costs = colour_by_cost(*pane, bodies, common);
+        facts.shown = common.attributed && facts.costs.attributed ? common : facts.costs;
+    }
     // The pane's algorithm never ran the viewer's query, so it has no trace to show.
     build_overlays<D>(world_, req, collide::QueryTrace<D>{}, out, pane);
     return facts;
@@ -711,6 +725,16 @@ std::optional<std::string> WorldAdapter<D>::gpu_world_refusal() const {
     if (s.count_tunnelling) return "the tunnelling check watches the CPU world's steps only";
     // The GPU world needs the GPU broad phases' context.
     if (auto why = collide::gpu_unavailable_reason("gpu-grid")) return "no GPU: " + *why;
+    const std::size_t n = world_.bodies().size();
+    if (n > kMaxSoftwareGpuWorldBodies) {
+        const auto context = collide::gpu::shared_context();
+        if (context->software()) {
+            return "OpenGL here is " + context->renderer() +
+                   ", which renders in software: a step of " + std::to_string(n) +
+                   " bodies would take seconds (it takes at most " +
+                   std::to_string(kMaxSoftwareGpuWorldBodies) + ")";
+        }
+    }
     return std::nullopt;
 }
 
@@ -769,6 +793,17 @@ std::unique_ptr<SimWorld> make_world(std::string_view scene, std::size_t count, 
 }
 
 }  // namespace
+
+CostScale common_scale(std::span<const CostScale> scales) {
+    CostScale out;
+    for (const CostScale& s : scales) {
+        if (!s.attributed) continue;
+        out.low = out.attributed ? std::min(out.low, s.low) : s.low;
+        out.peak = std::max(out.peak, s.peak);
+        out.attributed = true;
+    }
+    return out;
+}
 
 std::optional<std::string> no_hardware_gpu() {
     if (auto why = collide::gpu_unavailable_reason("gpu-grid")) return "no GPU: " + *why;

@@ -96,6 +96,10 @@ struct CostScale {
     std::uint32_t peak = 0;
 };
 
+// One scale over several (the compare panes'): the lowest low and the highest peak, so the
+// same colour means the same cost in every pane. Not attributed if none of them is.
+CostScale common_scale(std::span<const CostScale> scales);
+
 // The GPU world keeps a rewind snapshot of every step up to this many bodies; beyond, none,
 // since each would read every body back and stall the GPU.
 inline constexpr std::size_t kGpuRewindBodies = 100'000;
@@ -103,7 +107,8 @@ inline constexpr std::size_t kGpuRewindBodies = 100'000;
 // What a compare pane shows in its stats line and scale bar.
 struct ComparePaneFacts {
     RaceEntry run;
-    CostScale costs;
+    CostScale costs;  // the pane's own costs' scale
+    CostScale shown;  // the scale its bodies were coloured on (the common one, if given)
 };
 
 class SimWorld {
@@ -195,12 +200,15 @@ public:
     // A compare pane: runs the race's own instance of `algorithm` on this frame's boxes
     // (nullopt if unknown here) and appends the overlays `req` asks for, with that
     // algorithm's structure, to `out`. In cost mode it recolours `bodies` (as
-    // fill_instances filled them) by that algorithm's costs. An algorithm over the time
-    // budget (race.hpp) sits out, its structure not drawn, unless `once`.
+    // fill_instances filled them) by that algorithm's costs, on `common` where it is
+    // attributed (see common_scale), else on the pane's own scale. An algorithm over the
+    // time budget (race.hpp) sits out, its structure not drawn and its bodies uncoloured,
+    // unless `once`.
     virtual std::optional<ComparePaneFacts> compare_pane(std::string_view algorithm,
                                                          const OverlayRequest& req, ColorMode mode,
                                                          std::vector<Instance>& bodies,
-                                                         OverlayGeometry& out, bool once) = 0;
+                                                         OverlayGeometry& out, bool once,
+                                                         const CostScale& common = {}) = 0;
     // The implicit bodies' surfaces (empty in a world without them).
     virtual void fill_shapes(ShapeGeometry& out) const = 0;
     // The world outline, the requested overlays and the selection ring, as line pairs.
@@ -213,7 +221,7 @@ public:
     // shaders. While on it the broad phase chosen is kept for the way back; queries, the
     // race, compare panes, structure overlays and cost colours are the CPU world's alone.
     // Why this world cannot go there (implicit bodies, swept steps, the tunnelling check,
-    // no OpenGL 4.3 context), or nothing.
+    // no OpenGL 4.3 context, too many bodies for a software GPU), or nothing.
     virtual std::optional<std::string> gpu_world_refusal() const = 0;
     // Moves the bodies to the GPU world or back, keeping every position and velocity to the
     // float, the step count and the physics; returns why not when it cannot.
@@ -226,6 +234,12 @@ public:
     // Steps whose pairs overflowed the GPU world's pair buffer (see GpuWorld).
     virtual std::uint64_t gpu_overflowed_steps() const = 0;
 };
+
+// The most bodies the GPU world takes on a software GPU (llvmpipe), which does the GPU's
+// work on the CPU's cores: about 3 us a body a step on the 2-core VM (2.5 to 3.6 s at a
+// million), so past this a step would take over a tenth of a second and the window would
+// stop answering its clicks.
+inline constexpr std::size_t kMaxSoftwareGpuWorldBodies = 30'000;
 
 // Why the GPU world would run no faster than the CPU here: no OpenGL 4.3 context, or a
 // software one (llvmpipe) — or nothing, on a hardware GPU.

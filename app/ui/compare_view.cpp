@@ -1,5 +1,7 @@
 #include "ui/compare_view.hpp"
 
+#include <chrono>
+
 #include <imgui.h>
 
 #include <cstdio>
@@ -47,7 +49,7 @@ std::vector<ScreenRect> compare_panes(const ScreenRect& area, std::size_t count)
     return out;
 }
 
-void CompareView::render(SimWorld& world, std::span<const std::string> algorithms, ColorMode mode,
+double CompareView::render(SimWorld& world, std::span<const std::string> algorithms, ColorMode mode,
                          OverlayRequest request, const Camera& camera, const ScreenRect& area,
                          glm::vec2 screen, glm::ivec2 framebuffer, std::span<const Instance> bodies,
                          Renderer& renderer, const DrawWorld& draw_world,
@@ -58,14 +60,22 @@ void CompareView::render(SimWorld& world, std::span<const std::string> algorithm
     const std::vector<ScreenRect> panes = compare_panes(area, algorithms.size());
     notes.assign(panes.size(), std::string());
     layout_.clear();
+    std::vector<CostScale> scales;  // this frame's, for the next frame's common scale
+    double algorithms_ms = 0.0;
     for (std::size_t i = 0; i < panes.size(); ++i) {
         const ScreenRect& pane = panes[i];
         const glm::vec2 size = pane.size();
         request.view = camera.visible(world.bounds(), size);
         bodies_.assign(bodies.begin(), bodies.end());
         overlays_.clear();
-        const std::optional<ComparePaneFacts> facts = world.compare_pane(
-            algorithms[i], request, mode, bodies_, overlays_, algorithms[i] == run_once);
+        const auto started = std::chrono::steady_clock::now();
+        const std::optional<ComparePaneFacts> facts =
+            world.compare_pane(algorithms[i], request, mode, bodies_, overlays_,
+                               algorithms[i] == run_once, common_);
+        algorithms_ms +=
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                .count();
+        if (facts) scales.push_back(facts->costs);
         if (facts && !facts->run.ran) notes[i] = facts->run.note;
         renderer.set_viewport(
             glm::ivec2(glm::round(glm::vec2(pane.min.x, screen.y - pane.max.y) * scale)),
@@ -86,9 +96,13 @@ void CompareView::render(SimWorld& world, std::span<const std::string> algorithm
         draw.PopClipRect();
         layout_.push_back({pane, {}});
         if (facts && facts->run.ran && mode == ColorMode::kCost)
-            layout_.back().legend = draw_cost_legend(draw, facts->costs, algorithms[i], pane);
+            layout_.back().legend = draw_cost_legend(draw, facts->shown, algorithms[i], pane);
     }
+    // One scale for every pane (a frame late, which nobody sees): with a scale each, brute
+    // force, whose bodies all take n - 1 tests, showed its whole world at the cold end.
+    common_ = mode == ColorMode::kCost ? common_scale(scales) : CostScale{};
     renderer.set_viewport({0, 0}, {0, 0});
+    return algorithms_ms;
 }
 
 }  // namespace collidoscope

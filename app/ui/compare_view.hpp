@@ -35,7 +35,9 @@ public:
     // draws through `draw_world` and writes the stats line and, in cost mode, the scale bar.
     // A pane over the time budget sits out and says why; `run_once` (a pane's algorithm, or
     // empty) runs anyway this frame. `notes` gets, per pane, why it sat out (or empty).
-    void render(SimWorld& world, std::span<const std::string> algorithms, ColorMode mode,
+    // Returns the ms spent running the panes' algorithms (a part of the frame of its own,
+    // not drawing).
+    double render(SimWorld& world, std::span<const std::string> algorithms, ColorMode mode,
                 OverlayRequest request, const Camera& camera, const ScreenRect& area,
                 glm::vec2 screen, glm::ivec2 framebuffer, std::span<const Instance> bodies,
                 Renderer& renderer, const DrawWorld& draw_world, const std::string& run_once,
@@ -52,6 +54,7 @@ public:
 private:
     std::vector<PaneLayout> layout_;
     std::vector<Instance> bodies_;  // the pane's copy, recoloured by its costs
+    CostScale common_;              // the last frame's panes' common scale (common_scale)
     OverlayGeometry overlays_;
 };
 

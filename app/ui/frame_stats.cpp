@@ -53,7 +53,9 @@ const char* part_help(Part p) {
         case Part::kStep:
             return "The simulation step (integrate, broad phase, narrow phase, resolve) and its "
                    "rewind snapshot; zero while paused";
-        case Part::kRace: return "Every algorithm on this frame's boxes, when the race runs";
+        case Part::kRace:
+            return "Every algorithm on this frame's boxes, when the race runs, and the compare "
+                   "panes' algorithms";
         case Part::kUi:
             return "ImGui's new frame, the panels, the labels and ImGui::Render (CPU only)";
         case Part::kOverlays:
@@ -100,6 +102,11 @@ void FrameClock::lap(Part p) {
     last_ = now;
 }
 
+void FrameClock::move(Part from, Part to, double ms) {
+    parts_[static_cast<std::size_t>(from)] -= ms;
+    parts_[static_cast<std::size_t>(to)] += ms;
+}
+
 double FrameClock::frame_ms() const {
     return ms_between(frame_start_, last_);
 }
@@ -125,18 +132,31 @@ void FrameStats::record(double frame_ms, const std::array<double, kPartCount>& p
         broad_trend_.push(static_cast<float>(step.broad_ms));
         moving_trend_.push(static_cast<float>(facts.moving));
         ++steps_;
+        ++recent_steps_;
     }
     if (gpu_ms) {
         gpu_ms_.push(static_cast<float>(*gpu_ms));
         total_gpu_ms_ += *gpu_ms;
         ++gpu_frames_;
+        ++recent_gpu_frames_;
     }
     last_ = facts;
     ++frames_;
+    ++recent_frames_;
+}
+
+void FrameStats::restart_recent() {
+    frame_ms_ = History();
+    for (History& h : parts_) h = History();
+    for (History& h : phases_) h = History();
+    gpu_ms_ = History();
+    broad_trend_ = History(kTrendSteps);
+    moving_trend_ = History(kTrendSteps);
+    recent_frames_ = recent_steps_ = recent_gpu_frames_ = 0;
 }
 
 std::size_t FrameStats::seen() const {
-    return static_cast<std::size_t>(std::min<std::uint64_t>(frames_, kHistory));
+    return static_cast<std::size_t>(std::min<std::uint64_t>(recent_frames_, kHistory));
 }
 
 float FrameStats::fps() const {
@@ -149,11 +169,11 @@ FrameBreakdown FrameStats::breakdown() const {
     b.frames = seen();
     b.frame = frame_ms_.mean(b.frames);
     for (std::size_t i = 0; i < kPartCount; ++i) b.parts[i] = parts_[i].mean(b.frames);
-    const std::size_t steps = static_cast<std::size_t>(std::min<std::uint64_t>(steps_, kHistory));
-    for (std::size_t i = 0; i < kPhaseCount; ++i) b.phases[i] = phases_[i].mean(steps);
-    if (gpu_frames_ > 0) {
-        b.gpu =
-            gpu_ms_.mean(static_cast<std::size_t>(std::min<std::uint64_t>(gpu_frames_, kHistory)));
+    b.steps = static_cast<std::size_t>(std::min<std::uint64_t>(recent_steps_, kHistory));
+    for (std::size_t i = 0; i < kPhaseCount; ++i) b.phases[i] = phases_[i].mean(b.steps);
+    if (recent_gpu_frames_ > 0) {
+        b.gpu = gpu_ms_.mean(
+            static_cast<std::size_t>(std::min<std::uint64_t>(recent_gpu_frames_, kHistory)));
     }
     return b;
 }

@@ -68,6 +68,8 @@ public:
     // Starts the next frame where the last one ended (no moment between frames is lost).
     void start_frame();
     void lap(Part p);
+    // Charges `ms` already lapped to `from` to `to` instead (work done inside another part).
+    void move(Part from, Part to, double ms);
     // The frame so far, in ms, and the parts.
     double frame_ms() const;
     const std::array<double, kPartCount>& parts() const { return parts_; }
@@ -90,6 +92,7 @@ struct FrameFacts {
 // Means over the recent frames (those in the history), in ms.
 struct FrameBreakdown {
     std::size_t frames = 0;  // how many frames the means are over
+    std::size_t steps = 0;   // how many steps the phases' means are over
     double frame = 0.0;
     std::array<double, kPartCount> parts{};
     std::array<double, kPhaseCount> phases{};  // per frame, over the frames that stepped
@@ -111,6 +114,9 @@ public:
     const History& moving_trend() const { return moving_trend_; }
     const FrameFacts& last() const { return last_; }
     float fps() const;  // over the recent history
+    // Forgets the recent history and the trend (not the totals of the exit summary): what
+    // the panel shows must be this world's, not a mean with the one it replaced.
+    void restart_recent();
     FrameBreakdown breakdown() const;
 
     // One paragraph for stdout after a timed run.
@@ -126,9 +132,10 @@ private:
     History gpu_ms_;
     History broad_trend_{kTrendSteps}, moving_trend_{kTrendSteps};
     FrameFacts last_;
-    std::uint64_t frames_ = 0;
-    std::uint64_t steps_ = 0;
-    std::uint64_t gpu_frames_ = 0;
+    // Since the start (the summary's) and since restart_recent() (the panel's means).
+    std::uint64_t frames_ = 0, recent_frames_ = 0;
+    std::uint64_t steps_ = 0, recent_steps_ = 0;
+    std::uint64_t gpu_frames_ = 0, recent_gpu_frames_ = 0;
     double total_frame_ms_ = 0;
     std::vector<float> every_frame_ms_;  // for the summary's percentiles
     double total_gpu_ms_ = 0;

@@ -14,6 +14,7 @@
 #include "cli/controls.hpp"
 #include "common/palette.hpp"
 #include "main/scene_save.hpp"
+#include "sim/race.hpp"
 
 namespace collidoscope {
 namespace {
@@ -168,7 +169,8 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs) {
         ImGui::PopItemWidth();
         ImGui::End();
 
-        wants_.stats_wants = stats_panel(demo, frame, layout_.stats);
+        stats_cut_.clear();
+        wants_.stats_wants = stats_panel(demo, frame, layout_.stats, stats_cut_);
         wants_.race_wants = race_window(demo, layout_.race, panels_.race);
         wants_.selection_wants = selection_panel(demo, layout_.selection);
         timeline_panel(demo, layout_.timeline);
@@ -492,18 +494,7 @@ void Ui::compare_controls(Demo& demo) {
     std::vector<std::string>& panes = demo.view().compare;
     const auto algorithms = demo.algorithms();
     bool on = !panes.empty();
-    if (ImGui::Checkbox("Compare view", &on)) {
-        panes.clear();
-        // The current algorithm beside the first other one in the list.
-        if (on) panes.push_back(demo.broad_phase());
-        // Never brute force above the reference limit: seconds a frame at 100,000 bodies.
-        const bool brute_ok = demo.world().body_count() <= collide::kMaxReferenceBodies;
-        for (std::size_t i = 0; on && i < algorithms.size() && panes.size() < 2; ++i) {
-            const std::string_view name = algorithms[i]->name;
-            if (name == collide::kReferenceBroadPhase && !brute_ok) continue;
-            if (name != panes[0]) panes.emplace_back(name);
-        }
-    }
+    if (ImGui::Checkbox("Compare view", &on)) demo.set_compare_panes(on ? 2 : 0);
     hint(
         "Split the view into panes, each running its own algorithm on the same frame's boxes "
         "with its own structure overlay and stats line; pan and zoom move all panes.");
@@ -511,7 +502,7 @@ void Ui::compare_controls(Demo& demo) {
     ImGui::SameLine();
     int count = static_cast<int>(panes.size());
     if (ImGui::SliderInt("panes", &count, 2, static_cast<int>(kMaxComparePanes)))
-        panes.resize(static_cast<std::size_t>(count), panes.back());
+        demo.set_compare_panes(static_cast<std::size_t>(count));
     for (std::size_t p = 0; p < panes.size(); ++p) {
         ImGui::PushID(static_cast<int>(p));
         if (ImGui::BeginCombo(("Pane " + std::to_string(p + 1)).c_str(), panes[p].c_str())) {
@@ -523,8 +514,13 @@ void Ui::compare_controls(Demo& demo) {
         }
         const std::vector<std::string>& notes = demo.view().compare_notes;
         if (p < notes.size() && !notes[p].empty()) {
+            const std::optional<std::string> frozen =
+                too_slow_to_run_once(panes[p], demo.world().body_count());
+            ImGui::BeginDisabled(frozen.has_value());
             if (ImGui::SmallButton("Run once")) demo.view().compare_run_once = panes[p];
-            hint(notes[p].c_str());
+            note_widget("run_once_" + std::to_string(p + 1));
+            ImGui::EndDisabled();
+            hint(frozen ? frozen->c_str() : notes[p].c_str());
             ImGui::SameLine();
             ImGui::TextDisabled("paused: over budget");
         }

@@ -67,6 +67,8 @@ public:
     bool tour_paragraph_shown() const { return !preset_.empty() && preset_shown_; }
     // Whether the tour's closed list box showed its text whole last frame.
     bool tour_preview_fits() const { return tour_preview_fits_; }
+    // The Stats panel's labels that were cut last frame (none, where it fits its text).
+    const std::vector<std::string>& stats_cut() const { return stats_cut_; }
     // Shows `text` at the bottom of the window for a few seconds.
     void toast(std::string text);
 
@@ -110,6 +112,7 @@ private:
     // The Bodies slider rebuilds only for a drag or a typed value: a plain click (the first of
     // a double click, which opens the text field) would jump it to where the mouse fell.
     std::map<std::string, ScreenRect> widgets_;
+    std::vector<std::string> stats_cut_;
     // Records the last item's rectangle as widgets_[name].
     void note_widget(const std::string& name);
     bool count_dragged_ = false;
@@ -129,7 +132,9 @@ private:
 // Each panel is placed in its rectangle `at` from the layout and scrolls when its content is
 // taller; those in the right column return the height their content wants.
 // The stats panel (ui_stats.cpp).
-float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at);
+// `cut` gets the labels it had too little room for (the real-input tests read them).
+float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at,
+                  std::vector<std::string>& cut);
 // The race window (ui_race.cpp); it starts expanded if `open` (or the race is live), and
 // `open` follows it.
 float race_window(Demo& demo, const ScreenRect& at, bool& open);
@@ -166,6 +171,8 @@ std::string format_bytes(std::size_t bytes);
 std::string format_count(std::uint64_t n);
 
 // One "name | value" row of a two-column ImGui table.
-void table_row(const char* name, const std::string& value);
+// `cut`, if given, gets the name when its column is too narrow for it.
+void table_row(const char* name, const std::string& value,
+               std::vector<std::string>* cut = nullptr);
 
 }  // namespace collidoscope

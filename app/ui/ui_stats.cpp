@@ -38,15 +38,30 @@ std::string format_count(std::uint64_t n) {
     return out;
 }
 
-void table_row(const char* name, const std::string& value) {
-    ImGui::TableNextRow();
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(name);
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(value.c_str());
+// A label drawn where `cut` learns whether it had the room.
+void label(const char* text, std::vector<std::string>* cut) {
+    if (cut && ImGui::CalcTextSize(text).x > ImGui::GetContentRegionAvail().x + 0.5f)
+        cut->push_back(text);
+    ImGui::TextUnformatted(text);
 }
 
+void table_row(const char* name, const std::string& value, std::vector<std::string>* cut) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    label(name, cut);
+    ImGui::TableNextColumn();
+    // A long value (an algorithm's name at a large UI scale) wraps rather than being cut.
+    ImGui::TextWrapped("%s", value.c_str());
+}
+
+
 namespace {
+
+void wrapped_disabled(const char* text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("%s", text);
+    ImGui::PopStyleColor();
+}
 
 // One colour per part, for the table's swatches and the bar.
 constexpr std::array<ImU32, kPartCount> kPartColors = {
@@ -81,20 +96,31 @@ void parts_bar(const FrameBreakdown& b) {
 
 // Where the frame's time went: the parts (which add up to it), the step's phases under the
 // step, and the GPU's time beside them.
-void frame_breakdown(const FrameStats& stats, const std::string& gl_description) {
+void frame_breakdown(const FrameStats& stats, const std::string& gl_description,
+                     std::vector<std::string>& cut) {
     const FrameBreakdown b = stats.breakdown();
     parts_bar(b);
-    if (!ImGui::BeginTable("parts", 3, ImGuiTableFlags_None)) return;
-    // The figures fit their text; the names take the rest of the panel.
+    // The figures fit their text; the names take the rest of the panel. Where the three
+    // columns would cut the names (a large UI scale in a small window), the shares are left
+    // to the bar above.
+    float names = 0.0f;
+    for (std::size_t i = 0; i < kPartCount; ++i)
+        names = std::max(names, ImGui::CalcTextSize(part_name(Part(i))).x);
+    const float swatch = ImGui::GetTextLineHeight() * 0.7f + ImGui::GetStyle().ItemSpacing.x;
+    const float cell = ImGui::GetStyle().CellPadding.x * 2.0f;
+    const float needed = swatch + names + ImGui::CalcTextSize("00000.000").x +
+                         ImGui::CalcTextSize("100.0 %").x + 3.0f * cell;
+    const bool shares = needed <= ImGui::GetContentRegionAvail().x;
+    if (!ImGui::BeginTable("parts", shares ? 3 : 2, ImGuiTableFlags_None)) return;
     ImGui::TableSetupColumn("part", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed);
+    if (shares) ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed);
     for (std::size_t i = 0; i < kPartCount; ++i) {
         const Part part = static_cast<Part>(i);
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         swatch_cell(kPartColors[i]);
-        ImGui::TextUnformatted(part_name(part));
+        label(part_name(part), &cut);
         if (ImGui::IsItemHovered()) {
             // The part's own history, on its own scale.
             const History& h = stats.part(part);
@@ -113,22 +139,23 @@ void frame_breakdown(const FrameStats& stats, const std::string& gl_description)
         }
         ImGui::TableNextColumn();
         ImGui::Text("%.3f", b.parts[i]);
-        ImGui::TableNextColumn();
-        if (b.frame > 0.0) ImGui::Text("%4.1f %%", 100.0 * b.parts[i] / b.frame);
+        if (shares && ImGui::TableNextColumn() && b.frame > 0.0)
+            ImGui::Text("%4.1f %%", 100.0 * b.parts[i] / b.frame);
         // The broad phase's share of the step is what this lab is about; the other phases
         // are in the step's tooltip.
         if (part == Part::kStep) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::TextDisabled("   broad phase");
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+            label("   broad phase", &cut);
+            ImGui::PopStyleColor();
             ImGui::TableNextColumn();
             ImGui::TextDisabled("%.3f", b.phases[static_cast<std::size_t>(Phase::kBroad)]);
-            ImGui::TableNextColumn();
         }
     }
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted("= frame");
+    label("= frame", &cut);
     ImGui::TableNextColumn();
     ImGui::Text("%.3f", b.frame);
     ImGui::TableNextRow();
@@ -147,7 +174,9 @@ void frame_breakdown(const FrameStats& stats, const std::string& gl_description)
     else
         ImGui::TextDisabled("n/a");
     ImGui::EndTable();
-    ImGui::TextDisabled("ms, means over the last %zu frames", b.frames);
+    char means[64];
+    std::snprintf(means, sizeof means, "ms, means over the last %zu frames", b.frames);
+    wrapped_disabled(means);
 }
 
 // The broad phase's cost per step over the last kTrendSteps, above the bodies that moved:
@@ -156,7 +185,9 @@ void step_trend(const FrameStats& stats) {
     const History& broad = stats.broad_trend();
     const History& moving = stats.moving_trend();
     const ImVec2 size(ImGui::GetContentRegionAvail().x, 2.0f * ImGui::GetTextLineHeight());
-    ImGui::TextDisabled("broad phase: %.3f ms a step", double(broad.latest()));
+    char latest[64];
+    std::snprintf(latest, sizeof latest, "broad phase: %.3f ms a step", double(broad.latest()));
+    wrapped_disabled(latest);
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("The broad phase's time and the moving bodies, over the last %zu steps",
                           kTrendSteps);
@@ -169,19 +200,20 @@ void step_trend(const FrameStats& stats) {
 
 }  // namespace
 
-float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at) {
+float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at,
+                  std::vector<std::string>& cut) {
     const FrameStats& stats = frame.stats;
     place_next_window(at);
     ImGui::Begin("Stats", nullptr,
                  ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse);
 
-    ImGui::Text("%.1f fps  (%.2f ms a frame)%s", stats.fps(), stats.frame_ms().latest(),
-                demo.paused() ? "  paused" : "");
+    ImGui::TextWrapped("%.1f fps  (%.2f ms a frame)%s", stats.fps(), stats.frame_ms().latest(),
+                       demo.paused() ? "  paused" : "");
     const History& h = stats.frame_ms();
     ImGui::PlotLines("##frame", h.data(), h.size(), h.offset(), nullptr, 0.0f,
                      std::max(h.max() * 1.15f, 0.01f),
                      ImVec2(ImGui::GetContentRegionAvail().x, 1.5f * ImGui::GetTextLineHeight()));
-    frame_breakdown(stats, frame.gl_description);
+    frame_breakdown(stats, frame.gl_description, cut);
     step_trend(stats);
     if (!frame.msaa_note.empty()) {
         // One line, so the stats table below keeps its rows; the why in the tooltip.
@@ -197,18 +229,22 @@ float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at) {
     const collide::BroadPhaseStats bp = world.broad_phase_stats();
     const FrameFacts& last = stats.last();
     ImGui::Separator();
-    if (ImGui::BeginTable("stats", 2, ImGuiTableFlags_SizingStretchProp)) {
-        table_row("Algorithm", demo.pairs_found_by());
+    // The labels keep their width; the values take the rest and wrap.
+    if (ImGui::BeginTable("stats", 2, ImGuiTableFlags_None)) {
+        ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthFixed,
+                                ImGui::CalcTextSize("Structure memory").x);
+        ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
+        table_row("Algorithm", demo.pairs_found_by(), &cut);
         if (bp.device_ms >= 0) {
             // A GPU row: which GPU, and its own time for the last update (timestamp queries).
             // The renderer's name up to its details ("llvmpipe (LLVM ...)", "NVIDIA
             // H100/PCIe/SSE2"), so the table keeps its label column; the whole in the tooltip.
             const std::string& renderer = collide::gpu::shared_context()->renderer();
-            table_row("Runs on", renderer.substr(0, renderer.find_first_of("(/")));
+            table_row("Runs on", renderer.substr(0, renderer.find_first_of("(/")), &cut);
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", renderer.c_str());
             char device[32];
             std::snprintf(device, sizeof device, "%.3f ms", bp.device_ms);
-            table_row("GPU time", device);
+            table_row("GPU time", device, &cut);
             if (ImGui::IsItemHovered())
                 ImGui::SetTooltip(
                     world.on_gpu()
@@ -217,7 +253,7 @@ float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at) {
                           "without the uploads and the download");
             if (world.on_gpu()) {
                 std::snprintf(device, sizeof device, "%.3f ms", world.timings().total_ms());
-                table_row("GPU step", device);
+                table_row("GPU step", device, &cut);
                 if (ImGui::IsItemHovered())
                     ImGui::SetTooltip(
                         "The whole step on the GPU's own clock: integrate, broad "
@@ -226,33 +262,33 @@ float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at) {
         }
         const BodyCounts counts = world.body_counts();
         const std::size_t present = counts.moving + counts.sleeping + counts.fixed;
-        table_row("Bodies", format_count(present));
+        table_row("Bodies", format_count(present), &cut);
         if (ImGui::IsItemHovered() && present != world.body_count())
             ImGui::SetTooltip("%s slots: a removed body's slot is taken by the next one added",
                               format_count(world.body_count()).c_str());
         const std::pair<const char*, std::size_t> kinds[] = {
             {"  moving", counts.moving}, {"  asleep", counts.sleeping}, {"  static", counts.fixed}};
         for (const auto& [kind, count] : kinds) {
-            table_row(kind, format_count(count));
+            table_row(kind, format_count(count), &cut);
             if (ImGui::IsItemHovered())
                 ImGui::SetTooltip(
                     "The bodies a step moves, those asleep (Sleep, in the Scene section) and "
                     "the static ones. The broad phase keeps the still ones apart where it can, "
                     "so its cost follows the moving bodies.");
         }
-        table_row("Pairs", format_count(world.pair_count()));
-        table_row("Contacts", format_count(world.contact_count()));
-        table_row("Candidate tests", format_count(bp.candidate_tests));
+        table_row("Pairs", format_count(world.pair_count()), &cut);
+        table_row("Contacts", format_count(world.contact_count()), &cut);
+        table_row("Candidate tests", format_count(bp.candidate_tests), &cut);
         char efficiency[32] = "-";
         if (bp.candidate_tests > 0) {
             std::snprintf(efficiency, sizeof efficiency, "%.2f %%",
                           100.0 * static_cast<double>(world.pair_count()) /
                               static_cast<double>(bp.candidate_tests));
         }
-        table_row("Efficiency", efficiency);
+        table_row("Efficiency", efficiency, &cut);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Pairs found / candidate tests");
-        table_row("Structure memory", format_bytes(bp.structure_bytes));
-        table_row("Draw calls", std::to_string(last.draw_calls));
+        table_row("Structure memory", format_bytes(bp.structure_bytes), &cut);
+        table_row("Draw calls", std::to_string(last.draw_calls), &cut);
         ImGui::EndTable();
     }
     const float wanted = wanted_height();

@@ -80,10 +80,10 @@ void timeline_panel(Demo& demo, const ScreenRect& at) {
         ImGui::TextDisabled("GPU world over %s bodies: no rewind snapshots",
                             format_count(kGpuRewindBodies).c_str());
     } else {
-        ImGui::Text("%zu step%s kept (%" PRIu64 "-%" PRIu64 "), %s of %s", history.size(),
-                    history.size() == 1 ? "" : "s", history.first_step(), history.last_step(),
-                    format_bytes(history.bytes()).c_str(),
-                    format_bytes(history.max_bytes()).c_str());
+        ImGui::TextWrapped("%zu step%s kept (%" PRIu64 "-%" PRIu64 "), %s of %s", history.size(),
+                           history.size() == 1 ? "" : "s", history.first_step(),
+                           history.last_step(), format_bytes(history.bytes()).c_str(),
+                           format_bytes(history.max_bytes()).c_str());
     }
     same_line_if_fits(demo.recording_path().empty() ? "Record" : "Stop recording");
     record_button(demo);

@@ -64,6 +64,9 @@ struct BroadPhaseEntry {
     // fed BodyChanges (a still split); null: update_changes runs on the whole array.
     std::unique_ptr<BroadPhase<2>> (*still_2d)() = nullptr;
     std::unique_ptr<BroadPhase<3>> (*still_3d)() = nullptr;
+    // A row in one dimension only: the row that does its job in the other (quadtree's is
+    // octree), so a viewer switching dimension keeps the idea the user chose.
+    std::string_view in_other_dim = {};
 
     bool supports(int dim) const { return dim == 2 ? in_2d : in_3d; }
     bool splits_still() const { return still_2d != nullptr || still_3d != nullptr; }

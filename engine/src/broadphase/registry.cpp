@@ -45,14 +45,17 @@ constexpr BroadPhaseEntry split_row(std::string_view name, std::string_view desc
     return e;
 }
 
-// An algorithm whose name belongs to one dimension (quadtree in 2D, octree in 3D).
+// An algorithm whose name belongs to one dimension (quadtree in 2D, octree in 3D), with the
+// row that does its job in the other.
 template <template <int> class Algorithm, int D>
-constexpr BroadPhaseEntry row_in(std::string_view name, std::string_view description) {
-    if constexpr (D == 2) {
-        return {name, description, true, false, &make_instance<Algorithm, 2>, nullptr};
-    } else {
-        return {name, description, false, true, nullptr, &make_instance<Algorithm, 3>};
-    }
+constexpr BroadPhaseEntry row_in(std::string_view name, std::string_view in_other_dim,
+                                 std::string_view description) {
+    BroadPhaseEntry e = D == 2 ? BroadPhaseEntry{name, description, true, false,
+                                                 &make_instance<Algorithm, 2>, nullptr}
+                               : BroadPhaseEntry{name, description, false, true, nullptr,
+                                                 &make_instance<Algorithm, 3>};
+    e.in_other_dim = in_other_dim;
+    return e;
 }
 
 constexpr std::array kBroadPhases = {
@@ -67,10 +70,10 @@ constexpr std::array kBroadPhases = {
     row<MortonCells>("morton-cells",
                      "Each box as up to 2^D power-of-two cells sorted by Morton code; nested "
                      "cells found by a sweep"),
-    row_in<RegionTree, 2>("quadtree",
+    row_in<RegionTree, 2>("quadtree", "octree",
                           "Quadtree: each body in the smallest node holding it whole; bodies "
                           "on a split line stay at the parent (fails on centre lines)"),
-    row_in<RegionTree, 3>("octree",
+    row_in<RegionTree, 3>("octree", "quadtree",
                           "Octree: each body in the smallest node holding it whole; bodies "
                           "on a split plane stay at the parent (fails on centre planes)"),
     row<LooseTree>("loose-tree",
