@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "collide/gpu/catalog.hpp"
+#include "collide/gpu/compute_context.hpp"
 #include "collide/registry.hpp"
 #include "sim/demo.hpp"
 #include "sim/race.hpp"
@@ -415,6 +416,24 @@ TEST(GpuWorldSwitch, RefusesImplicitBodiesAndSweptSteps) {
     w->set_physics(p);
     EXPECT_FALSE(w->on_gpu()) << "swept steps took the bodies back";
     EXPECT_NE(w->gpu_world_refusal().value_or("").find("swept"), std::string::npos);
+}
+
+// Bug: ticking GPU world on llvmpipe at the a-million stop gave 2.5-3.6 s frames with no
+// warning. On a software GPU the box now refuses worlds past kMaxSoftwareGpuWorldBodies and
+// says why; smaller ones still go there, and a hardware GPU takes them all.
+TEST(GpuWorldSwitch, SoftwareGlRefusesLargeWorlds) {
+    SKIP_WITHOUT_GPU_WORLD();
+    const bool software = collide::gpu::shared_context()->software();
+    auto large = make_sim_world(2, "uniform", kMaxSoftwareGpuWorldBodies + 1, 1, "sorted-grid");
+    const auto why = large->gpu_world_refusal();
+    EXPECT_EQ(why.has_value(), software);
+    if (software) {
+        EXPECT_NE(why->find("renders in software"), std::string::npos) << *why;
+        EXPECT_EQ(large->set_gpu_world(true), why);
+        EXPECT_FALSE(large->on_gpu());
+    }
+    auto small = make_sim_world(2, "uniform", kMaxSoftwareGpuWorldBodies, 1, "sorted-grid");
+    EXPECT_FALSE(small->gpu_world_refusal());
 }
 
 // A session that moves to the GPU world and back replays to the same hashes (one GPU).
