@@ -558,15 +558,21 @@ TEST(BodyNumbering, UnknownSessionVersionIsRefused) {
     }
     std::filesystem::remove(path);
 }
-// Bug: going from 2D to 3D landed on sort-and-sweep rather than the octree the quadtree
-// becomes, and cleared the query region. Now each one-dimension row goes to its twin, and
-// the region keeps its share of the world (spanning the depth in 3D).
-TEST(DimensionSwitch, KeepsTheTreeAndTheQuery) {
+
+// 500 bodies of uniform, in 2D, with the quadtree (a row of one dimension).
+Options quadtree_world() {
     Options options;
     options.scene = "uniform";
     options.count = 500;
     options.broadphase = "quadtree";
-    Demo demo(options);
+    return options;
+}
+
+// Bug: going from 2D to 3D landed on sort-and-sweep rather than the octree the quadtree
+// becomes, and cleared the query region. Now each one-dimension row goes to its twin, and
+// the region keeps its share of the world (spanning the depth in 3D).
+TEST(DimensionSwitch, KeepsTheTreeAndTheQuery) {
+    Demo demo(quadtree_world());
     const Box3 world2 = demo.world().bounds();
     const glm::vec3 size2 = world2.hi - world2.lo;
     // The region over the world's lower-left quarter.
@@ -679,11 +685,7 @@ TEST(CompareCosts, RunOnceIsRefusedOnlyWhereItWouldFreeze) {
 // there (4 to 9 fps at 5,000 bodies). New panes take algorithms not shown yet, never brute
 // force; fewer panes keep the first ones.
 TEST(CompareCosts, NewPanesTakeAlgorithmsNotShownYet) {
-    Options options;
-    options.scene = "uniform";
-    options.count = 500;
-    options.broadphase = "quadtree";
-    Demo demo(options);
+    Demo demo(quadtree_world());
     demo.view().compare = {"quadtree", "brute-force"};
     demo.set_compare_panes(4);
     const std::vector<std::string>& panes = demo.view().compare;
