@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "collide/gpu/catalog.hpp"
+#include "collide/gpu/compute_context.hpp"
 #include "tooling/input_error.hpp"
 #include "tooling/parse.hpp"
 #include "tooling/random.hpp"
@@ -224,7 +225,10 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
     std::unique_ptr<SimWorld> world;
     try {
         world = make_sim_world(dim, scene, count, seed, algorithm, defaults_of(start_));
-    } catch (const std::exception& e) {
+    } catch (const collide::InputError& e) {  // a scene file that does not load
+        last_error_ = e.what();
+        return false;
+    } catch (const collide::gpu::GpuError& e) {  // a GPU row with no context
         last_error_ = e.what();
         return false;
     }
@@ -276,8 +280,9 @@ void Demo::act(const action::SetBroadPhase& a) {
     if (!notice_.empty()) return;  // the world keeps its algorithm
     try {
         if (!world_->set_broad_phase(a.name)) return;
-    } catch (const std::exception& e) {
-        // A GPU row where no GL 4.3 context can be had: the world keeps its algorithm.
+    } catch (const collide::gpu::GpuError& e) {
+        // A GPU row where no GL 4.3 context can be had: the world keeps its algorithm. A
+        // broken invariant is a bug, not a message: it goes on up and stops the app.
         last_error_ = a.name + ": " + e.what();
         return;
     }

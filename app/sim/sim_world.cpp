@@ -746,7 +746,7 @@ std::optional<std::string> WorldAdapter<D>::set_gpu_world(bool on) {
         try {
             gpu_ = std::make_unique<collide::gpu::GpuWorld<D>>(world_.settings(), world_.bodies(),
                                                                world_.steps());
-        } catch (const std::exception& e) {
+        } catch (const collide::gpu::GpuError& e) {  // shaders or buffers the GPU refused
             return std::string(e.what());
         }
         // The CPU's scale until the readbacks bring samples of the GPU's speeds.
