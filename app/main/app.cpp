@@ -17,7 +17,7 @@
 #include "ui/cost_legend.hpp"
 #include "ui/imgui_color.hpp"
 #include "cli/presets.hpp"
-#include "main/scene_save.hpp"
+#include "sim/scene_save.hpp"
 #include "render/screenshot.hpp"
 #include "main/settings_store.hpp"
 #include "tooling/input_error.hpp"

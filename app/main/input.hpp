@@ -14,6 +14,7 @@
 #include "collide/core.hpp"
 #include "cli/controls.hpp"
 #include "sim/demo.hpp"
+#include "ui/dialogs.hpp"
 
 union SDL_Event;
 
@@ -26,13 +27,6 @@ struct Requests {
     bool fit_camera = false;
     bool screenshot = false;
     bool save_scene = false;  // S: the app saves the world as a CSV scene
-};
-
-// The app's own windows that keys open and close; they stay open across frames.
-struct Dialogs {
-    bool help = false;
-    bool quit_prompt = false;  // "Quit?": Enter quits, any other key stays
-    bool ui_hidden = false;    // Tab: every panel hidden, the world fills the window
 };
 
 // What input acts on, gathered for one frame.

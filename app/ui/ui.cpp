@@ -13,7 +13,7 @@
 #include "ui/compare_view.hpp"
 #include "cli/controls.hpp"
 #include "common/palette.hpp"
-#include "main/scene_save.hpp"
+#include "sim/scene_save.hpp"
 #include "sim/race.hpp"
 
 namespace collidoscope {

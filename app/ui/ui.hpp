@@ -15,7 +15,7 @@
 #include "render/camera.hpp"
 #include "sim/demo.hpp"
 #include "ui/frame_stats.hpp"
-#include "main/input.hpp"
+#include "ui/dialogs.hpp"
 #include "ui/ui_layout.hpp"
 
 namespace collidoscope {

@@ -1,4 +1,4 @@
-#include "main/scene_save.hpp"
+#include "sim/scene_save.hpp"
 
 #include <ctime>
 #include <filesystem>
