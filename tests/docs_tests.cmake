@@ -1,4 +1,5 @@
-# The documentation's tests (issue 26), included from tests/CMakeLists.txt.
+# The documentation's tests (issue 26), included from tests/CMakeLists.txt, and the layers
+# the architecture page describes.
 #  - docs.links: every relative link and image in README.md and docs/**/*.md resolves, #anchors
 #    included (scripts/check-links names the file and line of each broken one).
 #  - docs.app_reference_current: docs/app-reference.md and docs/bench-reference.md say what this
@@ -12,6 +13,13 @@ add_test(NAME docs.links
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/scripts/check-links
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(docs.links PROPERTIES TIMEOUT 60)
+
+# The layers of docs/architecture.md: the engine includes no SDL, GL or ImGui, ui/ never
+# includes main/, and so on down (scripts/check-includes names each include that goes up).
+add_test(NAME docs.include_layers
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/scripts/check-includes
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs.include_layers PROPERTIES TIMEOUT 60)
 
 if(TARGET collidoscope AND TARGET collidoscope-bench)
   add_test(NAME docs.app_reference_current
