@@ -228,7 +228,7 @@ Aabb<D> GpuBroadPhase<D>::box_on_host(BodyId id) const {
 template <int D>
 void GpuBroadPhase<D>::check_permutation(std::string_view algorithm,
                                          std::span<const std::uint32_t> ids) const {
-    const auto fail = [&](const std::string& what) { invariant_broken(algorithm, what); };
+    const InvariantFail fail(algorithm);
     if (ids.size() != count_) {
         fail(std::to_string(ids.size()) + " ids for " + std::to_string(count_) + " bodies");
     }

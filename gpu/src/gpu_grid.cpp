@@ -305,7 +305,7 @@ template <int D>
 void GpuGrid<D>::validate() const {
     const std::size_t n = this->count_;
     if (n == 0) return;
-    const auto fail = [](const std::string& what) { invariant_broken("gpu-grid", what); };
+    const InvariantFail fail("gpu-grid");
     const HostGrid& h = host_grid();
     this->check_permutation("gpu-grid", h.ids);
     for (std::size_t p = 1; p < n; ++p) {

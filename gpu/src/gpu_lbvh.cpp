@@ -162,7 +162,7 @@ template <int D>
 void GpuLbvh<D>::validate() const {
     const std::size_t n = this->count_;
     if (n == 0) return;
-    const auto fail = [](const std::string& what) { invariant_broken("gpu-lbvh", what); };
+    const InvariantFail fail("gpu-lbvh");
     const HostTree& t = host_tree();
     this->check_permutation("gpu-lbvh", t.ids);
     for (std::size_t p = 1; p < n; ++p) {

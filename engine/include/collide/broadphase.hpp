@@ -51,6 +51,26 @@ public:
     throw InvariantError(std::string(algorithm) + ": " + what);
 }
 
+// validate()'s reporter for one algorithm: fail("what") throws
+// InvariantError("ALGORITHM: PART what"), PART naming a part of it (or empty).
+class InvariantFail {
+public:
+    explicit InvariantFail(std::string_view algorithm, std::string_view part = {})
+        : algorithm_(algorithm), part_(part) {}
+    [[noreturn]] void operator()(const std::string& what) const {
+        invariant_broken(algorithm_, std::string(part_) + what);
+    }
+
+private:
+    std::string_view algorithm_, part_;
+};
+
+// A number in an invariant's message.
+template <typename T>
+std::string str(T v) {
+    return std::to_string(v);
+}
+
 // What update_changes' whole-array path keeps between updates.
 template <int D>
 struct ChangesAsWholeArray {

@@ -223,10 +223,7 @@ void CentredIntervalTree<D>::update_whole(std::span<const Aabb<D>> boxes,
 // reach; fitted bounds and the static flag, exactly; the deepest depth.
 template <int D>
 void CentredIntervalTree<D>::validate() const {
-    const auto fail = [](const std::string& what) {
-        invariant_broken("centred-interval-tree", what);
-    };
-    const auto str = [](auto v) { return std::to_string(v); };
+    const InvariantFail fail("centred-interval-tree");
     const std::size_t n = node_of_.size();
     for (const std::size_t size :
          {entries_.size(), by_lo_.size(), by_hi_.size(), by_sweep_.size()}) {

@@ -590,8 +590,7 @@ void DynamicAabbTree<D>::steer_margin(std::size_t pairs) {
 // not both static, once, and as many as the trees' own join finds (so all of them).
 template <int D>
 void DynamicAabbTree<D>::validate() const {
-    const auto fail = [](const std::string& what) { invariant_broken("dynamic-aabb-tree", what); };
-    const auto str = [](auto v) { return std::to_string(v); };
+    const InvariantFail fail("dynamic-aabb-tree");
     if (frame_ == 0) return;  // nothing built yet
     const std::size_t n = body_of_.size();
     for (const std::size_t size : {proxy_of_.size(), boxes_.size(), fat_.size(), leaf_.size(),

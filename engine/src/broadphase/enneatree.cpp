@@ -222,10 +222,7 @@ void Enneatree<D, kAlternating>::update_whole(std::span<const Aabb<D>> boxes,
 // count and the deepest occupied depth.
 template <int D, bool kAlternating>
 void Enneatree<D, kAlternating>::validate() const {
-    const auto fail = [](const std::string& what) {
-        invariant_broken(kAlternating ? "enneatree-alt" : "enneatree", what);
-    };
-    const auto str = [](auto v) { return std::to_string(v); };
+    const InvariantFail fail(kAlternating ? "enneatree-alt" : "enneatree");
     const std::size_t n = boxes_.size();
     for (const std::size_t size : {node_of_.size(), target_depth_.size(), order_.size(),
                                    sorted_boxes_.size(), sorted_static_.size()}) {

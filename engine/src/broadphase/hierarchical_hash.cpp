@@ -504,8 +504,7 @@ BroadPhaseStats HierarchicalHash<D>::stats() const {
 // (where the index was built) every run found through its hash slot and filter bit.
 template <int D>
 void HierarchicalHash<D>::validate() const {
-    const auto fail = [](const std::string& what) { invariant_broken("hierarchical-hash", what); };
-    const auto str = [](auto v) { return std::to_string(v); };
+    const InvariantFail fail("hierarchical-hash");
     const std::size_t n = boxes_.size();
     if (is_static_.size() != n || signatures_.size() != n)
         fail(str(n) + " boxes but " + str(is_static_.size()) + " static flags and " +

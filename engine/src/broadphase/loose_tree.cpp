@@ -228,8 +228,7 @@ void LooseTree<D>::update_whole(std::span<const Aabb<D>> boxes,
 // node's loose box, up to rounding; the deepest depth.
 template <int D>
 void LooseTree<D>::validate() const {
-    const auto fail = [](const std::string& what) { invariant_broken("loose-tree", what); };
-    const auto str = [](auto v) { return std::to_string(v); };
+    const InvariantFail fail("loose-tree");
     validate_tree(nodes_, items_, fail);
     const auto n = static_cast<std::uint32_t>(items_.size());
     if (nodes_.empty()) return;

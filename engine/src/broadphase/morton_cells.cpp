@@ -445,8 +445,7 @@ BroadPhaseStats MortonCells<D>::stats() const {
 // a node's own entries are its cell, followed by its children's ranges in order.
 template <int D>
 void MortonCells<D>::validate() const {
-    const auto fail = [](const std::string& what) { invariant_broken("morton-cells", what); };
-    const auto str = [](auto v) { return std::to_string(v); };
+    const InvariantFail fail("morton-cells");
     const std::size_t n = boxes_.size();
     if (is_static_.size() != n || signatures_.size() != n)
         fail(str(n) + " boxes but " + str(is_static_.size()) + " static flags and " +

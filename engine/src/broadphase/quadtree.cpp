@@ -116,8 +116,7 @@ void RegionTree<D>::update_whole(std::span<const Aabb<D>> boxes,
 template <int D>
 void RegionTree<D>::validate() const {
     const char* name = D == 2 ? "quadtree" : "octree";
-    const auto fail = [&](const std::string& what) { invariant_broken(name, what); };
-    const auto str = [](auto v) { return std::to_string(v); };
+    const InvariantFail fail(name);
     validate_tree(nodes_, items_, fail);
     if (row_end_.size() != items_.size())
         fail(str(row_end_.size()) + " row ends for " + str(items_.size()) + " slots");

@@ -382,8 +382,7 @@ BroadPhaseStats RadixChunks<D>::stats() const {
 // pieces that cut_level() registers there (those its region meets), each once.
 template <int D>
 void RadixChunks<D>::validate() const {
-    const auto fail = [](const std::string& what) { invariant_broken("radix-chunks", what); };
-    const auto str = [](auto v) { return std::to_string(v); };
+    const InvariantFail fail("radix-chunks");
     const std::size_t n = boxes_.size();
     if (cells_[0].empty()) {  // no update yet
         if (n != 0 || !entities_.empty()) fail("entities but no cells");

@@ -131,8 +131,7 @@ BroadPhaseStats SortAndSweep<D>::stats() const {
 // the entries in order of it, and the bounds of the boxes current.
 template <int D>
 void SortAndSweep<D>::validate() const {
-    const auto fail = [](const std::string& what) { invariant_broken("sort-and-sweep", what); };
-    const auto str = [](auto v) { return std::to_string(v); };
+    const InvariantFail fail("sort-and-sweep");
     const std::size_t n = entries_.size();
     if (axis_ < 0 || axis_ >= D) fail("sweep axis " + str(axis_));
     if (sorted_.size() != n || static_.size() != n)

@@ -870,8 +870,7 @@ BroadPhaseStats SortedGrid<D>::stats() const {
 // once, the bodies per level, and each pair of occupied levels scanned from one side only.
 template <int D>
 void SortedGrid<D>::validate() const {
-    const auto fail = [](const std::string& what) { invariant_broken("sorted-grid", what); };
-    const auto str = [](auto v) { return std::to_string(v); };
+    const InvariantFail fail("sorted-grid");
     const std::size_t n = ids_.size();
     if (levels_.empty()) {  // no update yet
         if (n != 0) fail(str(n) + " entries but no levels");

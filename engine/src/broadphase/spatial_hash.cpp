@@ -378,8 +378,7 @@ BroadPhaseStats SpatialHash<D>::stats() const {
 // bucket of its cell with its body's lowest-cell and static flags; the hot copies match.
 template <int D>
 void SpatialHash<D>::validate() const {
-    const auto fail = [](const std::string& what) { invariant_broken("spatial-hash", what); };
-    const auto str = [](auto v) { return std::to_string(v); };
+    const InvariantFail fail("spatial-hash");
     const auto cell_str = [&](const Cell& c) {
         std::string s = "(";
         for (int k = 0; k < D; ++k) s += (k ? ", " : "") + str(c[k]);

@@ -87,9 +87,7 @@ std::size_t StillNeighbours<D>::bytes() const {
 
 template <int D>
 void StillNeighbours<D>::validate() const {
-    const auto fail = [](const std::string& what) {
-        invariant_broken("still split", "neighbours: " + what);
-    };
+    const InvariantFail fail("still split", "neighbours: ");
     if (runs_.size() != held_for_.size())
         fail(std::to_string(runs_.size()) + " runs for " + std::to_string(held_for_.size()) +
              " bodies");

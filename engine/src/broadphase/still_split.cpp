@@ -250,7 +250,7 @@ void StillSplit<D>::validate() const {
     if (!split_) return;  // the still part is unused (and may never have been built)
     still_->validate();
     neighbours_.validate();
-    const auto fail = [](const std::string& what) { invariant_broken("still split", what); };
+    const InvariantFail fail("still split");
     std::size_t dead = 0;
     for (std::uint32_t i = 0; i < still_ids_.size(); ++i) {
         const BodyId id = still_ids_[i];

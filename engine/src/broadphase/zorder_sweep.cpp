@@ -218,8 +218,7 @@ BroadPhaseStats KeySweep<D, Key>::stats() const {
 template <int D, typename Key>
 void KeySweep<D, Key>::validate() const {
     const char* name = Key::kSkips ? "zorder-sweep" : "norm-sweep";
-    const auto fail = [name](const std::string& what) { invariant_broken(name, what); };
-    const auto str = [](auto v) { return std::to_string(v); };
+    const InvariantFail fail(name);
     const std::size_t n = entries_.size();
     if (sorted_.size() != n || static_.size() != n)
         fail(str(n) + " entries but " + str(sorted_.size()) + " boxes and " + str(static_.size()) +

@@ -252,7 +252,6 @@ public:
     // the live count. Sets `leaves` to the leaves reached.
     std::optional<std::string> broken(std::size_t& leaves) const {
         const auto size = static_cast<std::int32_t>(nodes_.size());
-        const auto str = [](auto v) { return std::to_string(v); };
         std::vector<std::uint8_t> seen(nodes_.size(), 0);  // 1: in the tree, 2: free
         std::size_t reached = 0;
         leaves = 0;

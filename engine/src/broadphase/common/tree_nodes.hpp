@@ -108,7 +108,6 @@ void tree_query(const std::vector<TreeNode<D>>& nodes, const std::vector<TreeIte
 template <int D, typename Fail>
 void validate_tree(const std::vector<TreeNode<D>>& nodes, const std::vector<TreeItem<D>>& items,
                    const Fail& fail) {
-    const auto str = [](auto v) { return std::to_string(v); };
     const auto n = static_cast<std::uint32_t>(items.size());
     const auto size = static_cast<std::uint32_t>(nodes.size());
     std::vector<std::uint8_t> seen(n, 0);
