@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 
@@ -729,10 +730,12 @@ std::optional<std::string> WorldAdapter<D>::gpu_world_refusal() const {
     if (n > kMaxSoftwareGpuWorldBodies) {
         const auto context = collide::gpu::shared_context();
         if (context->software()) {
-            return "OpenGL here is " + context->renderer() +
-                   ", which renders in software: a step of " + std::to_string(n) +
-                   " bodies would take seconds (it takes at most " +
-                   std::to_string(kMaxSoftwareGpuWorldBodies) + ")";
+            char cost[160];
+            std::snprintf(cost, sizeof cost,
+                          ": a frame of %zu bodies would take about %.1f s (it takes at most %zu)",
+                          n, static_cast<double>(n) * kSoftwareGpuWorldSecondsPerBody,
+                          kMaxSoftwareGpuWorldBodies);
+            return "OpenGL here is " + context->renderer() + ", which renders in software" + cost;
         }
     }
     return std::nullopt;

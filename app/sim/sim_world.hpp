@@ -236,10 +236,11 @@ public:
 };
 
 // The most bodies the GPU world takes on a software GPU (llvmpipe), which does the GPU's
-// work on the CPU's cores: about 3 us a body a step on the 2-core VM (2.5 to 3.6 s at a
-// million), so past this a step would take over a tenth of a second and the window would
-// stop answering its clicks.
+// work on the CPU's cores: about 4 us a body a frame on the 2-core VM (30,000 bodies: 116 ms
+// a frame; a million: 2.5 to 3.6 s), so past this a frame would take over a tenth of a
+// second and the window would stop answering its clicks.
 inline constexpr std::size_t kMaxSoftwareGpuWorldBodies = 30'000;
+inline constexpr double kSoftwareGpuWorldSecondsPerBody = 4e-6;
 
 // Why the GPU world would run no faster than the CPU here: no OpenGL 4.3 context, or a
 // software one (llvmpipe) — or nothing, on a hardware GPU.
