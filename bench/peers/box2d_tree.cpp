@@ -13,15 +13,22 @@
 //   test of the real boxes run over the rest (all of it counted in the frame's time).
 // Box2D feeds MoveProxy the box swept over the step; the peer feeds the same boxes every
 // other broad phase gets, with the centre's displacement since the last frame.
+// Fed changes (update_changes), it does what b2World does as bodies come, go, sleep and wake:
+// a body that leaves has its proxy destroyed (b2BroadPhase::DestroyProxy) and its contacts
+// with it; one that arrives, still or moving, gets a proxy (CreateProxy, which buffers a
+// move); and only the moving bodies' proxies are moved.
 #include "box2d_tree.hpp"
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <iterator>
 #include <optional>
+#include <stdexcept>
 
 #include <box2d/b2_dynamic_tree.h>
 
+#include "peer_changes.hpp"
 #include "peer_scale.hpp"
 
 namespace collide::bench {
@@ -32,6 +39,7 @@ class Box2dTreePeer final : public BroadPhase<2> {
 public:
     void update_whole(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
                       PairList& out) override;
+    void update_changes(const BodyChanges<2>& changes, PairList& out) override;
     void search(const Aabb<2>& region, std::vector<BodyId>& out,
                 QueryTrace<2>* trace = nullptr) const override;
     BroadPhaseStats stats() const override { return stats_; }
@@ -45,8 +53,13 @@ private:
     b2AABB scaled(const Aabb<2>& b) const {
         return {{b.lo.x * scale_, b.lo.y * scale_}, {b.hi.x * scale_, b.hi.y * scale_}};
     }
-    void rebuild(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static);
-    void move(std::span<const Aabb<2>> boxes);
+    // Every body anew; fed changes, only the present ones (`changes`).
+    void rebuild(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
+                 const PeerChanges* changes = nullptr);
+    void create_proxy(BodyId id, const Aabb<2>& box);
+    void move_proxy(BodyId id, const Aabb<2>& box, std::uint64_t& moved);
+    // UpdatePairs, then the contact manager's keep-or-destroy and the exact test.
+    void collide(std::span<const Aabb<2>> boxes, PairList& out);
 
     std::optional<b2DynamicTree> tree_;
     float scale_ = 1;
@@ -60,43 +73,48 @@ private:
     std::vector<std::uint64_t> fat_pairs_;  // sorted: the contact list
     std::vector<std::uint64_t> merged_;
     std::vector<float> scratch_;
+    PeerChanges changes_;          // fed changes: who is present, moving or still
+    std::size_t absent_ = 0;       // bodies with no proxy (b2_nullNode): fed changes only
+    std::vector<std::uint8_t> gone_;  // scratch: the bodies whose proxies were destroyed
     int32 query_proxy_ = -1;
     BroadPhaseStats stats_;
     std::array<Param, 1> params_ = {{{"margin", 0.5f, 0.01f, 4.0f}}};
 };
 
 void Box2dTreePeer::rebuild(std::span<const Aabb<2>> boxes,
-                            std::span<const std::uint8_t> is_static) {
+                            std::span<const std::uint8_t> is_static, const PeerChanges* changes) {
     tree_.emplace();
     built_margin_ = margin();
     scale_ = peer_scale<2>(boxes, margin(), b2_aabbExtension, scratch_);
     boxes_.assign(boxes.begin(), boxes.end());
     static_.assign(is_static.begin(), is_static.end());
-    proxy_.resize(boxes.size());
+    proxy_.assign(boxes.size(), b2_nullNode);
     body_.clear();
     fat_pairs_.clear();
     move_buffer_.clear();
-    for (std::size_t i = 0; i < boxes.size(); ++i) {
-        const int32 p = tree_->CreateProxy(scaled(boxes[i]), nullptr);
-        proxy_[i] = p;
-        if (static_cast<std::size_t>(p) >= body_.size()) body_.resize(std::size_t(p) + 1);
-        body_[std::size_t(p)] = static_cast<BodyId>(i);
-        move_buffer_.push_back(p);  // b2BroadPhase::CreateProxy buffers a move too
+    for (BodyId i = 0; i < boxes.size(); ++i) {
+        if (!changes || changes->state(i) != PeerChanges::State::kAbsent) create_proxy(i, boxes[i]);
     }
-    stats_.reinserted = boxes.size();
+    absent_ = boxes.size() - move_buffer_.size();
+    stats_.reinserted = move_buffer_.size();
 }
 
-void Box2dTreePeer::move(std::span<const Aabb<2>> boxes) {
-    std::uint64_t moved = 0;
-    for (std::size_t i = 0; i < boxes.size(); ++i) {
-        const Vec<2> d = (boxes[i].center() - boxes_[i].center()) * scale_;
-        boxes_[i] = boxes[i];
-        if (tree_->MoveProxy(proxy_[i], scaled(boxes[i]), b2Vec2(d.x, d.y))) {
-            move_buffer_.push_back(proxy_[i]);
-            ++moved;
-        }
+void Box2dTreePeer::create_proxy(BodyId id, const Aabb<2>& box) {
+    const int32 p = tree_->CreateProxy(scaled(box), nullptr);
+    proxy_[id] = p;
+    boxes_[id] = box;
+    if (static_cast<std::size_t>(p) >= body_.size()) body_.resize(std::size_t(p) + 1);
+    body_[std::size_t(p)] = id;
+    move_buffer_.push_back(p);  // b2BroadPhase::CreateProxy buffers a move too
+}
+
+void Box2dTreePeer::move_proxy(BodyId id, const Aabb<2>& box, std::uint64_t& moved) {
+    const Vec<2> d = (box.center() - boxes_[id].center()) * scale_;
+    boxes_[id] = box;
+    if (tree_->MoveProxy(proxy_[id], scaled(box), b2Vec2(d.x, d.y))) {
+        move_buffer_.push_back(proxy_[id]);
+        ++moved;
     }
-    stats_.reinserted = moved;
 }
 
 bool Box2dTreePeer::QueryCallback(int32 proxy) {
@@ -113,12 +131,57 @@ bool Box2dTreePeer::QueryCallback(int32 proxy) {
 void Box2dTreePeer::update_whole(std::span<const Aabb<2>> boxes,
                                  std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
-    if (!tree_ || !same_bodies(is_static, static_) || margin() != built_margin_) {
+    if (!tree_ || !same_bodies(is_static, static_) || margin() != built_margin_ || absent_ > 0) {
         rebuild(boxes, is_static);
     } else {
-        move(boxes);
+        std::uint64_t moved = 0;
+        for (BodyId i = 0; i < boxes.size(); ++i) move_proxy(i, boxes[i], moved);
+        stats_.reinserted = moved;
     }
+    collide(boxes, out);
+}
 
+void Box2dTreePeer::update_changes(const BodyChanges<2>& c, PairList& out) {
+    if (!c.reset && !tree_)
+        throw std::invalid_argument("peer:box2d-tree: the first update from changes needs a reset");
+    changes_.read(c);
+    out.clear();
+    const std::size_t n = c.boxes.size();
+    const auto is_still = [&](BodyId id) { return changes_.state(id) == PeerChanges::State::kStill; };
+    if (c.reset || n != proxy_.size() || margin() != built_margin_) {
+        std::vector<std::uint8_t> still(n);
+        for (BodyId id = 0; id < n; ++id) still[id] = is_still(id);
+        rebuild(c.boxes, still, &changes_);
+    } else {
+        // b2World::DestroyBody: the proxy goes, and its contacts with it (the move buffer is
+        // empty between updates, so no move of it is left to unbuffer).
+        gone_.resize(n, 0);
+        for (const BodyId id : changes_.departed()) {
+            assert(move_buffer_.empty());
+            tree_->DestroyProxy(proxy_[id]);
+            proxy_[id] = b2_nullNode;
+            gone_[id] = 1;
+            ++absent_;
+        }
+        if (!changes_.departed().empty()) {
+            std::erase_if(fat_pairs_, [&](std::uint64_t key) {
+                return gone_[key >> 32] || gone_[static_cast<BodyId>(key)];
+            });
+            for (const BodyId id : changes_.departed()) gone_[id] = 0;
+        }
+        for (const BodyId id : changes_.arrived()) {
+            static_[id] = is_still(id);
+            create_proxy(id, c.boxes[id]);
+            --absent_;
+        }
+        std::uint64_t moved = changes_.arrived().size();
+        for (const BodyId id : c.moving) move_proxy(id, c.boxes[id], moved);
+        stats_.reinserted = moved;
+    }
+    collide(c.boxes, out);
+}
+
+void Box2dTreePeer::collide(std::span<const Aabb<2>> boxes, PairList& out) {
     // b2BroadPhase::UpdatePairs: each moved proxy queries with its fat box.
     new_pairs_.clear();
     for (const int32 p : move_buffer_) {
@@ -148,7 +211,8 @@ void Box2dTreePeer::update_whole(std::span<const Aabb<2>> boxes,
     fat_pairs_.resize(kept);
 
     stats_.candidate_tests = kept;
-    stats_.nodes = boxes.size() == 0 ? 0 : 2 * boxes.size() - 1;  // leaves and inner nodes
+    const std::size_t leaves = proxy_.size() - absent_;
+    stats_.nodes = leaves == 0 ? 0 : 2 * leaves - 1;  // leaves and inner nodes
     stats_.depth = tree_->GetHeight();
     // The tree's node array is private: its size is estimated from the node count.
     stats_.structure_bytes = stats_.nodes * sizeof(b2TreeNode) +

@@ -11,14 +11,20 @@
 //   leaves parted in its clean-up; the peer reads the whole cache each frame and keeps the
 //   pairs whose real boxes overlap (that filter is counted in the frame's time).
 // The library margin (gDbvtMargin, 0.05) is scaled to our bodies; see peer_scale.hpp.
+// Fed changes (update_changes), it does what btCollisionWorld does as objects come and go
+// (removeCollisionObject: destroyProxy, which drops the proxy's pairs from the cache;
+// addCollisionObject: createProxy, in the static group for a still body) and calls setAabb
+// for the moving bodies alone.
 #include "bullet_dbvt.hpp"
 
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 
 #include <btBulletCollisionCommon.h>
 
+#include "peer_changes.hpp"
 #include "peer_scale.hpp"
 
 namespace collide::bench {
@@ -33,7 +39,8 @@ public:
         // destroyProxy searches the pair cache for each proxy's pairs; the whole cache goes
         // anyway, so point the broad phase at an empty one first.
         broadphase_.m_paircache = &no_pairs_;
-        for (btBroadphaseProxy* p : proxies_) broadphase_.destroyProxy(p, nullptr);
+        for (btBroadphaseProxy* p : proxies_)
+            if (p != nullptr) broadphase_.destroyProxy(p, nullptr);
     }
     DbvtWorld(const DbvtWorld&) = delete;
     DbvtWorld& operator=(const DbvtWorld&) = delete;
@@ -47,7 +54,7 @@ private:
     btNullPairCache no_pairs_;
     btHashedOverlappingPairCache cache_;
     btDbvtBroadphase broadphase_{&cache_};
-    std::vector<btBroadphaseProxy*> proxies_;  // per body; owned by the broad phase
+    std::vector<btBroadphaseProxy*> proxies_;  // per body (null: none); owned by the broad phase
 };
 
 template <int D>
@@ -57,6 +64,7 @@ public:
 
     void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                       PairList& out) override;
+    void update_changes(const BodyChanges<D>& changes, PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     BroadPhaseStats stats() const override;
@@ -74,7 +82,13 @@ private:
     static BodyId id_of(const btBroadphaseProxy* p) {
         return static_cast<BodyId>(reinterpret_cast<std::uintptr_t>(p->m_clientObject));
     }
-    void rebuild(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
+    // Every body anew; fed changes, only the present ones (`changes`).
+    void rebuild(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                 const PeerChanges* changes = nullptr);
+    void create_proxy(BodyId id, const Aabb<D>& box);
+    void set_aabb(BodyId id, const Aabb<D>& box);
+    // calculateOverlappingPairs, then the cache's pairs whose real boxes overlap.
+    void collide(std::span<const Aabb<D>> boxes, PairList& out);
 
     // The dispatcher is only handed through (no collision algorithms are ever made).
     btDefaultCollisionConfiguration config_;
@@ -86,6 +100,8 @@ private:
     std::vector<Aabb<D>> boxes_;  // as of the last update, unscaled
     std::vector<std::uint8_t> static_;
     std::vector<float> scratch_;
+    PeerChanges changes_;     // fed changes: who is present, moving or still
+    std::size_t absent_ = 0;  // bodies with no proxy: fed changes only
     BroadPhaseStats stats_;
     std::array<Param, 2> params_ = {
         {{"margin", 0.5f, 0.01f, 4.0f}, {"deferred collide", 1, 0, 1, true}}};
@@ -93,7 +109,8 @@ private:
 
 template <int D>
 void BulletDbvtPeer<D>::rebuild(std::span<const Aabb<D>> boxes,
-                                std::span<const std::uint8_t> is_static) {
+                                std::span<const std::uint8_t> is_static,
+                                const PeerChanges* changes) {
     world_.reset();
     world_.emplace(deferred());
     built_margin_ = margin();
@@ -101,19 +118,37 @@ void BulletDbvtPeer<D>::rebuild(std::span<const Aabb<D>> boxes,
     scale_ = peer_scale<D>(boxes, margin(), gDbvtMargin, scratch_);
     boxes_.assign(boxes.begin(), boxes.end());
     static_.assign(is_static.begin(), is_static.end());
-    auto& proxies = world_->proxies();
-    proxies.resize(boxes.size());
-    for (std::size_t i = 0; i < boxes.size(); ++i) {
-        const auto [lo, hi] = scaled(boxes[i]);
-        const int group =
-            static_[i] ? btBroadphaseProxy::StaticFilter : btBroadphaseProxy::DefaultFilter;
-        const int mask = static_[i] ? btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::StaticFilter
-                                    : btBroadphaseProxy::AllFilter;
-        proxies[i] = world_->broadphase().createProxy(lo, hi, BOX_SHAPE_PROXYTYPE,
-                                                      reinterpret_cast<void*>(std::uintptr_t{i}),
-                                                      group, mask, &dispatcher_);
+    world_->proxies().assign(boxes.size(), nullptr);
+    absent_ = 0;
+    for (BodyId i = 0; i < boxes.size(); ++i) {
+        if (changes && changes->state(i) == PeerChanges::State::kAbsent) {
+            ++absent_;
+        } else {
+            create_proxy(i, boxes[i]);
+        }
     }
-    stats_.reinserted = boxes.size();
+    stats_.reinserted = boxes.size() - absent_;
+}
+
+template <int D>
+void BulletDbvtPeer<D>::create_proxy(BodyId id, const Aabb<D>& box) {
+    const auto [lo, hi] = scaled(box);
+    const int group =
+        static_[id] ? btBroadphaseProxy::StaticFilter : btBroadphaseProxy::DefaultFilter;
+    const int mask = static_[id] ? btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::StaticFilter
+                                 : btBroadphaseProxy::AllFilter;
+    boxes_[id] = box;
+    world_->proxies()[id] = world_->broadphase().createProxy(
+        lo, hi, BOX_SHAPE_PROXYTYPE, reinterpret_cast<void*>(std::uintptr_t{id}), group, mask,
+        &dispatcher_);
+}
+
+template <int D>
+void BulletDbvtPeer<D>::set_aabb(BodyId id, const Aabb<D>& box) {
+    if (box.lo == boxes_[id].lo && box.hi == boxes_[id].hi) return;
+    boxes_[id] = box;
+    const auto [lo, hi] = scaled(box);
+    world_->broadphase().setAabb(world_->proxies()[id], lo, hi, &dispatcher_);
 }
 
 template <int D>
@@ -121,21 +156,52 @@ void BulletDbvtPeer<D>::update_whole(std::span<const Aabb<D>> boxes,
                                      std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     if (!world_ || !same_bodies(is_static, static_) || margin() != built_margin_ ||
-        deferred() != built_deferred_) {
+        deferred() != built_deferred_ || absent_ > 0) {
         rebuild(boxes, is_static);
     } else {
-        auto& proxies = world_->proxies();
         // Bullet counts the leaves setAabb re-inserted (it halves the count in each collide).
         const unsigned done_before = world_->broadphase().m_updates_done;
-        for (std::size_t i = 0; i < boxes.size(); ++i) {
-            const Aabb<D>& b = boxes[i];
-            if (b.lo == boxes_[i].lo && b.hi == boxes_[i].hi) continue;
-            boxes_[i] = b;
-            const auto [lo, hi] = scaled(b);
-            world_->broadphase().setAabb(proxies[i], lo, hi, &dispatcher_);
-        }
+        for (BodyId i = 0; i < boxes.size(); ++i) set_aabb(i, boxes[i]);
         stats_.reinserted = world_->broadphase().m_updates_done - done_before;
     }
+    collide(boxes, out);
+}
+
+template <int D>
+void BulletDbvtPeer<D>::update_changes(const BodyChanges<D>& c, PairList& out) {
+    if (!c.reset && !world_)
+        throw std::invalid_argument("peer:bullet-dbvt: the first update from changes needs a reset");
+    changes_.read(c);
+    out.clear();
+    const std::size_t n = c.boxes.size();
+    const auto is_still = [&](BodyId id) { return changes_.state(id) == PeerChanges::State::kStill; };
+    if (c.reset || n != boxes_.size() || margin() != built_margin_ ||
+        deferred() != built_deferred_) {
+        std::vector<std::uint8_t> still(n);
+        for (BodyId id = 0; id < n; ++id) still[id] = is_still(id);
+        rebuild(c.boxes, still, &changes_);
+    } else {
+        auto& proxies = world_->proxies();
+        for (const BodyId id : changes_.departed()) {
+            world_->broadphase().destroyProxy(proxies[id], &dispatcher_);
+            proxies[id] = nullptr;
+            ++absent_;
+        }
+        for (const BodyId id : changes_.arrived()) {
+            static_[id] = is_still(id);
+            create_proxy(id, c.boxes[id]);
+            --absent_;
+        }
+        const unsigned done_before = world_->broadphase().m_updates_done;
+        for (const BodyId id : c.moving) set_aabb(id, c.boxes[id]);
+        stats_.reinserted =
+            changes_.arrived().size() + (world_->broadphase().m_updates_done - done_before);
+    }
+    collide(c.boxes, out);
+}
+
+template <int D>
+void BulletDbvtPeer<D>::collide(std::span<const Aabb<D>> boxes, PairList& out) {
     world_->broadphase().calculateOverlappingPairs(&dispatcher_);
 
     const btBroadphasePairArray& pairs = world_->cache().getOverlappingPairArray();
@@ -153,7 +219,7 @@ void BulletDbvtPeer<D>::update_whole(std::span<const Aabb<D>> boxes,
     // Bullet's pools are private: an estimate from the counts (nodes, proxies, pair array
     // and its hash table of two ints per slot).
     stats_.structure_bytes =
-        tree_nodes * sizeof(btDbvtNode) + boxes.size() * sizeof(btDbvtProxy) +
+        tree_nodes * sizeof(btDbvtNode) + (boxes.size() - absent_) * sizeof(btDbvtProxy) +
         static_cast<std::size_t>(pairs.capacity()) * (sizeof(btBroadphasePair) + 2 * sizeof(int)) +
         boxes_.capacity() * sizeof(Aabb<D>) + world_->proxies().capacity() * sizeof(void*);
 }

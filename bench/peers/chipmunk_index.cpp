@@ -21,14 +21,20 @@
 //   fixed when the indexes are built; cpSpaceHash clears its whole table every frame;
 // - a static body whose box changes is re-indexed with cpSpatialIndexReindexObject (what
 //   cpSpaceReindexShape does); in the bench they never move.
+// Fed changes (update_changes), it does what cpSpace does as shapes come, go, sleep and wake
+// (cpSpaceRemoveShape, cpSpaceAddShape, cpSpaceActivateBody): a body that leaves is removed
+// from its index, one that arrives is inserted in the static index (still) or the dynamic
+// one (moving), and only the moving bodies' bbs are refreshed.
 #include "chipmunk_index.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 
 #include <chipmunk/chipmunk.h>
 
+#include "peer_changes.hpp"
 #include "peer_scale.hpp"
 
 namespace collide::bench {
@@ -63,6 +69,7 @@ class ChipmunkPeer final : public BroadPhase<2> {
 public:
     void update_whole(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
                       PairList& out) override;
+    void update_changes(const BodyChanges<2>& changes, PairList& out) override;
     void search(const Aabb<2>& region, std::vector<BodyId>& out,
                 QueryTrace<2>* trace = nullptr) const override;
     BroadPhaseStats stats() const override { return stats_; }
@@ -75,7 +82,16 @@ private:
     float cells_per_body() const { return params_[0].value; }
     static cpCollisionID collide(void* obj1, void* obj2, cpCollisionID id, void* data);
     cpSpatialIndex* make_index(std::span<const Aabb<2>> boxes, cpSpatialIndex* static_index);
-    void rebuild(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static);
+    // Every body anew; fed changes, only the present ones (`changes`).
+    void rebuild(std::span<const Aabb<2>> boxes, std::span<const std::uint8_t> is_static,
+                 const PeerChanges* changes = nullptr);
+    cpSpatialIndex* index_of(BodyId id) const {
+        return static_[id] ? static_index_.get() : dynamic_index_.get();
+    }
+    // Refreshes a moving body's cached bb and velocity, as cpShapeUpdateFunc does.
+    void refresh(BodyId id, const Aabb<2>& box);
+    // One cpSpatialIndexReindexQuery on the dynamic index, the pairs into `out`.
+    void collide_all(PairList& out);
     BodyId id_of(const void* obj) const {
         return static_cast<BodyId>(static_cast<const Object*>(obj) - objects_.data());
     }
@@ -89,6 +105,8 @@ private:
     PairList* out_ = nullptr;
     std::uint64_t candidates_ = 0;
     float built_cells_ = -1;
+    PeerChanges changes_;     // fed changes: who is present, moving or still
+    std::size_t absent_ = 0;  // bodies in no index: fed changes only
     BroadPhaseStats stats_;
     std::array<Param, 1> params_ = {{{"cells per body", 10.0f, 0.5f, 20.0f}}};
 };
@@ -114,19 +132,32 @@ cpSpatialIndex* ChipmunkPeer<I>::make_index(std::span<const Aabb<2>> boxes,
 
 template <ChipmunkIndex I>
 void ChipmunkPeer<I>::rebuild(std::span<const Aabb<2>> boxes,
-                              std::span<const std::uint8_t> is_static) {
+                              std::span<const std::uint8_t> is_static, const PeerChanges* changes) {
     dynamic_index_.reset();
     static_index_.reset(make_index(boxes, nullptr));
     dynamic_index_.reset(make_index(boxes, static_index_.get()));
     boxes_.assign(boxes.begin(), boxes.end());
     static_.assign(is_static.begin(), is_static.end());
-    objects_.resize(boxes.size());
-    for (std::size_t i = 0; i < boxes.size(); ++i) {
+    objects_.resize(boxes.size());  // the indexes hold pointers into it: sized once here
+    absent_ = 0;
+    for (BodyId i = 0; i < boxes.size(); ++i) {
         objects_[i] = {to_bb(boxes[i]), cpvzero};
-        cpSpatialIndexInsert(static_[i] ? static_index_.get() : dynamic_index_.get(), &objects_[i],
-                             cpHashValue(i));
+        if (changes && changes->state(i) == PeerChanges::State::kAbsent) {
+            ++absent_;
+            continue;
+        }
+        cpSpatialIndexInsert(index_of(i), &objects_[i], cpHashValue(i));
     }
-    stats_.reinserted = boxes.size();
+    stats_.reinserted = boxes.size() - absent_;
+}
+
+template <ChipmunkIndex I>
+void ChipmunkPeer<I>::refresh(BodyId id, const Aabb<2>& box) {
+    Object& o = objects_[id];
+    const Vec<2> d = box.center() - boxes_[id].center();
+    o.bb = to_bb(box);
+    o.v = cpv(d.x / kStepSeconds, d.y / kStepSeconds);
+    boxes_[id] = box;
 }
 
 template <ChipmunkIndex I>
@@ -144,28 +175,59 @@ void ChipmunkPeer<I>::update_whole(std::span<const Aabb<2>> boxes,
                                    std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     const bool retuned = I == ChipmunkIndex::kHash && cells_per_body() != built_cells_;
-    if (!dynamic_index_ || !same_bodies(is_static, static_) || retuned) {
+    if (!dynamic_index_ || !same_bodies(is_static, static_) || retuned || absent_ > 0) {
         rebuild(boxes, is_static);
     } else {
-        for (std::size_t i = 0; i < boxes.size(); ++i) {
+        for (BodyId i = 0; i < boxes.size(); ++i) {
             const Aabb<2>& b = boxes[i];
-            Object& o = objects_[i];
-            const Vec<2> d = b.center() - boxes_[i].center();
-            o.bb = to_bb(b);
-            o.v = cpv(d.x / kStepSeconds, d.y / kStepSeconds);
-            if (static_[i] && (b.lo != boxes_[i].lo || b.hi != boxes_[i].hi)) {
-                cpSpatialIndexReindexObject(static_index_.get(), &o, cpHashValue(i));
-            }
-            boxes_[i] = b;
+            const bool reshaped = static_[i] && (b.lo != boxes_[i].lo || b.hi != boxes_[i].hi);
+            refresh(i, b);
+            if (reshaped) cpSpatialIndexReindexObject(static_index_.get(), &objects_[i], cpHashValue(i));
         }
         stats_.reinserted = 0;  // the indexes do not say how many they moved
     }
+    collide_all(out);
+}
+
+template <ChipmunkIndex I>
+void ChipmunkPeer<I>::update_changes(const BodyChanges<2>& c, PairList& out) {
+    if (!c.reset && !dynamic_index_)
+        throw std::invalid_argument("peer:chipmunk: the first update from changes needs a reset");
+    changes_.read(c);
+    out.clear();
+    const std::size_t n = c.boxes.size();
+    const auto is_still = [&](BodyId id) { return changes_.state(id) == PeerChanges::State::kStill; };
+    const bool retuned = I == ChipmunkIndex::kHash && cells_per_body() != built_cells_;
+    if (c.reset || n != objects_.size() || retuned) {
+        std::vector<std::uint8_t> still(n);
+        for (BodyId id = 0; id < n; ++id) still[id] = is_still(id);
+        rebuild(c.boxes, still, &changes_);
+    } else {
+        for (const BodyId id : changes_.departed()) {
+            cpSpatialIndexRemove(index_of(id), &objects_[id], cpHashValue(id));
+            ++absent_;
+        }
+        for (const BodyId id : changes_.arrived()) {
+            static_[id] = is_still(id);
+            objects_[id] = {to_bb(c.boxes[id]), cpvzero};
+            boxes_[id] = c.boxes[id];
+            cpSpatialIndexInsert(index_of(id), &objects_[id], cpHashValue(id));
+            --absent_;
+        }
+        for (const BodyId id : c.moving) refresh(id, c.boxes[id]);
+        stats_.reinserted = changes_.arrived().size();
+    }
+    collide_all(out);
+}
+
+template <ChipmunkIndex I>
+void ChipmunkPeer<I>::collide_all(PairList& out) {
     out_ = &out;
     candidates_ = 0;
     cpSpatialIndexReindexQuery(dynamic_index_.get(), &collide, this);
     out_ = nullptr;
     stats_.candidate_tests = candidates_;
-    stats_.nodes = objects_.size();
+    stats_.nodes = objects_.size() - absent_;
     // Chipmunk's index internals are private: only what the peer holds is counted.
     stats_.structure_bytes = objects_.capacity() * sizeof(Object) +
                              boxes_.capacity() * sizeof(Aabb<2>) + static_.capacity();

@@ -23,6 +23,9 @@
 // - sweep and prune: dSAP_AXES_XYZ (sort on x, prune on y and z).
 // Geoms get their AABB before dSpaceAdd, so the quadtree files each in its block at once
 // (added dirty, all would start in the root block, whose list is scanned per removal).
+// Fed changes (update_changes), it does what an ODE program does as objects come and go:
+// dGeomDestroy for a body that leaves (the space drops it), a new box geom with the bits of
+// its state for one that arrives, and dGeomSetPosition for the moving bodies alone.
 #include "ode_space.hpp"
 
 #include <algorithm>
@@ -31,10 +34,12 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 #include <ode/ode.h>
 
+#include "peer_changes.hpp"
 #include "peer_scale.hpp"
 #include "tooling/input_error.hpp"
 
@@ -100,6 +105,7 @@ class OdePeer final : public BroadPhase<D> {
 public:
     void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                       PairList& out) override;
+    void update_changes(const BodyChanges<D>& changes, PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     BroadPhaseStats stats() const override { return stats_; }
@@ -112,7 +118,14 @@ private:
     float depth_param() const { return params_[0].value; }
     static void near_callback(void* data, dGeomID g1, dGeomID g2);
     dSpaceID make_space(std::span<const Aabb<D>> boxes);
-    void rebuild(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
+    // Every body anew; fed changes, only the present ones (`changes`).
+    void rebuild(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                 const PeerChanges* changes = nullptr);
+    void add_geom(BodyId id, const Aabb<D>& box);
+    // Moves body id's geom to `box`; true if it moved.
+    bool move_geom(BodyId id, const Aabb<D>& box);
+    // dSpaceCollide, the pairs into `out`.
+    void collide(PairList& out);
 
     OdeLibrary library_;  // first member: outlives the space
     std::unique_ptr<dxSpace, SpaceDeleter> space_;
@@ -123,6 +136,8 @@ private:
     PairList* out_ = nullptr;
     std::uint64_t candidates_ = 0;
     float built_depth_ = -1;
+    PeerChanges changes_;     // fed changes: who is present, moving or still
+    std::size_t absent_ = 0;  // bodies with no geom: fed changes only
     BroadPhaseStats stats_;
     std::array<Param, 1> params_ = {{{"depth", 0, 0, kMaxQuadTreeDepth}}};  // 0: automatic
 };
@@ -177,23 +192,44 @@ dSpaceID OdePeer<S, D>::make_space(std::span<const Aabb<D>> boxes) {
 
 template <OdeSpace S, int D>
 void OdePeer<S, D>::rebuild(std::span<const Aabb<D>> boxes,
-                            std::span<const std::uint8_t> is_static) {
+                            std::span<const std::uint8_t> is_static, const PeerChanges* changes) {
     space_.reset();
     space_.reset(make_space(boxes));
     boxes_.assign(boxes.begin(), boxes.end());
     static_.assign(is_static.begin(), is_static.end());
-    geoms_.resize(boxes.size());
-    for (std::size_t i = 0; i < boxes.size(); ++i) {
-        dGeomID g = make_box<D>(boxes[i]);
-        dGeomSetData(g, reinterpret_cast<void*>(std::uintptr_t{i}));
-        dGeomSetCategoryBits(g, static_[i] ? kStaticCategory : kMovingCategory);
-        dGeomSetCollideBits(g, static_[i] ? kMovingCategory : ~0ul);
-        dReal aabb[6];
-        dGeomGetAABB(g, aabb);  // computed now, so the quadtree files it in its block
-        dSpaceAdd(space_.get(), g);
-        geoms_[i] = g;
+    geoms_.assign(boxes.size(), nullptr);
+    absent_ = 0;
+    for (BodyId i = 0; i < boxes.size(); ++i) {
+        if (changes && changes->state(i) == PeerChanges::State::kAbsent) {
+            ++absent_;
+        } else {
+            add_geom(i, boxes[i]);
+        }
     }
-    stats_.reinserted = boxes.size();
+    stats_.reinserted = boxes.size() - absent_;
+}
+
+template <OdeSpace S, int D>
+void OdePeer<S, D>::add_geom(BodyId id, const Aabb<D>& box) {
+    dGeomID g = make_box<D>(box);
+    dGeomSetData(g, reinterpret_cast<void*>(std::uintptr_t{id}));
+    dGeomSetCategoryBits(g, static_[id] ? kStaticCategory : kMovingCategory);
+    dGeomSetCollideBits(g, static_[id] ? kMovingCategory : ~0ul);
+    dReal aabb[6];
+    dGeomGetAABB(g, aabb);  // computed now, so the quadtree files it in its block
+    dSpaceAdd(space_.get(), g);
+    geoms_[id] = g;
+    boxes_[id] = box;
+}
+
+template <OdeSpace S, int D>
+bool OdePeer<S, D>::move_geom(BodyId id, const Aabb<D>& b) {
+    if (b.lo == boxes_[id].lo && b.hi == boxes_[id].hi) return false;
+    const auto l = lengths<D>(b);
+    if (b.size() != boxes_[id].size()) dGeomBoxSetLengths(geoms_[id], l[0], l[1], l[2]);
+    place<D>(geoms_[id], b, l[2]);
+    boxes_[id] = b;
+    return true;
 }
 
 template <OdeSpace S, int D>
@@ -210,27 +246,56 @@ void OdePeer<S, D>::update_whole(std::span<const Aabb<D>> boxes,
                                  std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
     const bool retuned = S == OdeSpace::kQuadTree && depth_param() != built_depth_;
-    if (!space_ || !same_bodies(is_static, static_) || retuned) {
+    if (!space_ || !same_bodies(is_static, static_) || retuned || absent_ > 0) {
         rebuild(boxes, is_static);
     } else {
         std::uint64_t moved = 0;
-        for (std::size_t i = 0; i < boxes.size(); ++i) {
-            const Aabb<D>& b = boxes[i];
-            if (b.lo == boxes_[i].lo && b.hi == boxes_[i].hi) continue;
-            const auto l = lengths<D>(b);
-            if (b.size() != boxes_[i].size()) dGeomBoxSetLengths(geoms_[i], l[0], l[1], l[2]);
-            place<D>(geoms_[i], b, l[2]);
-            boxes_[i] = b;
-            ++moved;
-        }
+        for (BodyId i = 0; i < boxes.size(); ++i) moved += move_geom(i, boxes[i]);
         stats_.reinserted = moved;
     }
+    collide(out);
+}
+
+template <OdeSpace S, int D>
+void OdePeer<S, D>::update_changes(const BodyChanges<D>& c, PairList& out) {
+    if (!c.reset && !space_)
+        throw std::invalid_argument(std::string(kName[int(S)]) +
+                                    ": the first update from changes needs a reset");
+    changes_.read(c);
+    out.clear();
+    const std::size_t n = c.boxes.size();
+    const auto is_still = [&](BodyId id) { return changes_.state(id) == PeerChanges::State::kStill; };
+    const bool retuned = S == OdeSpace::kQuadTree && depth_param() != built_depth_;
+    if (c.reset || n != geoms_.size() || retuned) {
+        std::vector<std::uint8_t> still(n);
+        for (BodyId id = 0; id < n; ++id) still[id] = is_still(id);
+        rebuild(c.boxes, still, &changes_);
+    } else {
+        for (const BodyId id : changes_.departed()) {
+            dGeomDestroy(geoms_[id]);  // removes it from its space
+            geoms_[id] = nullptr;
+            ++absent_;
+        }
+        for (const BodyId id : changes_.arrived()) {
+            static_[id] = is_still(id);
+            add_geom(id, c.boxes[id]);
+            --absent_;
+        }
+        std::uint64_t moved = changes_.arrived().size();
+        for (const BodyId id : c.moving) moved += move_geom(id, c.boxes[id]);
+        stats_.reinserted = moved;
+    }
+    collide(out);
+}
+
+template <OdeSpace S, int D>
+void OdePeer<S, D>::collide(PairList& out) {
     out_ = &out;
     candidates_ = 0;
     dSpaceCollide(space_.get(), this, &near_callback);
     out_ = nullptr;
     stats_.candidate_tests = candidates_;
-    stats_.nodes = geoms_.size();
+    stats_.nodes = geoms_.size() - absent_;
     // ODE's geoms and space internals are private: only what the peer holds is counted.
     stats_.structure_bytes = geoms_.capacity() * sizeof(dGeomID) +
                              boxes_.capacity() * sizeof(Aabb<D>) + static_.capacity();
