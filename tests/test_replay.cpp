@@ -703,5 +703,42 @@ TEST(CompareCosts, NewPanesTakeAlgorithmsNotShownYet) {
     EXPECT_NE(panes[1], "brute-force");
 }
 
+// Bug: in 3D, boxes and pairs drawn through the whole depth were an unreadable tangle at the
+// default counts. Going from 2D to 3D with both on turns the slab on, and the slab cuts the
+// boxes and pairs as it cuts the structure.
+TEST(DimensionSwitch, BoxesAndPairsIn3DAreCutToASlab) {
+    Options options;
+    options.scene = "uniform";
+    options.count = 2000;
+    options.broadphase = "sort-and-sweep";
+    options.overlays.aabbs = options.overlays.pairs = true;
+    Demo demo(options);
+    EXPECT_FALSE(demo.view().slab);
+    demo.set_dim(3);
+    EXPECT_TRUE(demo.view().slab);
+    EXPECT_NE(demo.notice().find("slab"), std::string::npos) << demo.notice();
+    // The cut: a slab a fifth of the world thick draws about a fifth of the boxes.
+    OverlayRequest request;
+    request.flags.aabbs = request.flags.pairs = true;
+    request.view = demo.world().bounds();
+    OverlayGeometry whole, cut;
+    const OverlayReport all = demo.world().fill_overlays(request, whole);
+    Box3 slab = demo.world().bounds();
+    const float depth = slab.hi.z - slab.lo.z;
+    slab.lo.z += 0.4f * depth;
+    slab.hi.z -= 0.4f * depth;
+    request.slab = slab;
+    const OverlayReport sliced = demo.world().fill_overlays(request, cut);
+    EXPECT_EQ(all.boxes_drawn, 2000u);
+    EXPECT_LT(sliced.boxes_drawn, all.boxes_drawn / 3);
+    EXPECT_GT(sliced.boxes_drawn, 0u);
+    EXPECT_LT(sliced.pairs_drawn, all.pairs_drawn);
+    // Below the count where they tangle, the slab is left as it was.
+    options.count = 300;
+    Demo small(options);
+    small.set_dim(3);
+    EXPECT_FALSE(small.view().slab);
+}
+
 }  // namespace
 }  // namespace collidoscope

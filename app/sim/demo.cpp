@@ -144,7 +144,14 @@ void Demo::act(const action::SetDim& a) {
     auto it = std::find_if(scenes_.begin(), scenes_.end(),
                            [&](const SceneChoice& s) { return s.name == scene_; });
     if (it == scenes_.end() || (it->dim != 0 && it->dim != a.dim)) scene = scenes_.front().name;
-    rebuild(a.dim, scene, count_, seed_, false, broad_phase_);
+    if (!rebuild(a.dim, scene, count_, seed_, false, broad_phase_)) return;
+    // Boxes and pairs through the whole depth of a 3D world draw over each other into a
+    // tangle: a slab of it is shown instead, and the panel says how to see all of it.
+    const OverlayFlags& o = view_.overlays;
+    if (dim_ == 3 && o.aabbs && o.pairs && world_->body_count() > kTangledBodies && !view_.slab) {
+        view_.slab = true;
+        notice_ = "3D: boxes and pairs are shown in a slab of the world (Overlays > Slab)";
+    }
 }
 
 void Demo::act(const action::SetScene& a) {

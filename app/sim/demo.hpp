@@ -34,6 +34,9 @@ struct SceneChoice {
     int dim = 0;  // 0: either dimension; CSV scenes have the file's
 };
 
+// Past this many bodies, boxes and pairs drawn through a whole 3D world are a tangle.
+inline constexpr std::size_t kTangledBodies = 500;
+
 struct ViewOptions {
     OverlayFlags overlays;
     // The spray tool: a left drag adds bodies under the cursor instead of selecting.

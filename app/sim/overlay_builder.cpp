@@ -338,8 +338,15 @@ OverlayReport build_overlays(const collide::World<D>& world, const OverlayReques
     if ((req.flags.structure || req.query) && algorithm) {
         add_structure<D>(*algorithm, req, trace, view, world.settings().bounds, out, report);
     }
-    if (req.flags.aabbs) add_boxes<D>(world, view, req.max_boxes, lines, report);
-    if (req.flags.pairs) add_pairs<D>(world, view, req.max_pairs, lines, report);
+    // In 3D the slab cuts the boxes and pairs as it cuts the structure: through the whole
+    // depth they draw over each other into a tangle, a slice of them reads.
+    collide::Aabb<D> bodies_view = view;
+    if (req.slab && D == 3) {
+        const collide::Aabb<D> slab = from3<D>(*req.slab);
+        bodies_view = {glm::max(view.lo, slab.lo), glm::min(view.hi, slab.hi)};
+    }
+    if (req.flags.aabbs) add_boxes<D>(world, bodies_view, req.max_boxes, lines, report);
+    if (req.flags.pairs) add_pairs<D>(world, bodies_view, req.max_pairs, lines, report);
     if (req.query) {
         add_query_hits<D>(world, req, view, lines, report);
         // Last, so no other line covers it, and two pixels wide (a second box one pixel

@@ -35,8 +35,8 @@ struct OverlayRequest {
     float query_pixel = 0.0f;
 
     // Level of detail of the structure (collide::DebugDraw): the world size of a pixel at the
-    // camera's target, the focus lens (full detail inside), the 3D slab (structure only
-    // inside) and the eye (3D depth fading).
+    // camera's target, the focus lens (full detail inside), the 3D slab (structure, boxes
+    // and pairs only inside) and the eye (3D depth fading).
     float pixel = 0.0f;
     std::optional<Box3> lens;
     std::optional<Box3> slab;

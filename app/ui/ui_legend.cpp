@@ -247,8 +247,9 @@ void lod_controls(Demo& demo) {
     ImGui::Checkbox("Slab", &view.slab);
     if (ImGui::IsItemHovered()) {
         ImGui::SetTooltip(
-            "Structure only within a slab across one axis, around the selected "
-            "body or at the position set here; it fades towards the slab's faces");
+            "Structure, boxes and pairs only within a slab across one axis, around the "
+            "selected body or at the position set here; the structure fades towards the "
+            "slab's faces");
     }
     if (!view.slab) return;
     for (int k = 0; k < 3; ++k) {
