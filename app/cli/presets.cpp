@@ -33,12 +33,10 @@ constexpr Preset kPresets[] = {
      "so a node has 9 children in 2D. A small body on a centre line fits the middle child "
      "and goes down to a node of its own size instead of sticking at the root: the centre "
      "lines are covered by small regions, and no node collects hundreds of bodies. Compare "
-     "Candidate tests in the Stats panel with the previous stop: hundreds against a "
-     "hundred thousand. The time is another matter at this size: 1,500 bodies are few, a crowded "
-     "root is quick to sweep, and the gas drifts off the lines, so here the quadtree's broad "
-     "phase is the faster. The quadtree's tests grow with the square of the crowd, though: "
-     "with 20,000 bodies on the lines it takes 23-42 ms a frame to the enneatree's 4-6 (the "
-     "bench, one thread).",
+     "Candidate tests in the Stats panel with the previous stop: hundreds against a hundred "
+     "thousand. In time, at 1,500 bodies, the quadtree is still the faster (a crowded root "
+     "is quick to sweep, and the gas drifts off the lines); with 20,000 on the lines it "
+     "takes 23-42 ms a frame to the enneatree's 4-6 (the bench, one thread).",
      "--dim 2 --scene centerline --count 1500 --seed 1 --broadphase enneatree "
      "--overlay structure --select 0 --camera 28,28,66,66"},
     {"compare-centerline", "Quadtree and enneatree side by side, coloured by cost",
