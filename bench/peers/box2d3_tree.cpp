@@ -26,7 +26,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <stdexcept>
 #include <vector>
 
 #include <box2d/collision.h>
@@ -280,21 +279,16 @@ void Box2d3TreePeer::destroy_proxies(const std::vector<BodyId>& bodies) {
 }
 
 void Box2d3TreePeer::update_changes(const BodyChanges<2>& c, PairList& out) {
-    if (!c.reset && !built_)
-        throw std::invalid_argument("peer:box2d3-tree: the first update from changes needs a reset");
-    changes_.read(c);
+    changes_.read_for(c, built_, "peer:box2d3-tree");
     out.clear();
     const std::size_t n = c.boxes.size();
-    const auto is_still = [&](BodyId id) { return changes_.state(id) == PeerChanges::State::kStill; };
     if (c.reset || n != static_.size() || params_[0].value != built_params_[0] ||
         params_[1].value != built_params_[1]) {
-        std::vector<std::uint8_t> still(n);
-        for (BodyId id = 0; id < n; ++id) still[id] = is_still(id);
-        rebuild(c.boxes, still, &changes_);
+        rebuild(c.boxes, changes_.still_flags(c.boxes.size()), &changes_);
     } else {
         destroy_proxies(changes_.departed());
         for (const BodyId id : changes_.arrived()) {
-            static_[id] = is_still(id);
+            static_[id] = changes_.still(id);
             create_proxy(id, c.boxes[id]);
         }
         std::uint64_t enlarged = changes_.arrived().size();

@@ -24,7 +24,6 @@
 #include <cassert>
 #include <iterator>
 #include <optional>
-#include <stdexcept>
 
 #include <box2d/b2_dynamic_tree.h>
 
@@ -142,16 +141,11 @@ void Box2dTreePeer::update_whole(std::span<const Aabb<2>> boxes,
 }
 
 void Box2dTreePeer::update_changes(const BodyChanges<2>& c, PairList& out) {
-    if (!c.reset && !tree_)
-        throw std::invalid_argument("peer:box2d-tree: the first update from changes needs a reset");
-    changes_.read(c);
+    changes_.read_for(c, static_cast<bool>(tree_), "peer:box2d-tree");
     out.clear();
     const std::size_t n = c.boxes.size();
-    const auto is_still = [&](BodyId id) { return changes_.state(id) == PeerChanges::State::kStill; };
     if (c.reset || n != proxy_.size() || margin() != built_margin_) {
-        std::vector<std::uint8_t> still(n);
-        for (BodyId id = 0; id < n; ++id) still[id] = is_still(id);
-        rebuild(c.boxes, still, &changes_);
+        rebuild(c.boxes, changes_.still_flags(c.boxes.size()), &changes_);
     } else {
         // b2World::DestroyBody: the proxy goes, and its contacts with it (the move buffer is
         // empty between updates, so no move of it is left to unbuffer).
@@ -170,7 +164,7 @@ void Box2dTreePeer::update_changes(const BodyChanges<2>& c, PairList& out) {
             for (const BodyId id : changes_.departed()) gone_[id] = 0;
         }
         for (const BodyId id : changes_.arrived()) {
-            static_[id] = is_still(id);
+            static_[id] = changes_.still(id);
             create_proxy(id, c.boxes[id]);
             --absent_;
         }

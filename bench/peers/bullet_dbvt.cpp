@@ -20,7 +20,6 @@
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 
 #include <btBulletCollisionCommon.h>
 
@@ -169,17 +168,12 @@ void BulletDbvtPeer<D>::update_whole(std::span<const Aabb<D>> boxes,
 
 template <int D>
 void BulletDbvtPeer<D>::update_changes(const BodyChanges<D>& c, PairList& out) {
-    if (!c.reset && !world_)
-        throw std::invalid_argument("peer:bullet-dbvt: the first update from changes needs a reset");
-    changes_.read(c);
+    changes_.read_for(c, static_cast<bool>(world_), "peer:bullet-dbvt");
     out.clear();
     const std::size_t n = c.boxes.size();
-    const auto is_still = [&](BodyId id) { return changes_.state(id) == PeerChanges::State::kStill; };
     if (c.reset || n != boxes_.size() || margin() != built_margin_ ||
         deferred() != built_deferred_) {
-        std::vector<std::uint8_t> still(n);
-        for (BodyId id = 0; id < n; ++id) still[id] = is_still(id);
-        rebuild(c.boxes, still, &changes_);
+        rebuild(c.boxes, changes_.still_flags(c.boxes.size()), &changes_);
     } else {
         auto& proxies = world_->proxies();
         for (const BodyId id : changes_.departed()) {
@@ -188,7 +182,7 @@ void BulletDbvtPeer<D>::update_changes(const BodyChanges<D>& c, PairList& out) {
             ++absent_;
         }
         for (const BodyId id : changes_.arrived()) {
-            static_[id] = is_still(id);
+            static_[id] = changes_.still(id);
             create_proxy(id, c.boxes[id]);
             --absent_;
         }

@@ -30,7 +30,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <stdexcept>
 
 #include <chipmunk/chipmunk.h>
 
@@ -191,24 +190,19 @@ void ChipmunkPeer<I>::update_whole(std::span<const Aabb<2>> boxes,
 
 template <ChipmunkIndex I>
 void ChipmunkPeer<I>::update_changes(const BodyChanges<2>& c, PairList& out) {
-    if (!c.reset && !dynamic_index_)
-        throw std::invalid_argument("peer:chipmunk: the first update from changes needs a reset");
-    changes_.read(c);
+    changes_.read_for(c, static_cast<bool>(dynamic_index_), "peer:chipmunk");
     out.clear();
     const std::size_t n = c.boxes.size();
-    const auto is_still = [&](BodyId id) { return changes_.state(id) == PeerChanges::State::kStill; };
     const bool retuned = I == ChipmunkIndex::kHash && cells_per_body() != built_cells_;
     if (c.reset || n != objects_.size() || retuned) {
-        std::vector<std::uint8_t> still(n);
-        for (BodyId id = 0; id < n; ++id) still[id] = is_still(id);
-        rebuild(c.boxes, still, &changes_);
+        rebuild(c.boxes, changes_.still_flags(c.boxes.size()), &changes_);
     } else {
         for (const BodyId id : changes_.departed()) {
             cpSpatialIndexRemove(index_of(id), &objects_[id], cpHashValue(id));
             ++absent_;
         }
         for (const BodyId id : changes_.arrived()) {
-            static_[id] = is_still(id);
+            static_[id] = changes_.still(id);
             objects_[id] = {to_bb(c.boxes[id]), cpvzero};
             boxes_[id] = c.boxes[id];
             cpSpatialIndexInsert(index_of(id), &objects_[id], cpHashValue(id));

@@ -9,7 +9,6 @@
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -134,9 +133,7 @@ void JoltQuadtreePeer::update_whole(std::span<const Aabb<3>> boxes,
 }
 
 void JoltQuadtreePeer::update_changes(const BodyChanges<3>& c, PairList& out) {
-    if (!c.reset && !world_)
-        throw std::invalid_argument("peer:jolt-quadtree: the first update from changes needs a reset");
-    changes_.read(c);
+    changes_.read_for(c, static_cast<bool>(world_), "peer:jolt-quadtree");
     out.clear();
     if (c.boxes.empty()) {
         update_whole(c.boxes, {}, out);
@@ -144,10 +141,7 @@ void JoltQuadtreePeer::update_changes(const BodyChanges<3>& c, PairList& out) {
     }
     const bool fresh = c.reset || c.boxes.size() != static_.size() || params_[0].value != built_param_;
     if (fresh) {
-        std::vector<std::uint8_t> still(c.boxes.size());
-        for (BodyId id = 0; id < still.size(); ++id)
-            still[id] = changes_.state(id) == PeerChanges::State::kStill;
-        rebuild(c.boxes, still, &changes_);
+        rebuild(c.boxes, changes_.still_flags(c.boxes.size()), &changes_);
     } else {
         const std::vector<BodyId>& gone = changes_.departed();
         batch_.assign(gone.begin(), gone.end());

@@ -34,7 +34,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <stdexcept>
 #include <string>
 
 #include <ode/ode.h>
@@ -258,18 +257,12 @@ void OdePeer<S, D>::update_whole(std::span<const Aabb<D>> boxes,
 
 template <OdeSpace S, int D>
 void OdePeer<S, D>::update_changes(const BodyChanges<D>& c, PairList& out) {
-    if (!c.reset && !space_)
-        throw std::invalid_argument(std::string(kName[int(S)]) +
-                                    ": the first update from changes needs a reset");
-    changes_.read(c);
+    changes_.read_for(c, static_cast<bool>(space_), kName[int(S)]);
     out.clear();
     const std::size_t n = c.boxes.size();
-    const auto is_still = [&](BodyId id) { return changes_.state(id) == PeerChanges::State::kStill; };
     const bool retuned = S == OdeSpace::kQuadTree && depth_param() != built_depth_;
     if (c.reset || n != geoms_.size() || retuned) {
-        std::vector<std::uint8_t> still(n);
-        for (BodyId id = 0; id < n; ++id) still[id] = is_still(id);
-        rebuild(c.boxes, still, &changes_);
+        rebuild(c.boxes, changes_.still_flags(c.boxes.size()), &changes_);
     } else {
         for (const BodyId id : changes_.departed()) {
             dGeomDestroy(geoms_[id]);  // removes it from its space
@@ -277,7 +270,7 @@ void OdePeer<S, D>::update_changes(const BodyChanges<D>& c, PairList& out) {
             ++absent_;
         }
         for (const BodyId id : changes_.arrived()) {
-            static_[id] = is_still(id);
+            static_[id] = changes_.still(id);
             add_geom(id, c.boxes[id]);
             --absent_;
         }

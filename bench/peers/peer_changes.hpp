@@ -5,6 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "collide/body_changes.hpp"
@@ -41,7 +44,24 @@ public:
         moving_.assign(c.moving.begin(), c.moving.end());
     }
 
+    // read() for `peer`'s update_changes: the first update must be a reset (before it the
+    // peer has nothing to move); throws std::invalid_argument naming the peer otherwise.
+    template <int D>
+    void read_for(const BodyChanges<D>& c, bool built, std::string_view peer) {
+        if (!c.reset && !built)
+            throw std::invalid_argument(std::string(peer) +
+                                        ": the first update from changes needs a reset");
+        read(c);
+    }
+
     State state(BodyId id) const { return state_[id]; }
+    bool still(BodyId id) const { return state_[id] == State::kStill; }
+    // For bodies 0..n-1 of the last update, 1 for the still ones: a rebuild's static flags.
+    std::vector<std::uint8_t> still_flags(std::size_t n) const {
+        std::vector<std::uint8_t> out(n);
+        for (BodyId id = 0; id < n; ++id) out[id] = still(id);
+        return out;
+    }
     const std::vector<BodyId>& departed() const { return departed_; }
     const std::vector<BodyId>& arrived() const { return arrived_; }
 
