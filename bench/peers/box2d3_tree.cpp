@@ -165,7 +165,7 @@ void Box2d3TreePeer::rebuild(std::span<const Aabb<2>> boxes,
     for (std::size_t i = 0; i < n; ++i) {
         const auto body = static_cast<BodyId>(i);
         proxy_[i] = -1;
-        if (changes && changes->state(body) == PeerChanges::State::kAbsent) continue;
+        if (changes && !changes->present(body)) continue;
         // Static shapes keep their box (v3 pads them by the speculative distance only).
         fat_[i] = to_b2(boxes[i], static_[i] ? 0.0f : margin_of(boxes[i]));
         const Tree t = static_[i] ? kStaticTree : kDynamicTree;

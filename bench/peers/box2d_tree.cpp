@@ -91,10 +91,7 @@ void Box2dTreePeer::rebuild(std::span<const Aabb<2>> boxes,
     body_.clear();
     fat_pairs_.clear();
     move_buffer_.clear();
-    for (BodyId i = 0; i < boxes.size(); ++i) {
-        if (!changes || changes->state(i) != PeerChanges::State::kAbsent) create_proxy(i, boxes[i]);
-    }
-    absent_ = boxes.size() - move_buffer_.size();
+    absent_ = add_present(boxes.size(), changes, [&](BodyId i) { create_proxy(i, boxes[i]); });
     stats_.reinserted = move_buffer_.size();
 }
 

@@ -118,14 +118,7 @@ void BulletDbvtPeer<D>::rebuild(std::span<const Aabb<D>> boxes,
     boxes_.assign(boxes.begin(), boxes.end());
     static_.assign(is_static.begin(), is_static.end());
     world_->proxies().assign(boxes.size(), nullptr);
-    absent_ = 0;
-    for (BodyId i = 0; i < boxes.size(); ++i) {
-        if (changes && changes->state(i) == PeerChanges::State::kAbsent) {
-            ++absent_;
-        } else {
-            create_proxy(i, boxes[i]);
-        }
-    }
+    absent_ = add_present(boxes.size(), changes, [&](BodyId i) { create_proxy(i, boxes[i]); });
     stats_.reinserted = boxes.size() - absent_;
 }
 

@@ -87,6 +87,8 @@ private:
     cpSpatialIndex* index_of(BodyId id) const {
         return static_[id] ? static_index_.get() : dynamic_index_.get();
     }
+    // Puts body id, at rest in `box`, in the index its static flag names.
+    void insert(BodyId id, const Aabb<2>& box);
     // Refreshes a moving body's cached bb and velocity, as cpShapeUpdateFunc does.
     void refresh(BodyId id, const Aabb<2>& box);
     // One cpSpatialIndexReindexQuery on the dynamic index, the pairs into `out`.
@@ -138,16 +140,15 @@ void ChipmunkPeer<I>::rebuild(std::span<const Aabb<2>> boxes,
     boxes_.assign(boxes.begin(), boxes.end());
     static_.assign(is_static.begin(), is_static.end());
     objects_.resize(boxes.size());  // the indexes hold pointers into it: sized once here
-    absent_ = 0;
-    for (BodyId i = 0; i < boxes.size(); ++i) {
-        objects_[i] = {to_bb(boxes[i]), cpvzero};
-        if (changes && changes->state(i) == PeerChanges::State::kAbsent) {
-            ++absent_;
-            continue;
-        }
-        cpSpatialIndexInsert(index_of(i), &objects_[i], cpHashValue(i));
-    }
+    absent_ = add_present(boxes.size(), changes, [&](BodyId i) { insert(i, boxes[i]); });
     stats_.reinserted = boxes.size() - absent_;
+}
+
+template <ChipmunkIndex I>
+void ChipmunkPeer<I>::insert(BodyId id, const Aabb<2>& box) {
+    objects_[id] = {to_bb(box), cpvzero};
+    boxes_[id] = box;
+    cpSpatialIndexInsert(index_of(id), &objects_[id], cpHashValue(id));
 }
 
 template <ChipmunkIndex I>
@@ -203,9 +204,7 @@ void ChipmunkPeer<I>::update_changes(const BodyChanges<2>& c, PairList& out) {
         }
         for (const BodyId id : changes_.arrived()) {
             static_[id] = changes_.still(id);
-            objects_[id] = {to_bb(c.boxes[id]), cpvzero};
-            boxes_[id] = c.boxes[id];
-            cpSpatialIndexInsert(index_of(id), &objects_[id], cpHashValue(id));
+            insert(id, c.boxes[id]);
             --absent_;
         }
         for (const BodyId id : c.moving) refresh(id, c.boxes[id]);

@@ -86,7 +86,7 @@ void JoltQuadtreePeer::rebuild(std::span<const Aabb<3>> boxes,
     if (!changes) return;
     batch_.clear();
     for (BodyId id = 0; id < boxes.size(); ++id)
-        if (changes->state(id) == PeerChanges::State::kAbsent) batch_.push_back(id);
+        if (!changes->present(id)) batch_.push_back(id);
     world_->remove(batch_.data(), static_cast<std::uint32_t>(batch_.size()));
 }
 

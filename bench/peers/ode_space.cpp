@@ -197,14 +197,7 @@ void OdePeer<S, D>::rebuild(std::span<const Aabb<D>> boxes,
     boxes_.assign(boxes.begin(), boxes.end());
     static_.assign(is_static.begin(), is_static.end());
     geoms_.assign(boxes.size(), nullptr);
-    absent_ = 0;
-    for (BodyId i = 0; i < boxes.size(); ++i) {
-        if (changes && changes->state(i) == PeerChanges::State::kAbsent) {
-            ++absent_;
-        } else {
-            add_geom(i, boxes[i]);
-        }
-    }
+    absent_ = add_present(boxes.size(), changes, [&](BodyId i) { add_geom(i, boxes[i]); });
     stats_.reinserted = boxes.size() - absent_;
 }
 

@@ -4,6 +4,7 @@
 // or bodies through its engine's API, as a game would.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -56,6 +57,7 @@ public:
 
     State state(BodyId id) const { return state_[id]; }
     bool still(BodyId id) const { return state_[id] == State::kStill; }
+    bool present(BodyId id) const { return state_[id] != State::kAbsent; }
     // For bodies 0..n-1 of the last update, 1 for the still ones: a rebuild's static flags.
     std::vector<std::uint8_t> still_flags(std::size_t n) const {
         std::vector<std::uint8_t> out(n);
@@ -80,5 +82,20 @@ private:
     std::vector<std::uint32_t> seen_;
     std::uint32_t stamp_ = 0;
 };
+
+// A rebuild's loop: add(id) for each of bodies 0..n-1 that `changes` has present (each of
+// them without changes); returns how many are absent.
+template <typename Add>
+std::size_t add_present(std::size_t n, const PeerChanges* changes, const Add& add) {
+    std::size_t absent = 0;
+    for (BodyId id = 0; id < n; ++id) {
+        if (changes && !changes->present(id)) {
+            ++absent;
+        } else {
+            add(id);
+        }
+    }
+    return absent;
+}
 
 }  // namespace collide::bench
