@@ -177,6 +177,14 @@ public:
                 static_cast<int>(y)};
     }
 
+    // A point in a widget the report names (Ui::widgets): `across` of its width from its left
+    // edge, half-way down.
+    static std::pair<int, int> widget(const json& s, const char* name, double across = 0.5) {
+        const json& r = s["widgets"][name];
+        return {static_cast<int>(r["x"].get<double>() + across * r["w"].get<double>()),
+                static_cast<int>(r["y"].get<double>() + 0.5 * r["h"].get<double>())};
+    }
+
     const fs::path& dir() const { return dir_; }
 
 private:
@@ -311,11 +319,8 @@ std::string key_of(std::size_t i) {
 TEST(AppInput, DoubleClickOnBodiesRebuildsOnlyForATypedCount) {
     Session app("--scene uniform --count 300 --paused");
     const json s = app.state();
-    const json& r = s["widgets"]["bodies"];
-    ASSERT_GT(r["w"].get<double>(), 10.0) << s.dump(1);
-    const int x = static_cast<int>(r["x"].get<double>() + 0.6 * r["w"].get<double>());
-    const int y = static_cast<int>(r["y"].get<double>() + 0.5 * r["h"].get<double>());
-    app.xdo("mousemove " + std::to_string(x) + " " + std::to_string(y));
+    ASSERT_GT(s["widgets"]["bodies"]["w"].get<double>(), 10.0) << s.dump(1);
+    app.xdo("mousemove " + Session::point(Session::widget(s, "bodies", 0.6)));
     app.xdo("click --repeat 2 --delay 150 1");
     // Frames pass (the text field holds the keys, so no key barrier): the world is as it was.
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -339,10 +344,7 @@ TEST(AppInput, DoubleClickOnBodiesRebuildsOnlyForATypedCount) {
 TEST(AppInput, DigitsTypedOverAPanelKeepTheAlgorithm) {
     Session app("--scene uniform --count 300 --paused --broadphase sort-and-sweep");
     const json s = app.state();
-    const json& r = s["widgets"]["bodies"];
-    const int x = static_cast<int>(r["x"].get<double>() + 0.6 * r["w"].get<double>());
-    const int y = static_cast<int>(r["y"].get<double>() + 0.5 * r["h"].get<double>());
-    app.xdo("mousemove " + std::to_string(x) + " " + std::to_string(y) + " click 1");
+    app.xdo("mousemove " + Session::point(Session::widget(s, "bodies", 0.6)) + " click 1");
     app.xdo("type 100000");
     app.barrier();
     const json after = app.state();
@@ -438,9 +440,7 @@ TEST(AppInput, RunOnceRefusesWhatWouldFreezeTheWindow) {
     Session app("--scene uniform --count 100000 --compare brute-force,sort-and-sweep");
     const json s = app.wait_for([](const json& s) { return s["widgets"].contains("run_once_1"); },
                                 "the Run once button");
-    const json& r = s["widgets"]["run_once_1"];
-    app.xdo("mousemove " + std::to_string(r["x"].get<int>() + r["w"].get<int>() / 2) + " " +
-            std::to_string(r["y"].get<int>() + r["h"].get<int>() / 2) +
+    app.xdo("mousemove " + Session::point(Session::widget(s, "run_once_1")) +
             " sleep 0.2 mousemove_relative 1 1 click 1");
     const bool paused = s["paused"].get<bool>();
     const auto start = Clock::now();
@@ -475,10 +475,7 @@ TEST(AppInput, TourStopsByNextAndBackLookAsTheirPresets) {
     }
     Session app("--paused --preset " + std::string(collidoscope::presets().front().name));
     const auto click = [&](const char* widget) {
-        const json s = app.state();
-        const json& r = s["widgets"][widget];
-        app.xdo("mousemove " + std::to_string(r["x"].get<int>() + r["w"].get<int>() / 2) + " " +
-                std::to_string(r["y"].get<int>() + r["h"].get<int>() / 2));
+        app.xdo("mousemove " + Session::point(Session::widget(app.state(), widget)));
         app.xdo("click 1");
     };
     for (std::size_t i = 1; i < want.size(); ++i) {
@@ -505,9 +502,7 @@ TEST(AppInput, TourListBoxShowsItsTextWhole) {
             EXPECT_EQ(s["tour_preview_fits"], true)
                 << size << " " << collidoscope::presets()[i].name;
             if (i + 1 == collidoscope::presets().size()) break;
-            const json& r = s["widgets"]["tour_next"];
-            app.xdo("mousemove " + std::to_string(r["x"].get<int>() + r["w"].get<int>() / 2) + " " +
-                    std::to_string(r["y"].get<int>() + r["h"].get<int>() / 2));
+            app.xdo("mousemove " + Session::point(Session::widget(s, "tour_next")));
             app.xdo("click 1");
             const std::string next(collidoscope::presets()[i + 1].name);
             app.wait_for([&](const json& s) { return s["scene"].is_string(); }, next.c_str());
@@ -558,9 +553,7 @@ TEST(AppInput, TourParagraphGoesWhenTheWorldChanges) {
 TEST(AppInput, GpuWorldCheckboxTakesTheBodiesThereAndBack) {
     Session app("--scene uniform --count 3000");
     const auto click = [&](const json& s) {
-        const json& r = s["widgets"]["gpu_world"];
-        app.xdo("mousemove " + std::to_string(r["x"].get<int>() + r["w"].get<int>() / 2) + " " +
-                std::to_string(r["y"].get<int>() + r["h"].get<int>() / 2) + " click 1");
+        app.xdo("mousemove " + Session::point(Session::widget(s, "gpu_world")) + " click 1");
     };
     json s = app.wait_for([](const json& s) { return s["widgets"].contains("gpu_world"); },
                           "the GPU world checkbox");
