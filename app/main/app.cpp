@@ -238,7 +238,7 @@ int App::run() {
                        world.broad_phase_stats().candidate_tests, renderer_.draw_calls()});
         // A new world or algorithm (built during this frame, after its step) starts the
         // panel's means over, so a tour stop's Stats are not averaged with the last stop's.
-        if (std::pair(demo_.worlds_built(), demo_.broad_phase()) != measured_) {
+        if (demo_.worlds_built() != measured_.first || demo_.broad_phase() != measured_.second) {
             stats_.restart_recent();
             measured_ = {demo_.worlds_built(), demo_.broad_phase()};
         }

@@ -132,17 +132,14 @@ void FrameStats::record(double frame_ms, const std::array<double, kPartCount>& p
         broad_trend_.push(static_cast<float>(step.broad_ms));
         moving_trend_.push(static_cast<float>(facts.moving));
         ++steps_;
-        ++recent_steps_;
     }
     if (gpu_ms) {
         gpu_ms_.push(static_cast<float>(*gpu_ms));
         total_gpu_ms_ += *gpu_ms;
         ++gpu_frames_;
-        ++recent_gpu_frames_;
     }
     last_ = facts;
     ++frames_;
-    ++recent_frames_;
 }
 
 void FrameStats::restart_recent() {
@@ -152,11 +149,12 @@ void FrameStats::restart_recent() {
     gpu_ms_ = History();
     broad_trend_ = History(kTrendSteps);
     moving_trend_ = History(kTrendSteps);
-    recent_frames_ = recent_steps_ = recent_gpu_frames_ = 0;
 }
 
+// The recent histories are restarted with the world, so how full they are is how many
+// frames, steps and GPU results the means are over.
 std::size_t FrameStats::seen() const {
-    return static_cast<std::size_t>(std::min<std::uint64_t>(recent_frames_, kHistory));
+    return static_cast<std::size_t>(frame_ms_.filled());
 }
 
 float FrameStats::fps() const {
@@ -169,11 +167,10 @@ FrameBreakdown FrameStats::breakdown() const {
     b.frames = seen();
     b.frame = frame_ms_.mean(b.frames);
     for (std::size_t i = 0; i < kPartCount; ++i) b.parts[i] = parts_[i].mean(b.frames);
-    b.steps = static_cast<std::size_t>(std::min<std::uint64_t>(recent_steps_, kHistory));
+    b.steps = static_cast<std::size_t>(phases_[0].filled());
     for (std::size_t i = 0; i < kPhaseCount; ++i) b.phases[i] = phases_[i].mean(b.steps);
-    if (recent_gpu_frames_ > 0) {
-        b.gpu = gpu_ms_.mean(
-            static_cast<std::size_t>(std::min<std::uint64_t>(recent_gpu_frames_, kHistory)));
+    if (gpu_ms_.filled() > 0) {
+        b.gpu = gpu_ms_.mean(static_cast<std::size_t>(gpu_ms_.filled()));
     }
     return b;
 }

@@ -132,10 +132,10 @@ private:
     History gpu_ms_;
     History broad_trend_{kTrendSteps}, moving_trend_{kTrendSteps};
     FrameFacts last_;
-    // Since the start (the summary's) and since restart_recent() (the panel's means).
-    std::uint64_t frames_ = 0, recent_frames_ = 0;
-    std::uint64_t steps_ = 0, recent_steps_ = 0;
-    std::uint64_t gpu_frames_ = 0, recent_gpu_frames_ = 0;
+    // Since the start, for the summary (the panel's means go by the histories).
+    std::uint64_t frames_ = 0;
+    std::uint64_t steps_ = 0;
+    std::uint64_t gpu_frames_ = 0;
     double total_frame_ms_ = 0;
     std::vector<float> every_frame_ms_;  // for the summary's percentiles
     double total_gpu_ms_ = 0;
