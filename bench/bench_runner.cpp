@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "collide/broadphase_view.hpp"
 #include "collide/registry.hpp"
 #include "collide/tunnelling_check.hpp"
 #include "churn.hpp"
@@ -296,7 +297,7 @@ RunResult run_frames(const RunConfig& cfg, const std::string& algorithm, std::si
         if (!log.record(f, ms, pairs.size(), bp->stats())) break;
     }
     log.finish();
-    r.note = bp->status();
+    r.note = collide::view_of(*bp).status();
     if (runs_on_gpu(algorithm)) r.device = r.note;
     return r;
 }

@@ -17,6 +17,7 @@
 #include <stb_image.h>
 
 #include "cli/cli.hpp"
+#include "sim/algorithm_policy.hpp"
 #include "sim/demo.hpp"
 #include "cli/presets.hpp"
 #include "main/settings_store.hpp"
@@ -117,7 +118,7 @@ TEST(Presets, BruteForceNeverRunsAWorldOverTheReferenceLimit) {
         << demo.notice();
     collidoscope::Demo started(
         parse({"--count", "20000", "--broadphase", "brute-force", "--no-settings"}));
-    EXPECT_EQ(started.broad_phase(), collide::default_broadphase(20000));
+    EXPECT_EQ(started.broad_phase(), collidoscope::default_broadphase(20000));
     EXPECT_FALSE(started.notice().empty());
     // Under the limit it runs as asked.
     collidoscope::Demo small(parse({"--count", "500", "--no-settings"}));
@@ -125,7 +126,7 @@ TEST(Presets, BruteForceNeverRunsAWorldOverTheReferenceLimit) {
     EXPECT_EQ(small.broad_phase(), "brute-force");
     EXPECT_EQ(small.notice(), "");
     small.set_count(20000);  // growing past the limit falls back too
-    EXPECT_EQ(small.broad_phase(), collide::default_broadphase(20000));
+    EXPECT_EQ(small.broad_phase(), collidoscope::default_broadphase(20000));
 }
 
 // At 1M bodies the app started on sort-and-sweep (0.68 fps on 2 cores): without

@@ -16,6 +16,7 @@
 #include "broadphase/common/aabb_tree.hpp"
 #include "broadphase/dynamic_aabb_tree.hpp"
 #include "broadphase/sorted_grid.hpp"
+#include "collide/broadphase_view.hpp"
 #include "collide/registry.hpp"
 #include "test_support.hpp"
 #include "tooling/ballistic.hpp"
@@ -29,7 +30,7 @@ using testing::reference_pairs;
 
 template <int D>
 bool any_folded(const BroadPhase<D>& bp) {
-    for (const std::string& layer : bp.layers()) {
+    for (const std::string& layer : view_of(bp).layers()) {
         if (layer.find("folded") != std::string::npos) return true;
     }
     return false;
@@ -195,10 +196,10 @@ void eight_lanes_match_four() {
     compare(boxes, fixed, "piles");
     boxes[7].lo[0] = std::numeric_limits<float>::quiet_NaN();
     compare(boxes, fixed, "piles with a NaN", false);
-    EXPECT_NE(four->describe(0).find("4 boxes at a time"), std::string::npos);
-    EXPECT_NE(eight->describe(0).find(avx2 ? "8 boxes at a time" : "4 boxes at a time"),
+    EXPECT_NE(view_of(*four).describe(0).find("4 boxes at a time"), std::string::npos);
+    EXPECT_NE(view_of(*eight).describe(0).find(avx2 ? "8 boxes at a time" : "4 boxes at a time"),
               std::string::npos)
-        << eight->describe(0);
+        << view_of(*eight).describe(0);
 }
 
 TEST(SortedGrid, EightLanesMatchFourLanes2D) {

@@ -4,6 +4,7 @@
 // in CI; they skip (saying why) only where no GL 4.3 context can be made, and never in CI.
 #include <gtest/gtest.h>
 
+#include "collide/broadphase_view.hpp"
 #include "collide/gpu/catalog.hpp"
 #include "test_support.hpp"
 #include "tooling/ballistic.hpp"
@@ -96,7 +97,8 @@ TEST_P(GpuRow, ReportsDeviceTimeAndRenderer) {
     bp->update(motion.boxes(), motion.is_static(), got);
     EXPECT_GT(bp->stats().device_ms, 0.0);
     EXPECT_GT(bp->stats().structure_bytes, 0u);
-    EXPECT_EQ(bp->status().rfind("GPU: ", 0), 0u) << bp->status();
+    const std::string status = collide::view_of(*bp).status();
+    EXPECT_EQ(status.rfind("GPU: ", 0), 0u) << status;
     // CPU rows have no device time.
     auto cpu = make_any_broadphase<2>("sorted-grid");
     cpu->update(motion.boxes(), motion.is_static(), got);

@@ -6,6 +6,7 @@
 
 #include <array>
 
+#include "collide/broadphase_view.hpp"
 #include "collide/registry.hpp"
 #include "tooling/scenes.hpp"
 
@@ -67,7 +68,7 @@ TEST(OverlayLod, MillionBodiesStayUnderTheBudgetOverEveryQuadrant) {
         dd.pixel = lod ? world.largest_side() / 720.0f : 0.0f;
         Overlays<2> which;
         which.flags.structure = true;
-        bp->draw(dd, which);
+        collide::view_of(*bp).draw(dd, which);
         dd.finish();
         return dd;
     };
@@ -115,7 +116,7 @@ void expect_inside_world(const char* name) {
     dd.pixel = dd.view.largest_side() / 720.0f;
     Overlays<D> which;
     which.flags.structure = true;
-    bp->draw(dd, which);
+    collide::view_of(*bp).draw(dd, which);
     dd.finish();
     ASSERT_FALSE(dd.boxes.empty() && dd.fills.empty()) << name;
     const auto inside = [&](const Aabb<D>& b) {

@@ -20,6 +20,7 @@
 #include "collide/gpu/catalog.hpp"
 #include "collide/gpu/compute_context.hpp"
 #include "collide/registry.hpp"
+#include "sim/algorithm_policy.hpp"
 #include "sim/demo.hpp"
 #include "sim/race.hpp"
 #include "sim/session_file.hpp"
@@ -498,7 +499,7 @@ std::vector<glm::vec3> scene_positions(int dim, const char* scene, std::size_t c
 // A generated world over kLargeWorldBodies is numbered along the Morton curve; at the cut,
 // and where the generator's numbering is asked for, it keeps the generator's order.
 TEST(BodyNumbering, LargeGeneratedWorldsFollowTheMortonCurve) {
-    const std::size_t large = collide::kLargeWorldBodies + 1;
+    const std::size_t large = collidoscope::kLargeWorldBodies + 1;
     for (int dim : {2, 3}) {
         SCOPED_TRACE(dim);
         EXPECT_EQ(positions(*make_sim_world(dim, "powerlaw", large, 4, "sorted-grid")),
@@ -508,9 +509,9 @@ TEST(BodyNumbering, LargeGeneratedWorldsFollowTheMortonCurve) {
         EXPECT_EQ(positions(*make_sim_world(dim, "powerlaw", large, 4, "sorted-grid",
                                             {BodyNumbering::kGenerated})),
                   scene_positions(dim, "powerlaw", large, 4, false));
-        EXPECT_EQ(positions(*make_sim_world(dim, "powerlaw", collide::kLargeWorldBodies, 4,
+        EXPECT_EQ(positions(*make_sim_world(dim, "powerlaw", collidoscope::kLargeWorldBodies, 4,
                                             "sorted-grid")),
-                  scene_positions(dim, "powerlaw", collide::kLargeWorldBodies, 4, false));
+                  scene_positions(dim, "powerlaw", collidoscope::kLargeWorldBodies, 4, false));
     }
 }
 
@@ -518,7 +519,7 @@ TEST(BodyNumbering, LargeGeneratedWorldsFollowTheMortonCurve) {
 // replays with it; a version 2 one numbers a large world along the Morton curve. The
 // recorder writes the version it was started with.
 TEST(BodyNumbering, SessionVersionDecidesTheNumbering) {
-    const std::size_t large = collide::kLargeWorldBodies + 1;
+    const std::size_t large = collidoscope::kLargeWorldBodies + 1;
     const std::string path = temp_path("collidoscope_test_session_version.txt");
     for (int version : {1, 2}) {
         SCOPED_TRACE(version);

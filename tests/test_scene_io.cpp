@@ -77,7 +77,7 @@ void expect_same_bodies(const Bodies<D>& a, const Bodies<D>& b) {
 
 template <int D>
 World<D> world_of(const Scene<D>& scene) {
-    return World<D>(scene.settings, scene.bodies, make_broadphase<D>(kDefaultBroadPhase));
+    return World<D>(scene.settings, scene.bodies, make_broadphase<D>("sort-and-sweep"));
 }
 
 template <int D>

@@ -12,6 +12,7 @@
 #include "collide/gpu/catalog.hpp"
 #include "cli/controls.hpp"
 #include "cli/presets.hpp"
+#include "sim/algorithm_policy.hpp"
 #include "tooling/cli11_setup.hpp"
 #include "tooling/cli_support.hpp"
 #include "tooling/parse.hpp"
@@ -61,9 +62,9 @@ void define_flags(CLI::App& app, RawArgs& raw) {
     value("Scene", "--seed", raw.seed, "S", "random seed (unsigned 64-bit); default 1");
     // The default's text from the constants that pick it, so the two cannot drift apart.
     const std::string default_algorithm = "algorithm (see --list); default " +
-                                          std::string(collide::kDefaultBroadPhase) + ", above " +
-                                          std::to_string(collide::kLargeWorldBodies) + " bodies\n" +
-                                          std::string(collide::kLargeWorldBroadPhase);
+                                          std::string(kDefaultBroadPhase) + ", above " +
+                                          std::to_string(kLargeWorldBodies) + " bodies\n" +
+                                          std::string(kLargeWorldBroadPhase);
     value("Scene", "--broadphase", raw.broadphase, "NAME", default_algorithm.c_str());
     toggle("Scene", "--paused", raw.paused, "start paused (P pauses, O steps once)");
     toggle("Scene", "--swept", raw.swept,
@@ -256,7 +257,7 @@ void check_algorithm(const char* flag, std::string_view name, int dim) {
 
 void validate_broadphase(const RawArgs& raw, Options& opt) {
     if (!raw.broadphase) {
-        opt.broadphase = std::string(collide::default_broadphase(opt.count));
+        opt.broadphase = std::string(default_broadphase(opt.count));
         return;
     }
     check_algorithm("--broadphase", *raw.broadphase, opt.dim);

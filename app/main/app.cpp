@@ -14,6 +14,7 @@
 
 #include "collide/gpu/catalog.hpp"
 #include "collide/gpu/compute_context.hpp"
+#include "sim/algorithm_policy.hpp"
 #include "ui/cost_legend.hpp"
 #include "ui/imgui_color.hpp"
 #include "cli/presets.hpp"
@@ -50,7 +51,7 @@ int run_app(const Options& options) {
     const bool gpu_first = options.replay.empty() && collide::runs_on_gpu(options.broadphase);
     try {
         Options first = options;
-        if (gpu_first) first.broadphase = std::string(collide::default_broadphase(first.count));
+        if (gpu_first) first.broadphase = std::string(default_broadphase(first.count));
         try {
             demo = std::make_unique<Demo>(first);
         } catch (const collide::InputError& e) {
@@ -60,7 +61,7 @@ int run_app(const Options& options) {
                          "collidoscope: settings: the stored scene %s: %s; using the default\n",
                          first.scene.c_str(), e.what());
             first.scene = Options{}.scene;
-            first.broadphase = std::string(collide::default_broadphase(first.count));
+            first.broadphase = std::string(default_broadphase(first.count));
             demo = std::make_unique<Demo>(first);
         }
     } catch (const collide::InputError& e) {

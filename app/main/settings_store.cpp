@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collide/gpu/catalog.hpp"
+#include "sim/algorithm_policy.hpp"
 #include "tooling/input_error.hpp"
 #include "tooling/parse.hpp"
 #include "tooling/scene_names.hpp"
@@ -239,7 +240,7 @@ std::optional<std::string> apply_settings(const Settings& s, Options& options) {
         options.scene = scene;
         options.scene_from_settings = true;
     }
-    options.broadphase = std::string(collide::default_broadphase(options.count));
+    options.broadphase = std::string(default_broadphase(options.count));
     if (!s.broadphase.empty()) {
         const collide::BroadPhaseEntry* entry = collide::find_any_broadphase(s.broadphase);
         if (entry != nullptr && entry->supports(s.dim)) {

@@ -7,6 +7,7 @@
 
 #include "collide/gpu/catalog.hpp"
 #include "collide/gpu/compute_context.hpp"
+#include "sim/algorithm_policy.hpp"
 #include "tooling/input_error.hpp"
 #include "tooling/parse.hpp"
 #include "tooling/random.hpp"
@@ -75,7 +76,7 @@ Demo::Demo(const Options& options) : race_live_(options.race) {
     if (scene_is_csv()) count_ = start_.count = world_->body_count();  // the file decides
     notice_ = too_slow_for_the_world(broad_phase_, count_).value_or("");
     if (!notice_.empty()) {
-        broad_phase_ = std::string(collide::default_broadphase(count_));
+        broad_phase_ = std::string(default_broadphase(count_));
         world_->set_broad_phase(broad_phase_);
     }
     world_->refresh_broad_phase();  // its pairs before the first step, as after a rebuild
@@ -195,7 +196,7 @@ void Demo::set_compare_panes(std::size_t count) {
 
 std::optional<std::string> Demo::too_slow_for_the_world(std::string_view algorithm,
                                                         std::size_t count) {
-    const double tests = collide::brute_force_tests_past_limit(algorithm, count);
+    const double tests = brute_force_tests_past_limit(algorithm, count);
     if (tests == 0.0) return std::nullopt;
     char text[200];
     std::snprintf(text, sizeof text,
@@ -207,8 +208,8 @@ std::optional<std::string> Demo::too_slow_for_the_world(std::string_view algorit
 
 std::optional<std::string_view> Demo::large_world_suggestion() const {
     // Only the small worlds' default is second-guessed: any other choice was the user's.
-    const std::string_view wanted = collide::default_broadphase(count_);
-    if (broad_phase_ != collide::kDefaultBroadPhase || broad_phase_ == wanted) return std::nullopt;
+    const std::string_view wanted = default_broadphase(count_);
+    if (broad_phase_ != kDefaultBroadPhase || broad_phase_ == wanted) return std::nullopt;
     return wanted;
 }
 
@@ -223,10 +224,10 @@ bool Demo::rebuild(int dim, const std::string& scene, std::size_t count, std::ui
         entry = collide::find_any_broadphase(algorithm);
     }
     if (!entry || !entry->supports(dim))
-        algorithm = std::string(collide::default_broadphase(count));
+        algorithm = std::string(default_broadphase(count));
     // A world that would freeze the app gets the default algorithm, and the panel says why.
     notice_ = too_slow_for_the_world(algorithm, count).value_or("");
-    if (!notice_.empty()) algorithm = std::string(collide::default_broadphase(count));
+    if (!notice_.empty()) algorithm = std::string(default_broadphase(count));
     const std::optional<Physics> physics =
         world_ ? std::optional<Physics>(world_->physics()) : std::nullopt;
     std::unique_ptr<SimWorld> world;

@@ -115,7 +115,7 @@ public:
     // reference limit would freeze the app for minutes a frame), or empty.
     const std::string& notice() const { return notice_; }
     // The algorithm a large world starts on, when this one has grown past
-    // collide::kLargeWorldBodies on the small worlds' default (the Bodies slider keeps the
+    // kLargeWorldBodies on the small worlds' default (the Bodies slider keeps the
     // algorithm: the panel offers the switch rather than making it), else nothing.
     std::optional<std::string_view> large_world_suggestion() const;
     // Why `algorithm` must not run a world of `count` bodies, if it must not.

@@ -7,6 +7,7 @@
 #include <numbers>
 #include <optional>
 
+#include "collide/broadphase_view.hpp"
 #include "sim/dim_cast.hpp"
 
 namespace collidoscope {
@@ -179,7 +180,7 @@ void add_structure(const collide::BroadPhase<D>& algorithm, const OverlayRequest
     if (req.slab && D == 3) dd.slab = from3<D>(*req.slab);
     if (req.eye && D == 3) dd.eye = from3<D>(*req.eye);
     const collide::Overlays<D> which{req.flags, req.selected, req.query ? &trace : nullptr};
-    algorithm.draw(dd, which);
+    collide::view_of(algorithm).draw(dd, which);
     dd.finish();
     report.structure_primitives = dd.lines.size() + dd.boxes.size() + dd.fills.size();
     report.structure_capped = dd.full() || dd.lod.kept < dd.lod.offered;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "collide/gpu/catalog.hpp"
+#include "sim/algorithm_policy.hpp"
 #include "tooling/pair_check.hpp"
 
 namespace collidoscope {
@@ -39,7 +40,7 @@ void Race<D>::time_update(Runner& r, std::span<const collide::Aabb<D>> boxes,
 template <int D>
 std::optional<std::string> Race<D>::over_budget(const Runner& r, std::size_t n) {
     char text[160];
-    if (const double tests = collide::brute_force_tests_past_limit(r.name, n); tests > 0) {
+    if (const double tests = brute_force_tests_past_limit(r.name, n); tests > 0) {
         std::snprintf(text, sizeof text, "%s: %.1e tests at this n, paused", r.name.c_str(), tests);
         return text;
     }
@@ -53,7 +54,7 @@ std::optional<std::string> Race<D>::over_budget(const Runner& r, std::size_t n) 
 
 std::optional<std::string> too_slow_to_run_once(std::string_view name, std::size_t n) {
     const double seconds =
-        collide::brute_force_tests_past_limit(name, n) / kBruteForceSlowestTestsPerSecond;
+        brute_force_tests_past_limit(name, n) / kBruteForceSlowestTestsPerSecond;
     if (seconds <= kRunOnceMaxSeconds) return std::nullopt;
     char text[200];
     std::snprintf(text, sizeof text,

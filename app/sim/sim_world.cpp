@@ -11,10 +11,12 @@
 #include <tbb/parallel_for.h>
 
 #include "cli/launch_options.hpp"
+#include "collide/broadphase_view.hpp"
 #include "collide/gpu/catalog.hpp"
 #include "collide/gpu/gpu_world.hpp"
 #include "collide/registry.hpp"
 #include "collide/tunnelling_check.hpp"
+#include "sim/algorithm_policy.hpp"
 #include "sim/dim_cast.hpp"
 #include "sim/overlay_builder.hpp"
 #include "tooling/scene_names.hpp"
@@ -174,16 +176,16 @@ public:
         return world_.broad_phase()->params();
     }
     std::string broad_phase_status() const override {
-        if (!gpu_) return world_.broad_phase()->status();
+        if (!gpu_) return collide::view_of(*world_.broad_phase()).status();
         return "GPU world on " + gpu_->context().renderer() +
                ": the whole step in compute shaders, its broad phase gpu-grid's kernels";
     }
     // The GPU world draws no structure: nothing to list.
     std::vector<std::string> broad_phase_layers() const override {
-        return gpu_ ? std::vector<std::string>{} : world_.broad_phase()->layers();
+        return gpu_ ? std::vector<std::string>{} : collide::view_of(*world_.broad_phase()).layers();
     }
     std::vector<collide::LegendEntry> broad_phase_legend() const override {
-        return gpu_ ? std::vector<collide::LegendEntry>{} : world_.broad_phase()->legend();
+        return gpu_ ? std::vector<collide::LegendEntry>{} : collide::view_of(*world_.broad_phase()).legend();
     }
     void query(const Box3& region, std::vector<BodyId>& out) override {
         out.clear();
@@ -193,7 +195,7 @@ public:
         world_.broad_phase()->query(box, out, &query_trace_);
     }
     std::string describe(BodyId id) const override {
-        return id < body_count() && !gpu_ ? world_.broad_phase()->describe(id) : std::string();
+        return id < body_count() && !gpu_ ? collide::view_of(*world_.broad_phase()).describe(id) : std::string();
     }
     std::uint64_t steps() const override { return gpu_ ? gpu_->steps() : world_.steps(); }
 
@@ -784,7 +786,7 @@ std::unique_ptr<SimWorld> make_world(std::string_view scene, std::size_t count, 
     collide::Scene<D> built = collide::make_scene<D>(scene, count, seed);
     built.settings.sleep = defaults.sleep;
     if (defaults.numbering == BodyNumbering::kMortonWhenLarge && !collide::is_csv_scene(scene) &&
-        built.bodies.size() > collide::kLargeWorldBodies) {
+        built.bodies.size() > kLargeWorldBodies) {
         collide::order_by_morton(built.bodies);
     }
     if (built.bodies.size() > kMaxAppBodies) {  // only a CSV file can have more

@@ -17,6 +17,7 @@
 #include <glm/glm.hpp>
 
 #include "collide/broadphase.hpp"
+#include "collide/broadphase_view.hpp"
 #include "collide/world.hpp"
 #include "common/geometry.hpp"
 #include "sim/overlay_request.hpp"
@@ -246,7 +247,7 @@ inline constexpr double kSoftwareGpuWorldSecondsPerBody = 4e-6;
 // software one (llvmpipe) — or nothing, on a hardware GPU.
 std::optional<std::string> no_hardware_gpu();
 
-// How a generated world numbers its bodies. A large world (over collide::kLargeWorldBodies)
+// How a generated world numbers its bodies. A large world (over kLargeWorldBodies)
 // is numbered along the Morton curve, so bodies near in space are near in memory: every
 // phase of the step reads its neighbours from the caches (at 1M bodies the app ran about
 // 30% faster). A CSV scene keeps its file's order. Session files before version 2 were

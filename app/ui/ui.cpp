@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "sim/algorithm_policy.hpp"
 #include "ui/compare_view.hpp"
 #include "cli/controls.hpp"
 #include "common/palette.hpp"
@@ -428,7 +429,7 @@ void Ui::broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& action
             "%s bodies: %s sweeps one axis, where every body's interval meets many others; "
             "%s, the default above %s bodies, runs far faster.",
             format_count(demo.count()).c_str(), demo.broad_phase().c_str(), name.c_str(),
-            format_count(collide::kLargeWorldBodies).c_str());
+            format_count(kLargeWorldBodies).c_str());
         ImGui::PopStyleColor();
         if (ImGui::Button(("Use " + name).c_str())) demo.set_broad_phase(name);
     }

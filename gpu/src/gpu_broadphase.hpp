@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "collide/broadphase.hpp"
+#include "collide/broadphase_view.hpp"
 #include "collide/gpu/compute_context.hpp"
 #include "device_timer.hpp"
 #include "pair_order.hpp"
@@ -71,7 +72,7 @@ bool same_box(const Aabb<D>& a, const Aabb<D>& b) {
 }
 
 template <int D>
-class GpuBroadPhase : public BroadPhase<D> {
+class GpuBroadPhase : public BroadPhase<D>, public BroadPhaseView<D> {
 public:
     void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                       PairList& out) final;

@@ -1,7 +1,8 @@
 // The broad-phase contract: from an array of boxes (indexed by body id), report every
 // pair whose boxes overlap, exactly once. Every algorithm implements this interface and
 // is listed in registry.cpp; brute force is the reference all others are tested against.
-// The viewer's hooks (draw, describe, layers, status) live apart in broadphase_view.hpp.
+// The viewer's hooks (draw, describe, layers, status) live apart in broadphase_view.hpp;
+// this contract knows nothing of drawing.
 #pragma once
 
 #include <cstddef>
@@ -13,8 +14,8 @@
 #include <vector>
 
 #include "collide/body_changes.hpp"
-#include "collide/broadphase_view.hpp"
 #include "collide/core.hpp"
+#include "collide/query_trace.hpp"
 
 namespace collide {
 
@@ -83,10 +84,11 @@ struct ChangesAsWholeArray {
     PairList pairs;
 };
 
-// What the simulation and the bench need; the viewer's hooks come from the base.
+// What the simulation and the bench need.
 template <int D>
-class BroadPhase : public BroadPhaseView<D> {
+class BroadPhase {
 public:
+    virtual ~BroadPhase() = default;
     // Report every pair (a < b) whose boxes overlap (closed intervals), exactly once.
     // Pairs of two static bodies are not reported. `out` is cleared first.
     void update(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,

@@ -1,39 +1,21 @@
 // What a viewer asks of a broad phase, kept apart from what the simulation needs (as Jolt
-// keeps BroadPhaseQuery apart from BroadPhase): draw the structure it built, describe one
-// body, name the overlay's layers, say one line on its state. Each algorithm implements
-// these in its *_view.cpp; the trace of a region query lets draw() show what query() visited
-// without running it again.
+// keeps its debug renderer apart from its broad phase): draw the structure it built,
+// describe one body, name the overlay's layers, say one line on its state. An algorithm
+// implements both bases, its view in its *_view.cpp; BroadPhase<D> knows nothing of this
+// one, and a viewer reaches it through view_of(). The trace of a region query lets draw()
+// show what query() visited without running it again.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "collide/broadphase.hpp"
 #include "collide/core.hpp"
 #include "collide/debug_draw.hpp"
+#include "collide/query_trace.hpp"
 
 namespace collide {
-
-// What a region query visited, filled by BroadPhase::query when asked, read by draw(). Each
-// algorithm records its own regions (cells, nodes, boxes) and gives the kinds its colours.
-enum class TraceKind : std::uint8_t {
-    kTaken,      // taken whole: every body in it was a candidate
-    kDescended,  // entered, looked inside
-    kPruned,     // skipped whole: empty, or outside the region
-    kRejected,   // scanned and found not to overlap the region
-};
-
-template <int D>
-struct QueryTrace {
-    struct Region {
-        Aabb<D> box;
-        TraceKind kind;
-    };
-    std::vector<Region> regions;
-
-    void add(const Aabb<D>& box, TraceKind kind) { regions.push_back({box, kind}); }
-    void clear() { regions.clear(); }
-};
 
 // Which overlays the viewer wants an algorithm to draw.
 template <int D>
@@ -91,5 +73,14 @@ public:
     // algorithm draws nothing of its own.
     virtual std::vector<LegendEntry> legend() const { return {}; }
 };
+
+// The view of `algorithm`: the engine's rows, auto, the still split and the GPU rows
+// implement one beside their BroadPhase; an algorithm without one (a peer) draws nothing.
+template <int D>
+const BroadPhaseView<D>& view_of(const BroadPhase<D>& algorithm) {
+    static const BroadPhaseView<D> kNothingToShow;
+    const auto* view = dynamic_cast<const BroadPhaseView<D>*>(&algorithm);
+    return view != nullptr ? *view : kNothingToShow;
+}
 
 }  // namespace collide

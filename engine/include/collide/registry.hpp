@@ -14,10 +14,9 @@ namespace collide {
 
 // Brute force is the reference every algorithm is checked against (and quadratic: benches
 // leave it out at large n). Sort-and-sweep, exact in both dimensions and never quadratic on
-// the generated scenes, is the reference above that n and where the app starts on small
-// worlds (default_broadphase below).
+// the generated scenes, is the reference above kMaxReferenceBodies.
 inline constexpr std::string_view kReferenceBroadPhase = "brute-force";
-inline constexpr std::string_view kDefaultBroadPhase = "sort-and-sweep";
+inline constexpr std::string_view kLargeReferenceBroadPhase = "sort-and-sweep";
 
 // The largest n at which brute force is the reference (in the app's race, the bench's runs
 // of 'all' and its --check); sort-and-sweep is the reference above it. The race runs it live
@@ -25,26 +24,9 @@ inline constexpr std::string_view kDefaultBroadPhase = "sort-and-sweep";
 // live cutoff.
 inline constexpr std::size_t kMaxReferenceBodies = 10'000;
 
-// Where the app starts at n bodies when no algorithm is asked for: sort-and-sweep, the
-// simplest to watch, up to kLargeWorldBodies; above that the sorted grid, since one sweep
-// axis costs ever more per body as n grows (2D uniform, 2 threads, 2-core EPYC: 6.6 ms
-// against 0.84 at 30,000 bodies, 111 against 9.2 at 300,000; 3D 34 against 1.6 at 30,000).
-inline constexpr std::size_t kLargeWorldBodies = 20'000;
-inline constexpr std::string_view kLargeWorldBroadPhase = "sorted-grid";
-constexpr std::string_view default_broadphase(std::size_t n) {
-    return n <= kLargeWorldBodies ? kDefaultBroadPhase : kLargeWorldBroadPhase;
-}
-
 // The algorithm the others are checked against at n bodies.
 constexpr std::string_view reference_broadphase(std::size_t n) {
-    return n <= kMaxReferenceBodies ? kReferenceBroadPhase : kDefaultBroadPhase;
-}
-
-// The box tests `name` would take a frame when it is brute force past the reference limit
-// (seconds to minutes a frame, so a viewer does not run it there unasked); 0 otherwise.
-constexpr double brute_force_tests_past_limit(std::string_view name, std::size_t n) {
-    if (name != kReferenceBroadPhase || n <= kMaxReferenceBodies) return 0.0;
-    return 0.5 * static_cast<double>(n) * static_cast<double>(n - 1);
+    return n <= kMaxReferenceBodies ? kReferenceBroadPhase : kLargeReferenceBroadPhase;
 }
 
 // An algorithm's real path for mostly still worlds (see still_split.hpp): `make_still`'s

@@ -47,11 +47,12 @@
 #include <vector>
 
 #include "collide/broadphase.hpp"
+#include "collide/broadphase_view.hpp"
 
 namespace collide {
 
 template <int D>
-class AutoSelect final : public BroadPhase<D> {
+class AutoSelect final : public BroadPhase<D>, public BroadPhaseView<D> {
 public:
     static constexpr std::size_t kTinyBelow = 48;  // brute force below this many bodies...
     static constexpr std::size_t kTinyAbove = 96;  // ...and keeps it up to this many

@@ -10,22 +10,22 @@ namespace collide {
 
 template <int D>
 void AutoSelect<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
-    if (algorithm_) algorithm_->draw(draw, which);
+    if (algorithm_) view_of(*algorithm_).draw(draw, which);
 }
 
 template <int D>
 std::string AutoSelect<D>::describe(BodyId id) const {
-    return algorithm_ ? algorithm_->describe(id) : std::string();
+    return algorithm_ ? view_of(*algorithm_).describe(id) : std::string();
 }
 
 template <int D>
 std::vector<std::string> AutoSelect<D>::layers() const {
-    return algorithm_ ? algorithm_->layers() : std::vector<std::string>{};
+    return algorithm_ ? view_of(*algorithm_).layers() : std::vector<std::string>{};
 }
 
 template <int D>
 std::vector<LegendEntry> AutoSelect<D>::legend() const {
-    return algorithm_ ? algorithm_->legend() : std::vector<LegendEntry>{};
+    return algorithm_ ? view_of(*algorithm_).legend() : std::vector<LegendEntry>{};
 }
 
 template <int D>

@@ -18,11 +18,12 @@
 
 #include "broadphase/still_neighbours.hpp"
 #include "collide/broadphase.hpp"
+#include "collide/broadphase_view.hpp"
 
 namespace collide {
 
 template <int D>
-class StillSplit final : public BroadPhase<D> {
+class StillSplit final : public BroadPhase<D>, public BroadPhaseView<D> {
 public:
     using Factory = std::unique_ptr<BroadPhase<D>> (*)();
     // The still structure is rebuilt once the bodies that joined the still set since its
@@ -50,7 +51,7 @@ public:
 
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
-    std::vector<std::string> layers() const override { return moving_->layers(); }
+    std::vector<std::string> layers() const override { return view_of(*moving_).layers(); }
     std::vector<LegendEntry> legend() const override;
     std::string status() const override;
 

@@ -9,7 +9,7 @@ namespace collide {
 template <int D>
 void StillSplit<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     if (!split_) {
-        moving_->draw(draw, which);
+        view_of(*moving_).draw(draw, which);
         return;
     }
     const BodyId selected = which.selected;
@@ -17,33 +17,33 @@ void StillSplit<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     still.query = nullptr;
     still.selected = settled(selected) ? index_[selected] : kNoBody;
     const typename DebugDraw<D>::Mark before_still = draw.mark();
-    still_->draw(draw, still);
+    view_of(*still_).draw(draw, still);
     draw.recolor_since(before_still, kStillColor);
     Overlays<D> moving = which;
     const StillSet::State s = bodies_.state(selected);
     moving.selected = kNoBody;
     if (s != StillSet::State::kAbsent && !settled(selected)) moving.selected = index_[selected];
-    moving_->draw(draw, moving);
+    view_of(*moving_).draw(draw, moving);
 }
 
 template <int D>
 std::string StillSplit<D>::describe(BodyId id) const {
-    if (!split_) return moving_->describe(id);
+    if (!split_) return view_of(*moving_).describe(id);
     std::ostringstream s;
     switch (bodies_.state(id)) {
         case StillSet::State::kAbsent: return "absent: removed, or never added";
         case StillSet::State::kMoving:
             s << "moving: entry " << index_[id] << " of the moving structure\n"
-              << moving_->describe(index_[id]);
+              << view_of(*moving_).describe(index_[id]);
             break;
         case StillSet::State::kStill:
             if (settled(id)) {
                 s << "still: entry " << index_[id] << " of the still structure\n"
-                  << still_->describe(index_[id]);
+                  << view_of(*still_).describe(index_[id]);
             } else {
                 s << "still, held by the moving structure (entry " << index_[id]
                   << ") until the still one is rebuilt\n"
-                  << moving_->describe(index_[id]);
+                  << view_of(*moving_).describe(index_[id]);
             }
             break;
     }
@@ -57,19 +57,19 @@ std::vector<LegendEntry> StillSplit<D>::legend() const {
         out.push_back({kStillColor,
                        "still structure: the static and sleeping bodies, drawn in this colour "
                        "(the rest is the moving one)"});
-    for (LegendEntry& e : moving_->legend()) out.push_back(std::move(e));
+    for (LegendEntry& e : view_of(*moving_).legend()) out.push_back(std::move(e));
     return out;
 }
 
 template <int D>
 std::string StillSplit<D>::status() const {
-    if (!split_) return moving_->status();
+    if (!split_) return view_of(*moving_).status();
     std::ostringstream s;
     s << "still split: " << still_ids_.size() - tombstones_ << " still bodies in a structure built "
       << rebuilds_ << (rebuilds_ == 1 ? " time" : " times") << " (" << tombstones_
       << " left since), " << side_ << " still on the moving side, " << moving_ids_.size()
       << " moving, " << neighbours_.queries() << " of them out of their fat boxes (queried)";
-    const std::string inner = moving_->status();
+    const std::string inner = view_of(*moving_).status();
     if (!inner.empty()) s << "; " << inner;
     return s.str();
 }

@@ -11,11 +11,12 @@
 #include "broadphase/common/body_costs.hpp"
 #include "broadphase/common/same_value.hpp"
 #include "collide/broadphase.hpp"
+#include "collide/broadphase_view.hpp"
 
 namespace collide {
 
 template <int D>
-class EngineBroadPhase : public BroadPhase<D> {
+class EngineBroadPhase : public BroadPhase<D>, public BroadPhaseView<D> {
 public:
     void set_cost_tracking(bool on) override { costs_.track(on); }
     bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
