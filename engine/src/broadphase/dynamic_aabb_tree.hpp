@@ -77,9 +77,9 @@ private:
     void full_rebuild(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
     void gather_moves(std::span<const Aabb<D>> boxes);
     void reinsert_moved();
-    // Scales the average-size margin by the frame's cost (see the .cpp).
+    // Scales the average-size margin by the frame's cost (dynamic_aabb_tree_margin.cpp).
     void steer_margin(std::size_t pairs);
-    // The steered margin's start, from the gaps between neighbours (see the .cpp).
+    // The steered margin's start, from the gaps between neighbours (the same file).
     void first_margin_scale(std::span<const Aabb<D>> boxes);
     // One tree's (static or not) entries: its proxies' codes, sorted.
     void sort_entries(bool statics);

@@ -57,6 +57,8 @@ private:
     static constexpr std::uint32_t kKeyMin = 0;
     static constexpr std::uint32_t kKeyMax = 0xffffffffu;
 
+    static constexpr std::uint32_t kMaxPieces = 64;  // per body: bounds the splitting blow-up
+
     struct Entity {
         Aabb<D> box;  // the piece (the whole box if not split)
         BodyId body;

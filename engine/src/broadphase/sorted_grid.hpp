@@ -102,6 +102,18 @@ private:
     // of entries for pairs as soon as its cells are final.
     void sort_bodies(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                      bool sweep_as_placed);
+    // The sort's phases, in order (sorted_grid_sort.cpp); a SortPass carries what each one
+    // hands on to the next.
+    struct SortPass;
+    void make_keys(std::span<const Aabb<D>> boxes, SortPass& pass, bool sweep_as_placed);
+    void count_keys(SortPass& pass);
+    void count_strays(SortPass& pass);
+    void sum_counts(SortPass& pass);
+    void scatter(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                 const SortPass& pass, bool sweep_as_placed);
+    // Which levels size_grids() folds next frame: those whose bodies this frame's sort found
+    // crowded into few cells.
+    void choose_folds(const SortPass& pass);
     // Sweeps (within_.sweep_tail) the chunks of entries whose cells, from `cell` on, are final.
     void sweep_final_entries(std::size_t cell);
     std::int64_t axis_cell(const Level& level, float v, int k) const;
@@ -170,7 +182,7 @@ private:
     std::array<std::vector<std::uint32_t>, kMaxParts> strays_;
     std::vector<BodyId> order_;
     std::vector<std::uint32_t> keys_;       // global cell of order_[k]
-    std::vector<std::uint32_t> key_bound_;  // see sort_bodies
+    std::vector<std::uint32_t> key_bound_;  // see make_keys
     // The sorted entries, structure of arrays, and where each cell's run starts.
     std::vector<BodyId> ids_;
     std::array<std::vector<float>, D> lo_, hi_;

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <numeric>
 
+#include "broadphase/sorted_grid_cells.hpp"
+
 namespace collide {
 namespace {
 
