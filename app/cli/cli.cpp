@@ -121,7 +121,7 @@ void define_flags(CLI::App& app, RawArgs& raw) {
           "keep FILE up to date with the app's state as JSON (selection,\n"
           "zoom, algorithm, dialogs, panels, how it quit), for tests");
     value("Runs and captures", "--threads", raw.threads, "T",
-          "oneTBB threads for the app's work (the Threads slider); default all");
+          "oneTBB threads for the app's work (the Threads field); default all");
     value("Tour", "--preset", raw.preset, "NAME",
           "start on a stop of the guided tour (see --list): its scene, algorithm,\n"
           "overlays, selection and framing; flags beside it override them. With\n"

@@ -24,21 +24,23 @@ constexpr Preset kPresets[] = {
      "they all pile up in the root and its children, and every one of them is tested "
      "against all the others there. The label of a node is how many bodies it holds: see "
      "the centre (the view is zoomed on it; C shows the whole world), and Candidate tests "
-     "in the Stats panel. The next stop runs the enneatree "
-     "on the same scene.",
+     "in the Stats panel (scroll it). The world starts paused with every body on the lines: "
+     "P runs it, and the gas drifts off them within seconds (R puts it back). The next stop "
+     "runs the enneatree on the same scene.",
      "--dim 2 --scene centerline --count 1500 --seed 1 --broadphase quadtree "
-     "--overlay structure --select 0 --camera 28,28,66,66"},
+     "--overlay structure --select 0 --camera 28,28,66,66 --paused"},
     {"enneatree-centerline", "The enneatree on the same scene",
      "The enneatree splits each axis into three overlapping halves (left, centre, right), "
      "so a node has 9 children in 2D. A small body on a centre line fits the middle child "
      "and goes down to a node of its own size instead of sticking at the root: the centre "
      "lines are covered by small regions, and no node collects hundreds of bodies. Compare "
-     "Candidate tests in the Stats panel with the previous stop: hundreds against a hundred "
-     "thousand. In time, at 1,500 bodies, the quadtree is still the faster (a crowded root "
-     "is quick to sweep, and the gas drifts off the lines); with 20,000 on the lines it "
-     "takes 23-42 ms a frame to the enneatree's 4-6 (the bench, one thread).",
+     "Candidate tests in the Stats panel with the previous stop: under a thousand against "
+     "700,000. Run it (P): the gas drifts off the lines, the quadtree's count falls to tens "
+     "of thousands, and at 1,500 bodies it ends up the faster (a crowded root is quick to "
+     "sweep); with 20,000 on the lines it takes 23-42 ms a frame to the enneatree's 4-6 "
+     "(the bench, one thread).",
      "--dim 2 --scene centerline --count 1500 --seed 1 --broadphase enneatree "
-     "--overlay structure --select 0 --camera 28,28,66,66"},
+     "--overlay structure --select 0 --camera 28,28,66,66 --paused"},
     {"compare-centerline", "Quadtree and enneatree side by side, coloured by cost",
      "The compare view runs two algorithms on the same frame's boxes, one pane each, with one "
      "camera. Bodies are coloured by the work each algorithm spent on them: the candidate "
@@ -47,13 +49,14 @@ constexpr Preset kPresets[] = {
      "against each other, while the enneatree's busiest body takes a handful. The stats line "
      "at the top of each pane gives the totals; its time includes counting the costs, which "
      "weighs on each algorithm differently, so compare the tests here, not the "
-     "milliseconds.",
+     "milliseconds. P runs it: watch the glow fade as the bodies leave the lines.",
      "--dim 2 --scene centerline --count 1500 --seed 1 --broadphase quadtree "
-     "--compare quadtree,enneatree --color cost --overlay structure --camera 28,28,66,66"},
+     "--compare quadtree,enneatree --color cost --overlay structure --camera 28,28,66,66 "
+     "--paused"},
     {"morton-cells", "Morton cells and the Z-order curve",
      "Each body is covered by up to four power-of-two cells, and every cell is named by its "
      "Morton code: the bits of x and y interleaved. Sorting the codes puts the cells on the "
-     "Z-order curve, the path drawn through their centres from blue to yellow: it finishes "
+     "Z-order curve, the path drawn through their centres from blue through green and yellow to red: it finishes "
      "one quarter of the world before it enters the next, so cells near in the sort are near "
      "in space, and nested cells follow their parent. One sweep over the sorted cells then "
      "finds the pairs.",
@@ -131,19 +134,20 @@ constexpr Preset kPresets[] = {
      "The quadtree's failure in 3D: bodies on the three centre planes cannot go below the "
      "node whose split plane they cross, so the root and its children hold most of them. "
      "Each number is how many bodies a node holds; the one at the centre is the root's. See "
-     "Candidate tests in the Stats panel: "
-     "all the bodies of a crowded node are tested against each other. Drag with the right "
-     "button to turn the view.",
+     "Candidate tests in the Stats panel (scroll it): "
+     "all the bodies of a crowded node are tested against each other. It starts paused, "
+     "as the planes' gas drifts off them once run (P). Drag with the right button to turn "
+     "the view.",
      "--dim 3 --scene centerline --count 800 --seed 1 --broadphase octree "
-     "--overlay structure --select 0"},
+     "--overlay structure --select 0 --paused"},
     {"a-level", "A level: the cost follows what moves",
      "Games' worlds are mostly still. Nine bodies in ten here are static tiles, drawn grey: "
      "the ground, two walls and three platforms. The rest pour in from above and pile up. "
      "The broad phase keeps the still bodies in a structure of their own and spends each "
      "step on the moving ones. As a pile settles, its island falls asleep (drawn dimmed), and "
-     "the trend in the Stats panel shows the broad phase's cost falling with the moving "
-     "bodies. Drag a sleeping body to wake its island; untick Sleep (Scene section) to keep every "
-     "body awake and see the cost stay up.",
+     "the Stats panel shows the step's time falling with the moving bodies, the contacts' "
+     "resolve most of all. Drag a sleeping body to wake its island; untick Sleep (Scene "
+     "section) to keep every body awake and see the time stay up.",
      "--dim 2 --scene level --count 8000 --seed 1 --broadphase auto --overlay structure"},
     {"a-million", "A million bodies, on the GPU where there is one",
      "A million circles. On a GPU they are stepped where they are drawn: the bodies live in "

@@ -40,7 +40,7 @@ nlohmann::json breakdown(const FrameBreakdown& b) {
 nlohmann::json windows() {
     nlohmann::json out = nlohmann::json::object();
     for (const char* name : {"Collidoscope", "Stats", "Race", "Selected body", "Timeline",
-                             "Keys and mouse", "Quit?"}) {
+                             "Keys and mouse", "Quit?", "Message"}) {
         const ImGuiWindow* w = ImGui::FindWindowByName(name);
         // Not yet placed on its first frames (ImGui sizes auto-fitting windows hidden).
         if (w == nullptr || !w->Active || w->Hidden) continue;

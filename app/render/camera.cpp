@@ -41,8 +41,10 @@ void Camera2D::fit(const Box3& world, const ScreenRect& area_in, glm::vec2 scree
 void Camera2D::reframe(const ScreenRect& from_in, const ScreenRect& to_in, glm::vec2 screen) {
     const ScreenRect from = usable(from_in, screen), to = usable(to_in, screen);
     const glm::vec2 shown_centre = screen_to_world(from.center(), screen);
-    const glm::vec2 ratio = from.size() / glm::max(to.size(), glm::vec2(1.0f));
-    world_per_pixel_ *= std::max(ratio.x, ratio.y);
+    // The narrower sides: a scale of the two areas alone, so a round trip is exact (the
+    // larger of the two axes' ratios zoomed out each time the panels came back).
+    const auto narrower = [](const ScreenRect& r) { return std::max(std::min(r.size().x, r.size().y), 1.0f); };
+    world_per_pixel_ *= narrower(from) / narrower(to);
     const glm::vec2 offset_px = to.center() - screen * 0.5f;
     centre_ = shown_centre - glm::vec2(offset_px.x, -offset_px.y) * world_per_pixel_;
 }

@@ -31,7 +31,8 @@ public:
     // Frames `world` inside `area` of a window of `screen` pixels, with a small margin.
     virtual void fit(const Box3& world, const ScreenRect& area, glm::vec2 screen) = 0;
     // The view area changed (Tab hid the panels, or showed them): what `from` showed is
-    // shown in `to`, centred and as large as fits, zoom and pan kept relative to it.
+    // shown in `to`, centred, scaled by the areas' narrower sides (as fit() frames), so
+    // reframing back from `to` to `from` gives the view it started from.
     virtual void reframe(const ScreenRect& from, const ScreenRect& to, glm::vec2 screen) = 0;
     virtual void pan(glm::vec2 delta_px, glm::vec2 screen) = 0;
     // The right-button drag: orbits a 3D camera, pans a 2D one.

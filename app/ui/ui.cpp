@@ -189,7 +189,7 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs) {
     }
     help_window(dialogs, frame.screen);
     actions.quit = quit_prompt(dialogs, frame.screen);
-    draw_toast(frame.screen);
+    draw_toast();
     return actions;
 }
 
@@ -198,16 +198,23 @@ void Ui::toast(std::string text) {
     toast_until_ = ImGui::GetTime() + kToastSeconds;
 }
 
-void Ui::draw_toast(glm::vec2 screen) {
+void Ui::draw_toast() {
     if (toast_.empty() || ImGui::GetTime() > toast_until_) return;
-    ImGui::SetNextWindowPos(ImVec2(0.5f * screen.x, screen.y - 3.0f * kPanelMargin),
+    // At the foot of the world view, over no panel: at the window's foot it sat under the
+    // Timeline and could not be read.
+    const ScreenRect& world = layout_.world;
+    ImGui::SetNextWindowPos(ImVec2(world.center().x, world.max.y - kPanelMargin),
                             ImGuiCond_Always, ImVec2(0.5f, 1.0f));
     ImGui::SetNextWindowBgAlpha(0.85f);
-    ImGui::Begin("##toast", nullptr,
+    ImGui::Begin("Message", nullptr,
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                      ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoFocusOnAppearing |
                      ImGuiWindowFlags_NoNav);
+    // Wrapped to the view's width: a long screenshot path broke out over the panels.
+    const float padding = 2.0f * ImGui::GetStyle().WindowPadding.x;
+    ImGui::PushTextWrapPos(std::max(world.size().x - 2.0f * kPanelMargin - padding, 50.0f));
     ImGui::TextUnformatted(toast_.c_str());
+    ImGui::PopTextWrapPos();
     ImGui::End();
 }
 

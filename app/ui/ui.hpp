@@ -99,7 +99,7 @@ private:
     // Returns the height its content wants.
     float selection_panel(Demo& demo, const ScreenRect& at);
 
-    void draw_toast(glm::vec2 screen);
+    void draw_toast();
 
     UiLayout layout_;
     LayoutInput wants_;  // last frame's content heights, for this frame's layout

@@ -107,7 +107,7 @@ template <int D>
 std::vector<LegendEntry> MortonCells<D>::legend() const {
     std::vector<LegendEntry> l = {
         LegendEntry::ramp("cells by level: finest (blue) to coarsest (red)"),
-        {ramp_color(0.5f, 0.9f), "Z-order curve through the cells, in sorted order"},
+        LegendEntry::ramp("Z-order curve through the cells: first (blue) to last (red)"),
         LegendEntry::selection(kHighlightColor, "selected body's cells"),
         LegendEntry::selection(kVisitedColor, "entries its sweep visited"),
         LegendEntry::query(kTraceTakenColor, "cell taken whole"),

@@ -18,6 +18,7 @@ public:
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
+    std::string describe(BodyId id) const override;
     BroadPhaseStats stats() const override;
     void validate() const override;
 
@@ -28,6 +29,10 @@ private:
     };
 
     int choose_axis(std::span<const Aabb<D>> boxes) const;
+    // Where body `id` is in the sweep order (entries_.size() if nowhere), and the last rank
+    // its sweep window reaches: the intervals that start inside its own are tested with it.
+    std::size_t rank_of(BodyId id) const;
+    std::size_t window_end(std::size_t rank) const;
     void sort_entries(std::span<const Aabb<D>> boxes, bool rebuilt);
     template <int Axis, bool AnyStatic>
     void sweep(PairList& out);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <sstream>
 
 namespace collide {
 
@@ -19,15 +20,8 @@ void SortAndSweep<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     const float base = extent_.lo[other] - 0.02f * span;
     const std::size_t n = sorted_.size();
 
-    std::size_t selected_rank = n;
-    for (std::size_t i = 0; i < n && which.selected != kNoBody; ++i) {
-        if (entries_[i].id == which.selected) selected_rank = i;
-    }
-    std::size_t visited_end = selected_rank;
-    if (selected_rank < n) {
-        const float end = sorted_[selected_rank].hi[axis_];
-        while (visited_end + 1 < n && sorted_[visited_end + 1].lo[axis_] <= end) ++visited_end;
-    }
+    const std::size_t selected_rank = rank_of(which.selected);
+    const std::size_t visited_end = window_end(selected_rank);
 
     auto at = [&](float along, float row_offset) {
         Vec<D> p = extent_.lo;
@@ -66,8 +60,40 @@ void SortAndSweep<D>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const {
     }
 }
 
+template <int D>
+std::size_t SortAndSweep<D>::rank_of(BodyId id) const {
+    for (std::size_t i = 0; i < entries_.size() && id != kNoBody; ++i) {
+        if (entries_[i].id == id) return i;
+    }
+    return entries_.size();
+}
+
+template <int D>
+std::size_t SortAndSweep<D>::window_end(std::size_t rank) const {
+    if (rank >= sorted_.size()) return rank;
+    std::size_t end = rank;
+    const float hi = sorted_[rank].hi[axis_];
+    while (end + 1 < sorted_.size() && sorted_[end + 1].lo[axis_] <= hi) ++end;
+    return end;
+}
+
+template <int D>
+std::string SortAndSweep<D>::describe(BodyId id) const {
+    const std::size_t rank = rank_of(id);
+    if (rank >= sorted_.size()) return {};
+    const Aabb<D>& box = sorted_[rank];
+    std::ostringstream s;
+    s << "Interval on " << "xyz"[axis_] << ": [" << box.lo[axis_] << ", " << box.hi[axis_]
+      << "]\nRank " << rank << " of " << sorted_.size() << " by its start\n"
+      << "Tested against the " << window_end(rank) - rank
+      << " intervals that start inside it";
+    return s.str();
+}
+
 // The members defined here; the class itself is instantiated in sort_and_sweep.cpp.
 template void SortAndSweep<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template void SortAndSweep<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
+template std::string SortAndSweep<2>::describe(BodyId) const;
+template std::string SortAndSweep<3>::describe(BodyId) const;
 
 }  // namespace collide
