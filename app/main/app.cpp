@@ -232,9 +232,10 @@ int App::run() {
         clock_.lap(Part::kPresent);
 
         const SimWorld& world = demo_.world();
+        const WorldCounts counts = world.counts();
         stats_.record(clock_.frame_ms(), clock_.parts(), gpu_timer_.result(), stepped,
                       world.timings(),
-                      {world.body_counts().moving, world.pair_count(), world.contact_count(),
+                      {counts.moving, counts.pairs, counts.contacts,
                        world.broad_phase_stats().candidate_tests, renderer_.draw_calls()});
         // A new world or algorithm (built during this frame, after its step) starts the
         // panel's means over, so a tour stop's Stats are not averaged with the last stop's.
@@ -468,15 +469,18 @@ OverlayReport App::build_world(glm::vec2 screen) {
     const ViewOptions& view = demo_.view();
     // One view of speed or id colours: the CPU world's arrays go up as they are, and the
     // shader colours them; else (compare panes, cost colours, implicit bodies) instances.
+    // The GPU world's bodies are drawn from its own buffers.
     uploaded_bodies_.reset();
     const bool one_view = view.compare.empty() || world.on_gpu();
-    const std::optional<BodyArrays> arrays =
-        one_view ? world.body_arrays(view.color_mode) : std::nullopt;
-    if (arrays) {
+    const BodyBuffers buffers = one_view ? world.body_buffers(view.color_mode) : BodyBuffers{};
+    if (const auto* arrays = std::get_if<BodyArrays>(&buffers)) {
         instances_.clear();
         uploaded_bodies_ = renderer_.upload_bodies(*arrays);
+    } else if (const auto* gpu = std::get_if<GpuBodies>(&buffers)) {
+        instances_.clear();
+        uploaded_bodies_ = *gpu;
     } else {
-        world.fill_instances(view.color_mode, instances_);
+        cost_scale_ = world.fill_instances(view.color_mode, instances_);
     }
 
     OverlayRequest req;
@@ -530,7 +534,7 @@ double App::draw_world(glm::vec2 screen, glm::ivec2 framebuffer) {
     }
     draw_scene(screen, screen, framebuffer, instances_, overlays_);
     if (view.color_mode == ColorMode::kCost && !world.on_gpu()) {
-        draw_cost_legend(*ImGui::GetBackgroundDrawList(), world.cost_scale(), demo_.broad_phase(),
+        draw_cost_legend(*ImGui::GetBackgroundDrawList(), cost_scale_, demo_.broad_phase(),
                          view_rect);
     }
     return 0.0;
@@ -540,10 +544,10 @@ void App::draw_scene(glm::vec2 size, glm::vec2 screen, glm::ivec2 framebuffer,
                      std::span<const Instance> bodies, const OverlayGeometry& overlays) {
     const Camera& cam = camera();
     const glm::mat4 view_proj = cam.view_proj(size);
-    // The GPU world's bodies are drawn from its own buffers, the CPU world's from the
-    // arrays build_world() uploaded, or as instances.
-    std::optional<GpuBodies> gpu_bodies = demo_.world().gpu_bodies();
-    if (!gpu_bodies && bodies.empty()) gpu_bodies = uploaded_bodies_;
+    // From the buffers build_world() chose (the GPU world's, or the CPU world's arrays it
+    // uploaded), or as instances.
+    std::optional<GpuBodies> gpu_bodies;
+    if (bodies.empty()) gpu_bodies = uploaded_bodies_;
     const ColorMode mode = demo_.view().color_mode;
     // The bodies are drawn differently (flat discs, lit impostors), the overlays the same.
     if (demo_.dim() == 2) {

@@ -115,7 +115,10 @@ private:
     QueryReport query_report_;
     std::vector<collide::BodyId> query_hits_;
     std::vector<Instance> instances_;
-    std::optional<GpuBodies> uploaded_bodies_;  // the CPU world's arrays, when they went up
+    // The buffers the body shaders draw from: the GPU world's, or the CPU world's arrays
+    // once uploaded; empty when the bodies go as instances.
+    std::optional<GpuBodies> uploaded_bodies_;
+    CostScale cost_scale_;  // the cost colours' scale, for the legend
     OverlayGeometry overlays_;
     ShapeGeometry shapes_;
     CompareView compare_;

@@ -119,17 +119,10 @@ public:
     Box3 bounds() const override { return to3<D>(world_.settings().bounds); }
     float recycled_share() const override { return recycled_share_; }
 
-    void step() override;
+    void step(BodyId watched) override;
     const collide::StepTimings& timings() const override {
         return gpu_ ? gpu_timings_ : world_.timings();
     }
-    std::size_t pair_count() const override {
-        return gpu_ ? gpu_->latest().pairs : world_.pairs().size();
-    }
-    std::size_t contact_count() const override {
-        return gpu_ ? gpu_->latest().contacts : world_.contacts().size();
-    }
-    std::size_t pairs_over_budget() const override { return gpu_ ? 0 : world_.pairs_over_budget(); }
     std::optional<BodyId> add_body(const glm::vec3& pos, const glm::vec3& vel,
                                    float radius) override {
         if (gpu_) return std::nullopt;
@@ -144,10 +137,14 @@ public:
     }
     bool present(BodyId id) const override { return world_.present(id); }
 
-    BodyCounts body_counts() const override {
+    WorldCounts counts() const override {
         const std::size_t fixed = world_.static_count();
-        if (gpu_) return {world_.bodies().size() - fixed, 0, fixed};  // it does not sleep
-        return {world_.awake(), world_.sleeping(), fixed};
+        if (gpu_) {  // it does not sleep, and has no pair budget
+            return {world_.bodies().size() - fixed, 0, fixed, gpu_->latest().pairs,
+                    gpu_->latest().contacts, 0};
+        }
+        return {world_.awake(),         world_.sleeping(),         fixed,
+                world_.pairs().size(), world_.contacts().size(), world_.pairs_over_budget()};
     }
 
     bool set_broad_phase(std::string_view name) override {
@@ -178,12 +175,9 @@ public:
         return "GPU world on " + gpu_->context().renderer() +
                ": the whole step in compute shaders, its broad phase gpu-grid's kernels";
     }
-    // The GPU world draws no structure: nothing to list.
-    std::vector<std::string> broad_phase_layers() const override {
-        return gpu_ ? std::vector<std::string>{} : world_.broad_phase()->layers();
-    }
-    std::vector<collide::LegendEntry> broad_phase_legend() const override {
-        return gpu_ ? std::vector<collide::LegendEntry>{} : world_.broad_phase()->legend();
+    StructureKey structure_key() const override {
+        if (gpu_) return {};
+        return {world_.broad_phase()->layers(), world_.broad_phase()->legend()};
     }
     void query(const Box3& region, std::vector<BodyId>& out) override {
         out.clear();
@@ -191,9 +185,6 @@ public:
         if (gpu_ || world_.steps() == 0) return;  // nothing is built before the first update
         const collide::Aabb<D> box = from3<D>(region);
         world_.broad_phase()->query(box, out, &query_trace_);
-    }
-    std::string describe(BodyId id) const override {
-        return id < body_count() && !gpu_ ? world_.broad_phase()->describe(id) : std::string();
     }
     std::uint64_t steps() const override { return gpu_ ? gpu_->steps() : world_.steps(); }
 
@@ -290,8 +281,8 @@ public:
         if (!gpu_) world_.refresh_pairs();
     }
     BodyInfo body_info(BodyId id, std::size_t max_partners) const override;
-    void fill_instances(ColorMode mode, std::vector<Instance>& out) override;
-    std::optional<BodyArrays> body_arrays(ColorMode mode) override;
+    CostScale fill_instances(ColorMode mode, std::vector<Instance>& out) override;
+    BodyBuffers body_buffers(ColorMode mode) override;
     void fill_shapes(ShapeGeometry& out) const override;
     OverlayReport fill_overlays(const OverlayRequest& req, OverlayGeometry& out) const override {
         if (!gpu_) return build_overlays<D>(world_, req, query_trace_, out);
@@ -303,7 +294,6 @@ public:
         outline.predicted_impact = false;
         return build_overlays<D>(world_, outline, collide::QueryTrace<D>{}, out);
     }
-    CostScale cost_scale() const override { return cost_scale_; }
     std::optional<ComparePaneFacts> compare_pane(std::string_view algorithm,
                                                  const OverlayRequest& req, ColorMode mode,
                                                  std::vector<Instance>& bodies,
@@ -319,12 +309,6 @@ public:
     std::optional<std::string> gpu_world_refusal() const override;
     std::optional<std::string> set_gpu_world(bool on) override;
     bool on_gpu() const override { return gpu_ != nullptr; }
-    std::optional<GpuBodies> gpu_bodies() const override {
-        if (!gpu_) return std::nullopt;
-        const collide::gpu::BodyBuffers b = gpu_->buffers();
-        return GpuBodies{b.pos, b.vel, b.radius, b.mass, b.count, D, gpu_speed_scale_, max_radius_};
-    }
-    void watch(BodyId id) override { watched_ = id; }
     std::uint64_t gpu_overflowed_steps() const override {
         return gpu_ ? gpu_->overflowed_steps() : 0;
     }
@@ -375,13 +359,12 @@ private:
     std::uint64_t scale_step_ = 0;  // the step of the speed sample last used
     std::vector<collide::Aabb<D>> present_boxes_;  // present_boxes()' compacted copies
     std::vector<std::uint8_t> present_static_;
-    // For body_arrays(): 0 static, -1 asleep, -2 no body (not drawn), 1 moving.
+    // For body_buffers(): 0 static, -1 asleep, -2 no body (not drawn), 1 moving.
     std::vector<float> inv_mass_;
     std::uint64_t mass_revision_ = 0;  // the world's flags_revision() inv_mass_ was made at
-    std::uint64_t shape_id_ = 0;    // body_arrays()' shape_id, this world's own
+    std::uint64_t shape_id_ = 0;    // body_buffers()' shape_id, this world's own
     float recycled_share_ = 0.0f;
     float max_radius_ = 0.0f;       // radii never change: the largest, taken once
-    BodyId watched_ = kNoBody;
     mutable std::optional<std::optional<std::string>> bodies_refusal_;
     collide::TunnellingCheck<D> tunnelling_{collide::make_broadphase<D>("sort-and-sweep")};
     Race<D> race_;
@@ -394,7 +377,6 @@ private:
     float speed_scale_ = 0.0f;  // smoothed 95th-percentile speed; 0 = not yet known
     bool tracking_costs_ = false;
     std::vector<std::uint32_t> costs_, sorted_costs_;
-    CostScale cost_scale_;
 };
 
 template <int D>
@@ -457,6 +439,7 @@ BodyInfo WorldAdapter<D>::body_info(BodyId id, std::size_t max_partners) const {
     info.implicit_tests = world_.implicit_tests();
     info.density_evals = world_.implicit_counters().density_evals;
     info.density_evals_unsigned = world_.implicit_counters().points_tested;
+    info.described = world_.broad_phase()->describe(id);
     std::vector<BodyId> touching;
     for (const auto& c : world_.contacts()) {
         if (c.a == id) touching.push_back(c.b);
@@ -575,8 +558,12 @@ std::optional<ComparePaneFacts> WorldAdapter<D>::compare_pane(std::string_view a
 }
 
 template <int D>
-std::optional<BodyArrays> WorldAdapter<D>::body_arrays(ColorMode mode) {
-    if (gpu_ || mode == ColorMode::kCost || world_.has_implicit()) return std::nullopt;
+BodyBuffers WorldAdapter<D>::body_buffers(ColorMode mode) {
+    if (gpu_) {
+        const collide::gpu::BodyBuffers b = gpu_->buffers();
+        return GpuBodies{b.pos, b.vel, b.radius, b.mass, b.count, D, gpu_speed_scale_, max_radius_};
+    }
+    if (mode == ColorMode::kCost || world_.has_implicit()) return {};
     track_costs(false);
     const auto& b = world_.bodies();
     if (shape_id_ == 0) shape_id_ = next_shape_id();
@@ -606,10 +593,10 @@ std::optional<BodyArrays> WorldAdapter<D>::body_arrays(ColorMode mode) {
 }
 
 template <int D>
-void WorldAdapter<D>::fill_instances(ColorMode mode, std::vector<Instance>& out) {
+CostScale WorldAdapter<D>::fill_instances(ColorMode mode, std::vector<Instance>& out) {
     if (gpu_) {  // drawn from the GPU world's buffers
         out.clear();
-        return;
+        return {};
     }
     const auto& b = world_.bodies();
     out.resize(b.size());
@@ -635,9 +622,10 @@ void WorldAdapter<D>::fill_instances(ColorMode mode, std::vector<Instance>& out)
         }
     };
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, b.size(), 16384), fill);
-    if (mode == ColorMode::kCost) cost_scale_ = colour_by_cost(*world_.broad_phase(), out);
+    const CostScale costs =
+        mode == ColorMode::kCost ? colour_by_cost(*world_.broad_phase(), out) : CostScale{};
     shape_colors_.clear();
-    if (!world_.has_implicit()) return;
+    if (!world_.has_implicit()) return costs;
     std::size_t kept = 0;
     for (std::size_t i = 0; i < b.size(); ++i) {
         if (b.is_implicit(i)) {
@@ -647,6 +635,7 @@ void WorldAdapter<D>::fill_instances(ColorMode mode, std::vector<Instance>& out)
         }
     }
     out.resize(kept);
+    return costs;
 }
 
 // Light from above, a little from the front and the right; an ambient floor keeps the far
@@ -690,12 +679,12 @@ void WorldAdapter<D>::fill_shapes(ShapeGeometry& out) const {
 }
 
 template <int D>
-void WorldAdapter<D>::step() {
+void WorldAdapter<D>::step(BodyId watched) {
     if (!gpu_) {
         collide::step_counting_tunnelling(world_, tunnelling_);
         return;
     }
-    gpu_->step(watched_);
+    gpu_->step(watched);
     const collide::gpu::GpuWorldReadback<D>& r = gpu_->readback();
     gpu_timings_.integrate_ms = r.times.integrate_ms;
     gpu_timings_.broad_ms = r.times.broad_ms;
@@ -707,7 +696,7 @@ void WorldAdapter<D>::step() {
         gpu_speed_scale_ = smoothed_speed_scale(speed_sample_);
     }
     // The selection ring and the body panel follow the watched body's latest state.
-    if (r.watched != kNoBody && r.watched == watched_) world_.move_body(r.watched, r.pos, r.vel);
+    if (r.watched != kNoBody && r.watched == watched) world_.move_body(r.watched, r.pos, r.vel);
 }
 
 template <int D>

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include <glm/glm.hpp>
@@ -39,11 +40,16 @@ struct Physics {
     float sleep_time = 0.5f;    // seconds at rest before an island sleeps
 };
 
-// How many bodies a step moves, and how many it leaves still.
-struct BodyCounts {
+// How many bodies a step moves and how many it leaves still, and what the last step found.
+struct WorldCounts {
     std::size_t moving = 0;
     std::size_t sleeping = 0;
     std::size_t fixed = 0;  // static
+    std::size_t pairs = 0;
+    std::size_t contacts = 0;
+    // The pairs of the last step when they were over the world's pair budget (the step
+    // stopped before its narrow phase), else 0.
+    std::size_t pairs_over_budget = 0;
 };
 
 // Swept steps and the tunnelling check (collide::World's figures).
@@ -76,6 +82,9 @@ struct BodyInfo {
     std::uint64_t implicit_tests = 0;
     std::uint64_t density_evals = 0;
     std::uint64_t density_evals_unsigned = 0;
+    // The broad phase's own text about the body (its describe()); empty if it has nothing to
+    // add, and on the GPU world.
+    std::string described;
 };
 
 // A saved state of a SimWorld: the world's own snapshot (collide::World::Snapshot says what
@@ -111,6 +120,17 @@ struct ComparePaneFacts {
     CostScale shown;  // the scale its bodies were coloured on (the common one, if given)
 };
 
+// The structure overlay's key: the parts the viewer may hide one by one (the algorithm's
+// layers()) and what its colours mean (its legend()).
+struct StructureKey {
+    std::vector<std::string> layers;
+    std::vector<collide::LegendEntry> legend;
+};
+
+// What the body shaders draw from (SimWorld::body_buffers): nothing (then instances), the
+// CPU world's arrays to upload, or the GPU world's buffers.
+using BodyBuffers = std::variant<std::monostate, BodyArrays, GpuBodies>;
+
 class SimWorld {
 public:
     virtual ~SimWorld() = default;
@@ -122,11 +142,12 @@ public:
     // spawner drops in again by default.
     virtual float recycled_share() const = 0;
 
-    virtual void step() = 0;
+    // One step. `watched` is the body whose state the GPU world's readbacks carry (the
+    // selection); the CPU world has every body at hand.
+    virtual void step(collide::BodyId watched) = 0;
+    void step() { step(collide::kNoBody); }
     virtual const collide::StepTimings& timings() const = 0;
-    virtual std::size_t pair_count() const = 0;
-    virtual std::size_t contact_count() const = 0;
-    virtual BodyCounts body_counts() const = 0;
+    virtual WorldCounts counts() const = 0;
     // Bodies that come and go, on the CPU world (the GPU world refuses: nullopt, false): a
     // circle or sphere added at `pos`, and its id; a body removed (not an implicit one).
     // Slots stay numbered; present() says which hold a body.
@@ -134,26 +155,19 @@ public:
                                                     float radius) = 0;
     virtual bool remove_body(collide::BodyId id) = 0;
     virtual bool present(collide::BodyId id) const = 0;
-    // The pairs of the last step when they were over the world's pair budget (the step
-    // stopped before its narrow phase), else 0.
-    virtual std::size_t pairs_over_budget() const = 0;
 
     // Replaces the broad phase without touching the bodies; false if `name` is not
     // available in this dimension.
     virtual bool set_broad_phase(std::string_view name) = 0;
     virtual collide::BroadPhaseStats broad_phase_stats() const = 0;
     virtual std::span<collide::Param> broad_phase_params() = 0;
-    // The overlay's parts the viewer may hide one by one (see BroadPhase::layers).
-    virtual std::vector<std::string> broad_phase_layers() const = 0;
-    // What the structure overlay's colours mean (the algorithm's BroadPhaseView::legend()).
-    virtual std::vector<collide::LegendEntry> broad_phase_legend() const = 0;
+    // What the structure overlay is made of (empty on the GPU world, which draws none).
+    virtual StructureKey structure_key() const = 0;
     virtual std::string broad_phase_status() const = 0;
     // The broad phase's query(): bodies whose boxes overlap `region` as of its last update
     // (none before the first step). z is ignored in 2D. It keeps the trace of what the query
     // visited, which fill_overlays() hands to the algorithm's draw() for the same region.
     virtual void query(const Box3& region, std::vector<collide::BodyId>& out) = 0;
-    // The broad phase's own text about one body; empty if it has nothing to add.
-    virtual std::string describe(collide::BodyId id) const = 0;
     virtual std::uint64_t steps() const = 0;
 
     virtual Physics physics() const = 0;
@@ -188,15 +202,15 @@ public:
     virtual void refresh_broad_phase() = 0;
     virtual BodyInfo body_info(collide::BodyId id, std::size_t max_partners) const = 0;
 
-    // The CPU world's bodies as arrays for the renderer to upload and colour itself (speed
-    // or id): nothing for cost colours, implicit bodies or the GPU world, which then draw
-    // as fill_instances() or gpu_bodies() say.
-    virtual std::optional<BodyArrays> body_arrays(ColorMode mode) = 0;
-    // One instance per body, coloured by speed or id; static bodies grey.
-    // Implicit bodies are left out: fill_shapes draws them, in the colours chosen here.
-    virtual void fill_instances(ColorMode mode, std::vector<Instance>& out) = 0;
-    // The scale of the last fill_instances(kCost); cost tracking is on only while asked for.
-    virtual CostScale cost_scale() const = 0;
+    // The bodies as arrays the body shaders read and colour themselves: the GPU world's own
+    // buffers, or the CPU world's arrays to upload (speed or id colours). Nothing for cost
+    // colours or implicit bodies, which then draw as fill_instances() says.
+    virtual BodyBuffers body_buffers(ColorMode mode) = 0;
+    // One instance per body, coloured by speed, id or cost; static bodies grey; nothing on
+    // the GPU world. Implicit bodies are left out: fill_shapes draws them, in the colours
+    // chosen here. Returns the cost colours' scale (kCost; cost tracking is on only while
+    // asked for), else an unattributed one.
+    virtual CostScale fill_instances(ColorMode mode, std::vector<Instance>& out) = 0;
     // A compare pane: runs the race's own instance of `algorithm` on this frame's boxes
     // (nullopt if unknown here) and appends the overlays `req` asks for, with that
     // algorithm's structure, to `out`. In cost mode it recolours `bodies` (as
@@ -227,10 +241,6 @@ public:
     // float, the step count and the physics; returns why not when it cannot.
     virtual std::optional<std::string> set_gpu_world(bool on) = 0;
     virtual bool on_gpu() const = 0;
-    // What the renderer draws from while on the GPU world.
-    virtual std::optional<GpuBodies> gpu_bodies() const = 0;
-    // The body whose state the GPU world's readbacks carry (the selection).
-    virtual void watch(collide::BodyId id) = 0;
     // Steps whose pairs overflowed the GPU world's pair buffer (see GpuWorld).
     virtual std::uint64_t gpu_overflowed_steps() const = 0;
 };
