@@ -21,6 +21,7 @@
 #include "collide/gpu/compute_context.hpp"
 #include "collide/registry.hpp"
 #include "sim/demo.hpp"
+#include "sim/gpu_handover.hpp"
 #include "sim/race.hpp"
 #include "sim/session_file.hpp"
 #include "sim/session_history.hpp"

@@ -7,6 +7,7 @@
 
 #include "collide/gpu/catalog.hpp"
 #include "collide/gpu/compute_context.hpp"
+#include "sim/gpu_handover.hpp"
 #include "tooling/input_error.hpp"
 #include "tooling/parse.hpp"
 #include "tooling/random.hpp"

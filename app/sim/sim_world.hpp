@@ -1,8 +1,10 @@
 // SimWorld: a collide::World of either dimension behind one small interface, so the demo can
 // switch between circles and spheres live and the renderer and UI never see the template
-// parameter. Positions cross this boundary as glm::vec3 (z = 0 in 2D). It also turns the
-// world into what the renderer draws: one instance per body and one batch of coloured lines.
-// The vertex types are in geometry.hpp, the overlay request in overlay_request.hpp.
+// parameter. Positions cross this boundary as glm::vec3 (z = 0 in 2D). It also hands the
+// renderer what it draws: the bodies (in the colours of body_colours.hpp) and one batch of
+// coloured lines. The vertex types are in geometry.hpp, the overlay request in
+// overlay_request.hpp, the snapshots in world_snapshot.hpp; how the bodies go to the GPU
+// world and back is gpu_handover.hpp.
 #pragma once
 
 #include <cstddef>
@@ -20,9 +22,11 @@
 #include "collide/broadphase.hpp"
 #include "collide/world.hpp"
 #include "common/geometry.hpp"
-#include "sim/overlay_request.hpp"
 #include "common/palette.hpp"
+#include "sim/body_colours.hpp"
+#include "sim/overlay_request.hpp"
 #include "sim/race.hpp"
+#include "sim/world_snapshot.hpp"
 
 namespace collidoscope {
 
@@ -86,32 +90,6 @@ struct BodyInfo {
     // add, and on the GPU world.
     std::string described;
 };
-
-// A saved state of a SimWorld: the world's own snapshot (collide::World::Snapshot says what
-// it holds) and the tunnelling count. Only the world that made it can restore it.
-class WorldSnapshot {
-public:
-    virtual ~WorldSnapshot() = default;
-    virtual std::uint64_t step() const = 0;
-    virtual std::size_t bytes() const = 0;
-};
-
-// The cost heat map's scale this frame: whether the algorithm attributed its work to
-// bodies (BroadPhase::body_costs), and the span of the log scale: from the 5th percentile
-// of the costs (at least 1, so a few idle bodies do not flatten the rest) to the largest.
-struct CostScale {
-    bool attributed = false;
-    std::uint32_t low = 1;
-    std::uint32_t peak = 0;
-};
-
-// One scale over several (the compare panes'): the lowest low and the highest peak, so the
-// same colour means the same cost in every pane. Not attributed if none of them is.
-CostScale common_scale(std::span<const CostScale> scales);
-
-// The GPU world keeps a rewind snapshot of every step up to this many bodies; beyond, none,
-// since each would read every body back and stall the GPU.
-inline constexpr std::size_t kGpuRewindBodies = 100'000;
 
 // What a compare pane shows in its stats line and scale bar.
 struct ComparePaneFacts {
@@ -244,17 +222,6 @@ public:
     // Steps whose pairs overflowed the GPU world's pair buffer (see GpuWorld).
     virtual std::uint64_t gpu_overflowed_steps() const = 0;
 };
-
-// The most bodies the GPU world takes on a software GPU (llvmpipe), which does the GPU's
-// work on the CPU's cores: about 4 us a body a frame on the 2-core VM (30,000 bodies: 116 ms
-// a frame; a million: 2.5 to 3.6 s), so past this a frame would take over a tenth of a
-// second and the window would stop answering its clicks.
-inline constexpr std::size_t kMaxSoftwareGpuWorldBodies = 30'000;
-inline constexpr double kSoftwareGpuWorldSecondsPerBody = 4e-6;
-
-// Why the GPU world would run no faster than the CPU here: no OpenGL 4.3 context, or a
-// software one (llvmpipe) — or nothing, on a hardware GPU.
-std::optional<std::string> no_hardware_gpu();
 
 // How a generated world numbers its bodies. A large world (over collide::kLargeWorldBodies)
 // is numbered along the Morton curve, so bodies near in space are near in memory: every
