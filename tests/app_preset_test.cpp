@@ -91,11 +91,11 @@ TEST(Presets, DemoShowsAPresetThroughActions) {
 // stops. The broad phase now runs on the new world at once.
 TEST(Presets, APausedRebuildShowsItsPairsAndPartners) {
     collidoscope::Demo demo(parse({"--count", "300", "--paused", "--no-settings"}));
-    EXPECT_GT(demo.world().pair_count(), 0u) << "at the start";
+    EXPECT_GT(demo.world().counts().pairs, 0u) << "at the start";
     demo.set_count(900);
-    EXPECT_GT(demo.world().pair_count(), 0u) << "after a count change";
+    EXPECT_GT(demo.world().counts().pairs, 0u) << "after a count change";
     demo.set_dim(3);
-    EXPECT_GT(demo.world().pair_count(), 0u) << "after a switch to 3D";
+    EXPECT_GT(demo.world().counts().pairs, 0u) << "after a switch to 3D";
     EXPECT_EQ(demo.world().steps(), 0u);  // no step ran: the broad phase alone
     // Every tour stop whose paragraph promises the selected body's partners has some.
     for (const collidoscope::Preset& p : collidoscope::presets()) {

@@ -22,6 +22,7 @@
 #include "collide/registry.hpp"
 #include "sim/algorithm_policy.hpp"
 #include "sim/demo.hpp"
+#include "sim/gpu_handover.hpp"
 #include "sim/race.hpp"
 #include "sim/session_file.hpp"
 #include "sim/session_history.hpp"
@@ -55,7 +56,7 @@ TEST_P(Rewind, RestoreThenStepReproducesTheRun) {
     for (int i = 0; i < kAt; ++i) world->step();
     const std::unique_ptr<WorldSnapshot> snapshot = world->snapshot();
     const std::uint64_t hash_at = world->state_hash();
-    const std::size_t pairs_at = world->pair_count();
+    const std::size_t pairs_at = world->counts().pairs;
     for (int i = kAt; i < kEnd; ++i) world->step();
     const std::uint64_t hash_end = world->state_hash();
     ASSERT_NE(hash_end, hash_at);
@@ -63,7 +64,7 @@ TEST_P(Rewind, RestoreThenStepReproducesTheRun) {
     world->restore(*snapshot);
     EXPECT_EQ(world->steps(), static_cast<std::uint64_t>(kAt));
     EXPECT_EQ(world->state_hash(), hash_at);
-    EXPECT_EQ(world->pair_count(), pairs_at);  // the broad phase re-ran on the restored frame
+    EXPECT_EQ(world->counts().pairs, pairs_at);  // the broad phase re-ran on the restored frame
     for (int i = kAt; i < kEnd; ++i) world->step();
     EXPECT_EQ(world->state_hash(), hash_end);
 }
@@ -206,7 +207,7 @@ TEST(Replay, SleepingSessionReplaysBitForBit) {
     const auto watch = [&](Demo& demo, int frames) {
         for (int i = 0; i < frames; ++i) {
             run(demo, 1, recorded);
-            most_asleep = std::max(most_asleep, demo.world().body_counts().sleeping);
+            most_asleep = std::max(most_asleep, demo.world().counts().sleeping);
         }
     };
     {
@@ -214,16 +215,16 @@ TEST(Replay, SleepingSessionReplaysBitForBit) {
         ASSERT_TRUE(demo.physics().sleep) << "on by default";
         watch(demo, 500);
         ASSERT_GT(most_asleep, 0u);
-        const std::size_t asleep = demo.world().body_counts().sleeping;
+        const std::size_t asleep = demo.world().counts().sleeping;
         const collide::BodyId last = static_cast<collide::BodyId>(demo.world().body_count() - 1);
         demo.move_body(last, demo.world().position(last) + glm::vec3(0, 4, 0), glm::vec3(0));
-        EXPECT_LE(demo.world().body_counts().sleeping, asleep);
+        EXPECT_LE(demo.world().counts().sleeping, asleep);
         watch(demo, 100);
         Physics p = demo.physics();
         p.sleep = false;
         demo.set_physics(p);
         watch(demo, 1);
-        EXPECT_EQ(demo.world().body_counts().sleeping, 0u);
+        EXPECT_EQ(demo.world().counts().sleeping, 0u);
         p.sleep = true;
         p.sleep_time = 0.25f;
         demo.set_physics(p);
@@ -265,7 +266,7 @@ TEST(Replay, ComingAndGoingReplaysBitForBit) {
     {
         Demo demo(options);
         run(demo, 150, recorded);
-        const BodyCounts counts = demo.world().body_counts();
+        const WorldCounts counts = demo.world().counts();
         EXPECT_EQ(counts.moving + counts.sleeping + counts.fixed, 400u) << "recycled, not grown";
         EXPECT_EQ(demo.world().body_count(), 400u) << "each arrival took the slot it freed";
         demo.add_body(glm::vec3(20, 40, 0), glm::vec3(3, 0, 0), 0.8f);
@@ -306,7 +307,7 @@ TEST(Replay, RainRecyclesItsDropsByDefault) {
         EXPECT_FLOAT_EQ(demo.spawn_rate(), 30.0f);
         std::vector<std::uint64_t> hashes;
         run(demo, 120, hashes);  // two seconds
-        const BodyCounts counts = demo.world().body_counts();
+        const WorldCounts counts = demo.world().counts();
         EXPECT_EQ(counts.moving + counts.sleeping + counts.fixed, 600u);
         EXPECT_EQ(demo.world().body_count(), 600u);
     }

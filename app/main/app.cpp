@@ -12,27 +12,25 @@
 #include <memory>
 #include <thread>
 
+#include "cli/presets.hpp"
 #include "collide/gpu/catalog.hpp"
 #include "collide/gpu/compute_context.hpp"
+#include "main/exit_summary.hpp"
 #include "sim/algorithm_policy.hpp"
-#include "ui/cost_legend.hpp"
-#include "ui/imgui_color.hpp"
-#include "cli/presets.hpp"
-#include "sim/scene_save.hpp"
-#include "render/screenshot.hpp"
 #include "main/settings_store.hpp"
+#include "render/screenshot.hpp"
+#include "sim/scene_save.hpp"
 #include "tooling/input_error.hpp"
+#include "ui/compare_view.hpp"
 
 namespace collidoscope {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr float kRingPx = 7.0f;  // smallest selection ring, in pixels
 // --preset-shots: frames each preset runs before its pictures, so the structure is built
 // and the bodies have moved.
 constexpr int kShotFrames = 8;
-constexpr float kLensPx = 150.0f;  // the focus lens's half side, in pixels
 
 bool same_box(const Box3& a, const Box3& b) {
     return a.lo == b.lo && a.hi == b.hi;
@@ -125,26 +123,6 @@ void App::set_threads(int threads) {
                           static_cast<std::size_t>(threads));
 }
 
-namespace {
-
-// The last race, one line: each algorithm's time, and which ones differ from the reference.
-void print_race(const RaceReport& race) {
-    if (race.entries.empty()) return;
-    std::string line = "collidoscope: race at step " + std::to_string(race.step) + " (" +
-                       std::to_string(race.bodies) + " bodies, reference " + race.reference + "):";
-    std::string differ;
-    for (const RaceEntry& e : race.entries) {
-        if (!e.ran) continue;
-        char part[96];
-        std::snprintf(part, sizeof part, " %s %.3f ms;", e.name.c_str(), e.ms);
-        line += part;
-        if (e.differs) differ += " " + e.name;
-    }
-    std::printf("%s differ:%s\n", line.c_str(), differ.empty() ? " none" : differ.c_str());
-}
-
-}  // namespace
-
 int App::run() {
     int exit_code = 0;
     std::int64_t frame = 0;
@@ -203,17 +181,19 @@ int App::run() {
         clock_.lap(Part::kOther);
 
         const glm::ivec2 framebuffer = platform_.framebuffer_size();
-        overlay_report_ = build_world(screen);
+        const DrawContext drawn{demo_,  camera_2d_,  camera_3d_,
+                                screen, framebuffer, ui_.layout().world};
+        overlay_report_ = draw_.build(drawn, query_hits_);
         clock_.lap(Part::kOverlays);
         // After the CPU's build: a query open while the CPU works times the GPU's idling.
         gpu_timer_.begin();
-        const double panes_ms = draw_world(screen, framebuffer);
+        const double panes_ms = draw_.draw(drawn);
         clock_.lap(Part::kDraw);
         clock_.move(Part::kDraw, Part::kRace, panes_ms);
-        draw_labels(screen);
+        draw_.draw_labels(drawn);
         ImGui::Render();
         clock_.lap(Part::kUi);
-        renderer_.add_draw_calls(platform_.render_imgui(ImGui::GetDrawData()));
+        draw_.renderer().add_draw_calls(platform_.render_imgui(ImGui::GetDrawData()));
         gpu_timer_.end();
         clock_.lap(Part::kDraw);
 
@@ -233,10 +213,11 @@ int App::run() {
         clock_.lap(Part::kPresent);
 
         const SimWorld& world = demo_.world();
+        const WorldCounts counts = world.counts();
         stats_.record(clock_.frame_ms(), clock_.parts(), gpu_timer_.result(), stepped,
                       world.timings(),
-                      {world.body_counts().moving, world.pair_count(), world.contact_count(),
-                       world.broad_phase_stats().candidate_tests, renderer_.draw_calls()});
+                      {counts.moving, counts.pairs, counts.contacts,
+                       world.broad_phase_stats().candidate_tests, draw_.renderer().draw_calls()});
         // A new world or algorithm (built during this frame, after its step) starts the
         // panel's means over, so a tour stop's Stats are not averaged with the last stop's.
         if (demo_.worlds_built() != measured_.first || demo_.broad_phase() != measured_.second) {
@@ -264,30 +245,7 @@ int App::run() {
     // A scripted run (--frames) reads the settings but leaves the file as it was.
     if (!options_.frames && options_.preset_shots.empty() && !options_.settings_file.empty())
         store_settings();
-    if (options_.frames) {
-        std::fputs(stats_
-                       .summary(demo_.pairs_found_by(), demo_.dim(), demo_.scene(),
-                                demo_.world().body_count())
-                       .c_str(),
-                   stdout);
-        print_race(demo_.race());
-        std::printf("collidoscope: %s\n", platform_.gl_description().c_str());
-        if (demo_.world().on_gpu()) {
-            std::printf(
-                "collidoscope: GPU world: the whole step on the GPU; the per-step phases above "
-                "are its own times (GL timer queries, read back a frame or two late); %llu "
-                "steps overflowed the pair buffer.\n",
-                static_cast<unsigned long long>(demo_.world().gpu_overflowed_steps()));
-        }
-        std::fputs(demo_.session_summary().c_str(), stdout);
-        const Physics physics = demo_.world().physics();
-        if (physics.count_tunnelling) {
-            const ContinuousFacts f = demo_.world().continuous_facts();
-            std::printf("collidoscope: swept boxes %s; %llu pairs tunnelled in all.\n",
-                        physics.swept ? "on" : "off",
-                        static_cast<unsigned long long>(f.tunnelled_total));
-        }
-    }
+    if (options_.frames) print_exit_summary(demo_, stats_, platform_.gl_description());
     return exit_code;
 }
 
@@ -410,7 +368,7 @@ void App::report_state(glm::vec2 screen, const char* exit) {
                            ui_.widgets(), ui_.tour_paragraph_shown(), ui_.tour_preview_fits(),
                            demo_.view().compare.empty()
                                ? std::span<const CompareView::PaneLayout>()
-                               : std::span<const CompareView::PaneLayout>(compare_.layout()),
+                               : std::span<const CompareView::PaneLayout>(draw_.compare().layout()),
                            ui_.stats_cut()});
 }
 
@@ -462,174 +420,6 @@ void App::run_query() {
     demo_.world().query(*region, query_hits_);
     query_report_.micros = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
     query_report_.found = query_hits_.size();
-}
-
-OverlayReport App::build_world(glm::vec2 screen) {
-    SimWorld& world = demo_.world();
-    const ViewOptions& view = demo_.view();
-    // One view of speed or id colours: the CPU world's arrays go up as they are, and the
-    // shader colours them; else (compare panes, cost colours, implicit bodies) instances.
-    uploaded_bodies_.reset();
-    const bool one_view = view.compare.empty() || world.on_gpu();
-    const std::optional<BodyArrays> arrays =
-        one_view ? world.body_arrays(view.color_mode) : std::nullopt;
-    if (arrays) {
-        instances_.clear();
-        uploaded_bodies_ = renderer_.upload_bodies(*arrays);
-    } else {
-        world.fill_instances(view.color_mode, instances_);
-    }
-
-    OverlayRequest req;
-    req.flags = view.overlays;
-    req.predicted_impact = world.physics().swept;
-    req.selected = demo_.selected();
-    req.query = demo_.query();
-    req.query_hits = query_hits_;
-    const Camera& cam = camera();
-    req.view = cam.visible(world.bounds(), screen);
-    req.ring_right = cam.right();
-    req.ring_up = cam.up();
-    if (req.query) {
-        // One size for all, taken at the region's centre.
-        req.query_pixel = cam.pixel_size_at(req.query->center(), screen);
-    }
-    if (req.selected != collide::kNoBody) {
-        req.min_ring_radius = kRingPx * cam.pixel_size_at(world.position(req.selected), screen);
-    }
-    set_level_of_detail(req, screen);
-    overlays_.clear();
-    world.fill_shapes(shapes_);
-    if (!view.compare.empty() && !world.on_gpu()) {  // each pane builds its own, in draw_world
-        compare_request_ = req;
-        return {};
-    }
-    const OverlayReport report = world.fill_overlays(req, overlays_);
-    return report;
-}
-
-double App::draw_world(glm::vec2 screen, glm::ivec2 framebuffer) {
-    // GL works in framebuffer pixels, the cameras in window points; they differ on HiDPI.
-    const float pixels_per_point = static_cast<float>(framebuffer.y) / std::max(screen.y, 1.0f);
-    const ScreenRect& view_rect = ui_.layout().world;
-    const glm::ivec2 lo = glm::ivec2(glm::floor(view_rect.min * pixels_per_point));
-    const glm::ivec2 hi = glm::ivec2(glm::ceil(view_rect.max * pixels_per_point));
-    renderer_.begin_frame(framebuffer, {lo.x, framebuffer.y - hi.y, hi.x - lo.x, hi.y - lo.y});
-    SimWorld& world = demo_.world();
-    ViewOptions& view = demo_.view();
-    // The compare panes race the CPU world's boxes: the GPU world shows its one view.
-    if (!view.compare.empty() && !world.on_gpu()) {
-        const double panes_ms = compare_.render(
-            world, view.compare, view.color_mode, compare_request_, camera(), view_rect, screen,
-            framebuffer, instances_, renderer_,
-            [&](glm::vec2 size, std::span<const Instance> bodies, const OverlayGeometry& overlays) {
-                draw_scene(size, screen, framebuffer, bodies, overlays);
-            },
-            view.compare_run_once, view.compare_notes);
-        view.compare_run_once.clear();
-        return panes_ms;
-    }
-    draw_scene(screen, screen, framebuffer, instances_, overlays_);
-    if (view.color_mode == ColorMode::kCost && !world.on_gpu()) {
-        draw_cost_legend(*ImGui::GetBackgroundDrawList(), world.cost_scale(), demo_.broad_phase(),
-                         view_rect);
-    }
-    return 0.0;
-}
-
-void App::draw_scene(glm::vec2 size, glm::vec2 screen, glm::ivec2 framebuffer,
-                     std::span<const Instance> bodies, const OverlayGeometry& overlays) {
-    const Camera& cam = camera();
-    const glm::mat4 view_proj = cam.view_proj(size);
-    // The GPU world's bodies are drawn from its own buffers, the CPU world's from the
-    // arrays build_world() uploaded, or as instances.
-    std::optional<GpuBodies> gpu_bodies = demo_.world().gpu_bodies();
-    if (!gpu_bodies && bodies.empty()) gpu_bodies = uploaded_bodies_;
-    const ColorMode mode = demo_.view().color_mode;
-    // The bodies are drawn differently (flat discs, lit impostors), the overlays the same.
-    if (demo_.dim() == 2) {
-        // GL works in framebuffer pixels, the cameras in window points; they differ on HiDPI.
-        const float pixels_per_point = static_cast<float>(framebuffer.y) / std::max(screen.y, 1.0f);
-        const float world_per_pixel = camera_2d_.world_per_pixel() / pixels_per_point;
-        renderer_.draw_triangles(overlays.triangles, view_proj, false);  // under the bodies
-        if (gpu_bodies) {
-            renderer_.draw_circles(*gpu_bodies, mode, view_proj, world_per_pixel);
-        } else {
-            renderer_.draw_circles(bodies, view_proj, world_per_pixel);
-        }
-        renderer_.draw_lines(shapes_.lines, view_proj, false);
-        renderer_.draw_lines(overlays.lines, view_proj, false);
-    } else {
-        const bool depth = !demo_.view().overlays_on_top;
-        // The largest sphere's drawn radius where it could be nearest the eye: the world's
-        // point nearest the eye (the bodies stay inside the walls).
-        const Box3 walls = demo_.world().bounds();
-        const glm::vec3 eye = camera_3d_.eye();
-        const glm::vec3 nearest = glm::clamp(eye, walls.lo, walls.hi);
-        const float pixel = camera_3d_.pixel_size_at(nearest, screen);
-        float max_radius = gpu_bodies ? gpu_bodies->max_radius : 0.0f;
-        if (!gpu_bodies) {
-            for (const Instance& b : bodies) max_radius = std::max(max_radius, b.radius);
-        }
-        const SphereDetail detail = nearest == eye
-                                        ? SphereDetail::kExact
-                                        : Renderer::sphere_detail(max_radius / pixel, true);
-        if (gpu_bodies) {
-            renderer_.draw_spheres(*gpu_bodies, mode, camera_3d_.view(), camera_3d_.proj(size),
-                                   detail);
-        } else {
-            renderer_.draw_spheres(bodies, camera_3d_.view(), camera_3d_.proj(size), detail);
-        }
-        renderer_.draw_mesh(shapes_.triangles, view_proj);
-        renderer_.draw_triangles(overlays.triangles, view_proj, depth);
-        renderer_.draw_lines(overlays.lines, view_proj, depth);
-    }
-}
-
-void App::set_level_of_detail(OverlayRequest& req, glm::vec2 screen) const {
-    const SimWorld& world = demo_.world();
-    const ViewOptions& view = demo_.view();
-    const Camera& cam = camera();
-    req.pixel = cam.pixel_size_at(cam.target(), screen);
-    // The lens follows the selection, else (2D) the cursor while it is over the world.
-    std::optional<glm::vec3> focus;
-    if (req.selected != collide::kNoBody) {
-        focus = world.position(req.selected);
-    } else if (demo_.dim() == 2 && !ImGui::GetIO().WantCaptureMouse) {
-        const ImVec2 mouse = ImGui::GetIO().MousePos;
-        if (mouse.x >= 0 && mouse.y >= 0) focus = cam.ray_at({mouse.x, mouse.y}, screen).origin;
-    }
-    if (view.lens && focus) {
-        const float half = kLensPx * cam.pixel_size_at(*focus, screen);
-        req.lens = Box3{*focus - glm::vec3(half), *focus + glm::vec3(half)};
-    }
-    if (demo_.dim() == 3) {
-        req.eye = camera_3d_.eye();
-        if (view.slab) {
-            const Box3 bounds = world.bounds();
-            const int k = std::clamp(view.slab_axis, 0, 2);
-            const float side = bounds.hi[k] - bounds.lo[k];
-            const float at = req.selected != collide::kNoBody ? world.position(req.selected)[k]
-                                                              : bounds.lo[k] + view.slab_at * side;
-            Box3 slab = bounds;
-            slab.lo[k] = at - 0.5f * view.slab_width * side;
-            slab.hi[k] = at + 0.5f * view.slab_width * side;
-            req.slab = slab;
-        }
-    }
-}
-
-void App::draw_labels(glm::vec2 screen) const {
-    if (overlays_.labels.empty()) return;
-    ImDrawList* draw = ImGui::GetBackgroundDrawList();
-    const ScreenRect& view = ui_.layout().world;  // like the world, never under a panel
-    draw->PushClipRect(ImVec2(view.min.x, view.min.y), ImVec2(view.max.x, view.max.y));
-    for (const Label& label : overlays_.labels) {
-        glm::vec2 at;
-        if (!camera().world_to_screen(label.at, screen, at)) continue;
-        draw->AddText(ImVec2(at.x, at.y), to_imgui(label.color), label.text.c_str());
-    }
-    draw->PopClipRect();
 }
 
 }  // namespace collidoscope

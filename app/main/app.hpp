@@ -1,7 +1,8 @@
-// The app's frame loop: events, ImGui panels, stepping the world, drawing bodies and
-// overlays, screenshots and the exit summary. main() parses the command line; run_app()
-// builds the world first (so a bad scene fails before any window opens) and then the
-// window, and owns everything for the lifetime of the run.
+// The app's frame loop: events, ImGui panels, stepping the world, drawing it (the pipeline
+// is frame_draw.hpp), screenshots, presets and the state report; at the end, the exit
+// summary (exit_summary.hpp). main() parses the command line; run_app() builds the world
+// first (so a bad scene fails before any window opens) and then the window, and owns
+// everything for the lifetime of the run.
 #pragma once
 
 #include <optional>
@@ -12,16 +13,15 @@
 #include <SDL_events.h>
 #include <tbb/global_control.h>
 
-#include "render/camera.hpp"
 #include "cli/cli.hpp"
-#include "ui/compare_view.hpp"
-#include "sim/demo.hpp"
-#include "ui/frame_stats.hpp"
-#include "render/gpu_timer.hpp"
+#include "main/frame_draw.hpp"
 #include "main/input.hpp"
 #include "main/platform.hpp"
-#include "render/renderer.hpp"
 #include "main/state_report.hpp"
+#include "render/camera.hpp"
+#include "render/gpu_timer.hpp"
+#include "sim/demo.hpp"
+#include "ui/frame_stats.hpp"
 #include "ui/ui.hpp"
 
 namespace collidoscope {
@@ -36,18 +36,6 @@ public:
     int run();
 
 private:
-    // Builds what the world view shows: body instances, overlay lines, implicit surfaces;
-    // returns what the overlays drew.
-    OverlayReport build_world(glm::vec2 screen);
-    // Draws it into the back buffer, inside the world view only.
-    // Returns the ms the compare panes spent running their algorithms (0 without them).
-    double draw_world(glm::vec2 screen, glm::ivec2 framebuffer);
-    void draw_labels(glm::vec2 screen) const;
-    // The structure overlay's level of detail: pixel size, lens, 3D slab and eye.
-    void set_level_of_detail(OverlayRequest& req, glm::vec2 screen) const;
-    // Bodies, implicit surfaces and `overlays` through the camera, into a view of `size`.
-    void draw_scene(glm::vec2 size, glm::vec2 screen, glm::ivec2 framebuffer,
-                    std::span<const Instance> bodies, const OverlayGeometry& overlays);
     // Asks the broad phase for the bodies in the viewer's query region, if there is one.
     void run_query();
     // Frames the world when the dimension or the world's size changed, or when asked to.
@@ -77,7 +65,7 @@ private:
     const Options& options_;
     Demo& demo_;
     Platform& platform_;
-    Renderer renderer_;
+    FrameDraw draw_;  // its renderer needs the window's OpenGL context, which platform_ holds
     Ui ui_;
     Input input_;
     Dialogs dialogs_;
@@ -114,12 +102,6 @@ private:
     OverlayReport overlay_report_;
     QueryReport query_report_;
     std::vector<collide::BodyId> query_hits_;
-    std::vector<Instance> instances_;
-    std::optional<GpuBodies> uploaded_bodies_;  // the CPU world's arrays, when they went up
-    OverlayGeometry overlays_;
-    ShapeGeometry shapes_;
-    CompareView compare_;
-    OverlayRequest compare_request_;  // the frame's overlay request, for the compare panes
 };
 
 }  // namespace collidoscope

@@ -66,7 +66,7 @@ void StateReport::update(const Demo& demo, const ReportFacts& facts) {
     j["gpu_world"] = demo.gpu_world();
     j["steps"] = world.steps();
     j["count"] = world.body_count();
-    const BodyCounts counts = world.body_counts();
+    const WorldCounts counts = world.counts();
     j["bodies"] = {{"moving", counts.moving}, {"asleep", counts.sleeping}, {"static", counts.fixed}};
     j["sleep"] = world.physics().sleep;
     j["spray"] = demo.view().spray;
@@ -95,7 +95,7 @@ void StateReport::update(const Demo& demo, const ReportFacts& facts) {
                          {"position", vec(info.pos, demo.dim())},
                          {"velocity", vec(info.vel, demo.dim())},
                          {"partners", info.partner_total},
-                         {"describe", world.describe(id)}};
+                         {"describe", info.described}};
     }
     j["windows"] = windows();
     const ImVec2 screen = ImGui::GetIO().DisplaySize;

@@ -8,6 +8,7 @@
 #include "collide/gpu/catalog.hpp"
 #include "collide/gpu/compute_context.hpp"
 #include "sim/algorithm_policy.hpp"
+#include "sim/gpu_handover.hpp"
 #include "tooling/input_error.hpp"
 #include "tooling/parse.hpp"
 #include "tooling/random.hpp"
@@ -381,7 +382,7 @@ void Demo::spawn() {
     collide::Rng rng(seed_ ^ (ticks_ * 0x9e3779b97f4a7c15ull));
     const bool falls = physics().gravity > 0.0f;
     const auto present = [&] {
-        const BodyCounts c = world_->body_counts();
+        const WorldCounts c = world_->counts();
         return c.moving + c.sleeping + c.fixed;
     };
     while (spawn_due_ >= 1.0) {
@@ -509,10 +510,9 @@ bool Demo::update() {
     if (paused_ && !step_pending_) return false;
     step_pending_ = false;
     spawn();
-    world_->watch(selected_);
-    world_->step();
+    world_->step(selected_);
     ++ticks_;
-    if (const std::size_t pairs = world_->pairs_over_budget(); pairs > 0) {
+    if (const std::size_t pairs = world_->counts().pairs_over_budget; pairs > 0) {
         // A pile whose pairs grow with the square of its bodies: paused, saying so, rather
         // than running out of memory a few steps on.
         set_paused(true);

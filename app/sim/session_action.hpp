@@ -55,7 +55,7 @@ struct SetPhysics {
 struct SetPaused {
     bool paused = false;
 };
-// The bodies move to the GPU world (sim_world.hpp) or back.
+// The bodies move to the GPU world (gpu_handover.hpp) or back.
 struct SetGpuWorld {
     bool on = false;
 };

@@ -1,8 +1,10 @@
 // SimWorld: a collide::World of either dimension behind one small interface, so the demo can
 // switch between circles and spheres live and the renderer and UI never see the template
-// parameter. Positions cross this boundary as glm::vec3 (z = 0 in 2D). It also turns the
-// world into what the renderer draws: one instance per body and one batch of coloured lines.
-// The vertex types are in geometry.hpp, the overlay request in overlay_request.hpp.
+// parameter. Positions cross this boundary as glm::vec3 (z = 0 in 2D). It also hands the
+// renderer what it draws: the bodies (in the colours of body_colours.hpp) and one batch of
+// coloured lines. The vertex types are in geometry.hpp, the overlay request in
+// overlay_request.hpp, the snapshots in world_snapshot.hpp; how the bodies go to the GPU
+// world and back is gpu_handover.hpp.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include <glm/glm.hpp>
@@ -20,9 +23,11 @@
 #include "collide/broadphase_view.hpp"
 #include "collide/world.hpp"
 #include "common/geometry.hpp"
-#include "sim/overlay_request.hpp"
 #include "common/palette.hpp"
+#include "sim/body_colours.hpp"
+#include "sim/overlay_request.hpp"
 #include "sim/race.hpp"
+#include "sim/world_snapshot.hpp"
 
 namespace collidoscope {
 
@@ -40,11 +45,16 @@ struct Physics {
     float sleep_time = 0.5f;    // seconds at rest before an island sleeps
 };
 
-// How many bodies a step moves, and how many it leaves still.
-struct BodyCounts {
+// How many bodies a step moves and how many it leaves still, and what the last step found.
+struct WorldCounts {
     std::size_t moving = 0;
     std::size_t sleeping = 0;
     std::size_t fixed = 0;  // static
+    std::size_t pairs = 0;
+    std::size_t contacts = 0;
+    // The pairs of the last step when they were over the world's pair budget (the step
+    // stopped before its narrow phase), else 0.
+    std::size_t pairs_over_budget = 0;
 };
 
 // Swept steps and the tunnelling check (collide::World's figures).
@@ -77,33 +87,10 @@ struct BodyInfo {
     std::uint64_t implicit_tests = 0;
     std::uint64_t density_evals = 0;
     std::uint64_t density_evals_unsigned = 0;
+    // The broad phase's own text about the body (its describe()); empty if it has nothing to
+    // add, and on the GPU world.
+    std::string described;
 };
-
-// A saved state of a SimWorld: the world's own snapshot (collide::World::Snapshot says what
-// it holds) and the tunnelling count. Only the world that made it can restore it.
-class WorldSnapshot {
-public:
-    virtual ~WorldSnapshot() = default;
-    virtual std::uint64_t step() const = 0;
-    virtual std::size_t bytes() const = 0;
-};
-
-// The cost heat map's scale this frame: whether the algorithm attributed its work to
-// bodies (BroadPhase::body_costs), and the span of the log scale: from the 5th percentile
-// of the costs (at least 1, so a few idle bodies do not flatten the rest) to the largest.
-struct CostScale {
-    bool attributed = false;
-    std::uint32_t low = 1;
-    std::uint32_t peak = 0;
-};
-
-// One scale over several (the compare panes'): the lowest low and the highest peak, so the
-// same colour means the same cost in every pane. Not attributed if none of them is.
-CostScale common_scale(std::span<const CostScale> scales);
-
-// The GPU world keeps a rewind snapshot of every step up to this many bodies; beyond, none,
-// since each would read every body back and stall the GPU.
-inline constexpr std::size_t kGpuRewindBodies = 100'000;
 
 // What a compare pane shows in its stats line and scale bar.
 struct ComparePaneFacts {
@@ -111,6 +98,17 @@ struct ComparePaneFacts {
     CostScale costs;  // the pane's own costs' scale
     CostScale shown;  // the scale its bodies were coloured on (the common one, if given)
 };
+
+// The structure overlay's key: the parts the viewer may hide one by one (the algorithm's
+// layers()) and what its colours mean (its legend()).
+struct StructureKey {
+    std::vector<std::string> layers;
+    std::vector<collide::LegendEntry> legend;
+};
+
+// What the body shaders draw from (SimWorld::body_buffers): nothing (then instances), the
+// CPU world's arrays to upload, or the GPU world's buffers.
+using BodyBuffers = std::variant<std::monostate, BodyArrays, GpuBodies>;
 
 class SimWorld {
 public:
@@ -123,11 +121,12 @@ public:
     // spawner drops in again by default.
     virtual float recycled_share() const = 0;
 
-    virtual void step() = 0;
+    // One step. `watched` is the body whose state the GPU world's readbacks carry (the
+    // selection); the CPU world has every body at hand.
+    virtual void step(collide::BodyId watched) = 0;
+    void step() { step(collide::kNoBody); }
     virtual const collide::StepTimings& timings() const = 0;
-    virtual std::size_t pair_count() const = 0;
-    virtual std::size_t contact_count() const = 0;
-    virtual BodyCounts body_counts() const = 0;
+    virtual WorldCounts counts() const = 0;
     // Bodies that come and go, on the CPU world (the GPU world refuses: nullopt, false): a
     // circle or sphere added at `pos`, and its id; a body removed (not an implicit one).
     // Slots stay numbered; present() says which hold a body.
@@ -135,26 +134,19 @@ public:
                                                     float radius) = 0;
     virtual bool remove_body(collide::BodyId id) = 0;
     virtual bool present(collide::BodyId id) const = 0;
-    // The pairs of the last step when they were over the world's pair budget (the step
-    // stopped before its narrow phase), else 0.
-    virtual std::size_t pairs_over_budget() const = 0;
 
     // Replaces the broad phase without touching the bodies; false if `name` is not
     // available in this dimension.
     virtual bool set_broad_phase(std::string_view name) = 0;
     virtual collide::BroadPhaseStats broad_phase_stats() const = 0;
     virtual std::span<collide::Param> broad_phase_params() = 0;
-    // The overlay's parts the viewer may hide one by one (see BroadPhase::layers).
-    virtual std::vector<std::string> broad_phase_layers() const = 0;
-    // What the structure overlay's colours mean (the algorithm's BroadPhaseView::legend()).
-    virtual std::vector<collide::LegendEntry> broad_phase_legend() const = 0;
+    // What the structure overlay is made of (empty on the GPU world, which draws none).
+    virtual StructureKey structure_key() const = 0;
     virtual std::string broad_phase_status() const = 0;
     // The broad phase's query(): bodies whose boxes overlap `region` as of its last update
     // (none before the first step). z is ignored in 2D. It keeps the trace of what the query
     // visited, which fill_overlays() hands to the algorithm's draw() for the same region.
     virtual void query(const Box3& region, std::vector<collide::BodyId>& out) = 0;
-    // The broad phase's own text about one body; empty if it has nothing to add.
-    virtual std::string describe(collide::BodyId id) const = 0;
     virtual std::uint64_t steps() const = 0;
 
     virtual Physics physics() const = 0;
@@ -189,15 +181,15 @@ public:
     virtual void refresh_broad_phase() = 0;
     virtual BodyInfo body_info(collide::BodyId id, std::size_t max_partners) const = 0;
 
-    // The CPU world's bodies as arrays for the renderer to upload and colour itself (speed
-    // or id): nothing for cost colours, implicit bodies or the GPU world, which then draw
-    // as fill_instances() or gpu_bodies() say.
-    virtual std::optional<BodyArrays> body_arrays(ColorMode mode) = 0;
-    // One instance per body, coloured by speed or id; static bodies grey.
-    // Implicit bodies are left out: fill_shapes draws them, in the colours chosen here.
-    virtual void fill_instances(ColorMode mode, std::vector<Instance>& out) = 0;
-    // The scale of the last fill_instances(kCost); cost tracking is on only while asked for.
-    virtual CostScale cost_scale() const = 0;
+    // The bodies as arrays the body shaders read and colour themselves: the GPU world's own
+    // buffers, or the CPU world's arrays to upload (speed or id colours). Nothing for cost
+    // colours or implicit bodies, which then draw as fill_instances() says.
+    virtual BodyBuffers body_buffers(ColorMode mode) = 0;
+    // One instance per body, coloured by speed, id or cost; static bodies grey; nothing on
+    // the GPU world. Implicit bodies are left out: fill_shapes draws them, in the colours
+    // chosen here. Returns the cost colours' scale (kCost; cost tracking is on only while
+    // asked for), else an unattributed one.
+    virtual CostScale fill_instances(ColorMode mode, std::vector<Instance>& out) = 0;
     // A compare pane: runs the race's own instance of `algorithm` on this frame's boxes
     // (nullopt if unknown here) and appends the overlays `req` asks for, with that
     // algorithm's structure, to `out`. In cost mode it recolours `bodies` (as
@@ -228,24 +220,9 @@ public:
     // float, the step count and the physics; returns why not when it cannot.
     virtual std::optional<std::string> set_gpu_world(bool on) = 0;
     virtual bool on_gpu() const = 0;
-    // What the renderer draws from while on the GPU world.
-    virtual std::optional<GpuBodies> gpu_bodies() const = 0;
-    // The body whose state the GPU world's readbacks carry (the selection).
-    virtual void watch(collide::BodyId id) = 0;
     // Steps whose pairs overflowed the GPU world's pair buffer (see GpuWorld).
     virtual std::uint64_t gpu_overflowed_steps() const = 0;
 };
-
-// The most bodies the GPU world takes on a software GPU (llvmpipe), which does the GPU's
-// work on the CPU's cores: about 4 us a body a frame on the 2-core VM (30,000 bodies: 116 ms
-// a frame; a million: 2.5 to 3.6 s), so past this a frame would take over a tenth of a
-// second and the window would stop answering its clicks.
-inline constexpr std::size_t kMaxSoftwareGpuWorldBodies = 30'000;
-inline constexpr double kSoftwareGpuWorldSecondsPerBody = 4e-6;
-
-// Why the GPU world would run no faster than the CPU here: no OpenGL 4.3 context, or a
-// software one (llvmpipe) — or nothing, on a hardware GPU.
-std::optional<std::string> no_hardware_gpu();
 
 // How a generated world numbers its bodies. A large world (over kLargeWorldBodies)
 // is numbered along the Morton curve, so bodies near in space are near in memory: every

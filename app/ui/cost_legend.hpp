@@ -8,7 +8,7 @@
 #include <imgui.h>
 
 #include "render/camera.hpp"
-#include "sim/sim_world.hpp"
+#include "sim/body_colours.hpp"
 
 namespace collidoscope {
 

@@ -556,7 +556,7 @@ void Ui::overlays_section(Demo& demo, const OverlayReport& report) {
     if (o.structure) {
         ImGui::TextDisabled("  %s primitives%s", format_count(report.structure_primitives).c_str(),
                             report.structure_capped ? " (budget reached)" : "");
-        const std::vector<std::string> layers = demo.world().broad_phase_layers();
+        const std::vector<std::string> layers = demo.world().structure_key().layers;
         for (std::size_t i = 0; i < layers.size() && i < 64; ++i) {
             const std::uint64_t bit = std::uint64_t{1} << i;
             bool shown = (o.hidden_layers & bit) == 0;
@@ -586,8 +586,7 @@ void Ui::save_scene(const Demo& demo) {
 namespace {
 
 // What the algorithm has to say about the body, wrapped to the panel (which scrolls).
-void describe_section(const Demo& demo, collide::BodyId id) {
-    const std::string text = demo.world().describe(id);
+void describe_section(const Demo& demo, const std::string& text) {
     if (text.empty()) return;
     ImGui::Separator();
     ImGui::TextColored(kHeadingColor, "%s", demo.broad_phase().c_str());
@@ -694,7 +693,7 @@ float Ui::selection_panel(Demo& demo, const ScreenRect& at) {
         ImGui::TextDisabled("... and %zu more", info.partner_total - info.partners.size());
     }
     if (info.partner_total > 0) ImGui::TextDisabled("magenta: touching; click to select");
-    describe_section(demo, id);
+    describe_section(demo, info.described);
     const float wanted = wanted_height();
     ImGui::End();
     if (!open) demo.select(collide::kNoBody);

@@ -67,14 +67,14 @@ std::vector<LegendEntry> legend_entries(const Demo& demo) {
         entries.push_back({kContactColor, "contact: the bodies touch (narrow phase)"});
     }
     if (flags.structure || querying) {
-        for (LegendEntry& e : demo.world().broad_phase_legend()) {
+        for (LegendEntry& e : demo.world().structure_key().legend) {
             const bool shown = e.when == LegendEntry::When::kStructure   ? flags.structure
                                : e.when == LegendEntry::When::kSelection ? selecting
                                                                          : querying;
             if (shown) entries.push_back(std::move(e));
         }
     }
-    const BodyCounts counts = demo.world().body_counts();
+    const WorldCounts counts = demo.world().counts();
     if (counts.fixed > 0) entries.push_back(LegendEntry::area(kStaticColor, "static body"));
     if (counts.sleeping > 0) {
         entries.push_back(LegendEntry::area(dimmed(collide::ramp_color(0.0f)),

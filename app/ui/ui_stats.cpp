@@ -260,7 +260,7 @@ float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at,
                         "phase, narrow phase and resolve");
             }
         }
-        const BodyCounts counts = world.body_counts();
+        const WorldCounts counts = world.counts();
         const std::size_t present = counts.moving + counts.sleeping + counts.fixed;
         table_row("Bodies", format_count(present), &cut);
         if (ImGui::IsItemHovered() && present != world.body_count())
@@ -276,13 +276,13 @@ float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at,
                     "the static ones. The broad phase keeps the still ones apart where it can, "
                     "so its cost follows the moving bodies.");
         }
-        table_row("Pairs", format_count(world.pair_count()), &cut);
-        table_row("Contacts", format_count(world.contact_count()), &cut);
+        table_row("Pairs", format_count(counts.pairs), &cut);
+        table_row("Contacts", format_count(counts.contacts), &cut);
         table_row("Candidate tests", format_count(bp.candidate_tests), &cut);
         char efficiency[32] = "-";
         if (bp.candidate_tests > 0) {
             std::snprintf(efficiency, sizeof efficiency, "%.2f %%",
-                          100.0 * static_cast<double>(world.pair_count()) /
+                          100.0 * static_cast<double>(counts.pairs) /
                               static_cast<double>(bp.candidate_tests));
         }
         table_row("Efficiency", efficiency, &cut);
