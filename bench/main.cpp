@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 #include <nlohmann/json.hpp>
 
 #include "bench_cli.hpp"
@@ -186,6 +186,8 @@ void write(std::ostream& os, const Options& o, const std::vector<RunResult>& res
 
 }  // namespace
 
+int run_options(const Options& o);
+
 int run(int argc, char** argv) {
     Options o;
     try {
@@ -204,9 +206,12 @@ int run(int argc, char** argv) {
     }
     for (const std::string& w : o.warnings)
         std::cerr << "collidoscope-bench: warning: " << w << "\n";
-    tbb::global_control threads(tbb::global_control::max_allowed_parallelism,
-                                static_cast<std::size_t>(o.run.threads));
+    // The engine runs on the arena it is called from: --threads is handed in as this one.
+    tbb::task_arena threads(o.run.threads);
+    return threads.execute([&] { return run_options(o); });
+}
 
+int run_options(const Options& o) {
     std::vector<RunResult> results;
     // Per algorithm, the last two n it finished with their medians: an algorithm whose single
     // frame at the next n would exceed the budget is skipped rather than started. The growth

@@ -2,7 +2,7 @@
 // static `uniform` scene. The frame-by-frame bench (collidoscope-bench) is the main tool;
 // this one gives per-call timings with Google Benchmark's statistics.
 #include <benchmark/benchmark.h>
-#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 
 #include "collide/morton.hpp"
 #include "collide/registry.hpp"
@@ -148,10 +148,10 @@ const bool registered = [] {
 
 int main(int argc, char** argv) {
     // One thread, as collidoscope-bench's default, so the two tools' figures compare.
-    tbb::global_control one_thread(tbb::global_control::max_allowed_parallelism, 1);
+    tbb::task_arena one_thread(1);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    benchmark::RunSpecifiedBenchmarks();
+    one_thread.execute([] { benchmark::RunSpecifiedBenchmarks(); });
     benchmark::Shutdown();
     return 0;
 }

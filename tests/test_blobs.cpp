@@ -7,7 +7,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
-#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 
 #include "collide/registry.hpp"
 #include "collide/tunnelling_check.hpp"
@@ -139,20 +139,21 @@ void same_on_one_and_two_threads() {
         std::uint64_t tests = 0, density_evals = 0, points_tested = 0;
     };
     const auto run = [](int threads) {
-        tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
-        World<D> w = blobs_world<D>(D == 2 ? 3000 : 1000, 7, "sorted-grid");
-        Run r;
-        for (int i = 0; i < 12; ++i) {
-            w.step();
-            r.tests += w.implicit_tests();
-            r.density_evals += w.implicit_counters().density_evals;
-            r.points_tested += w.implicit_counters().points_tested;
-            const auto& found = w.implicit_contacts();
-            r.contacts.insert(r.contacts.end(), found.begin(), found.end());
-        }
-        r.pos = w.bodies().pos;
-        r.vel = w.bodies().vel;
-        return r;
+        return tbb::task_arena(threads).execute([] {
+            World<D> w = blobs_world<D>(D == 2 ? 3000 : 1000, 7, "sorted-grid");
+            Run r;
+            for (int i = 0; i < 12; ++i) {
+                w.step();
+                r.tests += w.implicit_tests();
+                r.density_evals += w.implicit_counters().density_evals;
+                r.points_tested += w.implicit_counters().points_tested;
+                const auto& found = w.implicit_contacts();
+                r.contacts.insert(r.contacts.end(), found.begin(), found.end());
+            }
+            r.pos = w.bodies().pos;
+            r.vel = w.bodies().vel;
+            return r;
+        });
     };
     const Run one = run(1), two = run(2);
     // A chunk holds about four implicit tests (implicit_bodies.cpp): over 16 a step fill

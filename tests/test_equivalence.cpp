@@ -5,7 +5,7 @@
 #include <set>
 
 #include <gtest/gtest.h>
-#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 
 #include "collide/gpu/catalog.hpp"
 #include "test_support.hpp"
@@ -422,14 +422,11 @@ void run_threads(const std::string& algorithm) {
         auto two = make_any_broadphase<D>(algorithm);
         PairList got_one, got_two;
         for (int frame = 0; frame < 3; ++frame) {
-            {
-                tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 1);
-                update_checked(*one, motion.boxes(), motion.is_static(), got_one);
-            }
-            {
-                tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 2);
-                update_checked(*two, motion.boxes(), motion.is_static(), got_two);
-            }
+            // The threads are handed in as the arena the update runs on.
+            tbb::task_arena(1).execute(
+                [&] { update_checked(*one, motion.boxes(), motion.is_static(), got_one); });
+            tbb::task_arena(2).execute(
+                [&] { update_checked(*two, motion.boxes(), motion.is_static(), got_two); });
             const PairList want = reference_pairs<D>(motion.boxes(), motion.is_static());
             ASSERT_FALSE(pair_set_difference(got_one, want)) << scene << " frame " << frame;
             ASSERT_FALSE(pair_set_difference(got_two, want)) << scene << " frame " << frame;

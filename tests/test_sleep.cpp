@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include <gtest/gtest.h>
-#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 
 #include "collide/gpu/catalog.hpp"
 #include "collide/world.hpp"
@@ -189,14 +189,15 @@ INSTANTIATE_TEST_SUITE_P(Registry, SleepingWorld, ::testing::ValuesIn(testing::r
 template <int D>
 void deterministic_with_sleep() {
     const auto run = [](int threads, int steps) {
-        tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
-        Scene<D> s = make_scene<D>("uniform", 20000, 7);
-        for (std::size_t i = 0; i < s.bodies.size(); i += 2) s.bodies.vel[i] = Vec<D>(0.0f);
-        s.settings.sleep = true;
-        s.settings.sleep_time = 0.25f;
-        World<D> w(s.settings, std::move(s.bodies), make_broadphase<D>("sorted-grid"));
-        for (int i = 0; i < steps; ++i) w.step();
-        return w;
+        return tbb::task_arena(threads).execute([steps] {
+            Scene<D> s = make_scene<D>("uniform", 20000, 7);
+            for (std::size_t i = 0; i < s.bodies.size(); i += 2) s.bodies.vel[i] = Vec<D>(0.0f);
+            s.settings.sleep = true;
+            s.settings.sleep_time = 0.25f;
+            World<D> w(s.settings, std::move(s.bodies), make_broadphase<D>("sorted-grid"));
+            for (int i = 0; i < steps; ++i) w.step();
+            return w;
+        });
     };
     const World<D> one = run(1, 60), two = run(2, 60);
     EXPECT_GT(one.sleeping(), one.bodies().size() / 20);

@@ -117,118 +117,122 @@ App::App(const Options& options, Demo& demo, Platform& platform)
 }
 
 void App::set_threads(int threads) {
-    threads_ = threads;
-    thread_limit_.reset();  // one limit at a time: TBB would keep the lowest of several
-    thread_limit_.emplace(tbb::global_control::max_allowed_parallelism,
-                          static_cast<std::size_t>(threads));
+    threads_ = wanted_threads_ = threads;
+    arena_ = std::make_unique<tbb::task_arena>(threads);
+}
+
+bool App::run_frame(Loop& loop) {
+    // Every moment of the frame is charged to one part (frame_stats.hpp), so the parts
+    // add up to the frame.
+    clock_.start_frame();
+    const glm::vec2 screen(platform_.window_size());
+    Requests requests;
+    InputTargets targets{demo_, camera(), screen, requests, dialogs_};
+    events_.clear();
+    SDL_Event event;
+    while (SDL_PollEvent(&event)) {
+        ImGui_ImplSDL2_ProcessEvent(&event);
+        events_.push_back(event);
+    }
+    clock_.lap(Part::kOther);
+    // ImGui's new frame first, so that whether it wants the mouse is decided where the
+    // mouse is now: a click or a wheel turn just after the mouse moved onto or off a
+    // panel goes where the pointer is, not where it was a frame ago.
+    platform_.begin_imgui_frame();
+    clock_.lap(Part::kUi);
+    for (const SDL_Event& e : events_) input_.handle(e, targets);
+    if (requests.save_scene) ui_.save_scene(demo_);
+    ++loop.frame;
+
+    // Step first, so the panels describe the world the frame draws.
+    input_.update_drag(targets);
+    clock_.lap(Part::kOther);
+    const bool stepped = demo_.update();
+    clock_.lap(Part::kStep);
+    demo_.update_race(stepped);
+    clock_.lap(Part::kRace);
+    run_query();  // every frame, since the bodies move
+    clock_.lap(Part::kOther);
+
+    ui_.set_preset(preset_, preset_still_shown());
+    const UiActions actions =
+        ui_.draw(demo_,
+                 {stats_, overlay_report_, query_report_, screen, platform_.gl_description(),
+                  platform_.msaa_note(), threads_,
+                  screen_footprint(camera(), demo_.world().bounds(), screen)},
+                 dialogs_);
+    clock_.lap(Part::kUi);
+    if (actions.threads > 0) wanted_threads_ = actions.threads;  // between frames
+    if (!actions.preset.empty()) show_preset(actions.preset);
+    if (actions.quit) requests.quit_confirmed = true;
+    fit_camera_if_needed(screen, requests.fit_camera || actions.fit_camera);
+    // The frame in which the user quits is still drawn, so a screenshot can capture it.
+    const bool quit = requests.quit || requests.quit_confirmed;
+    if (requests.quit_confirmed) loop.exit = "confirmed";
+    const bool last_frame = quit || (options_.frames && loop.frame >= *options_.frames);
+    if (!quit && last_frame) loop.exit = "frames";
+    report_state(screen, "running");
+    clock_.lap(Part::kOther);
+
+    const glm::ivec2 framebuffer = platform_.framebuffer_size();
+    const DrawContext drawn{demo_,  camera_2d_,  camera_3d_,
+                            screen, framebuffer, ui_.layout().world};
+    overlay_report_ = draw_.build(drawn, query_hits_);
+    clock_.lap(Part::kOverlays);
+    // After the CPU's build: a query open while the CPU works times the GPU's idling.
+    gpu_timer_.begin();
+    const double panes_ms = draw_.draw(drawn);
+    clock_.lap(Part::kDraw);
+    clock_.move(Part::kDraw, Part::kRace, panes_ms);
+    draw_.draw_labels(drawn);
+    ImGui::Render();
+    clock_.lap(Part::kUi);
+    draw_.renderer().add_draw_calls(platform_.render_imgui(ImGui::GetDrawData()));
+    gpu_timer_.end();
+    clock_.lap(Part::kDraw);
+
+    if (requests.screenshot) save_timestamped_screenshot(framebuffer);
+    const bool shots_done =
+        !options_.preset_shots.empty() && take_preset_shot(framebuffer, loop.exit_code);
+    if (last_frame && !options_.screenshot.empty()) {
+        try {
+            save_screenshot(options_.screenshot, framebuffer);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "collidoscope: screenshot: %s\n", e.what());
+            loop.exit_code = 1;
+        }
+    }
+    clock_.lap(Part::kOther);
+    platform_.swap();
+    clock_.lap(Part::kPresent);
+
+    const SimWorld& world = demo_.world();
+    const WorldCounts counts = world.counts();
+    stats_.record(clock_.frame_ms(), clock_.parts(), gpu_timer_.result(), stepped,
+                  world.timings(),
+                  {counts.moving, counts.pairs, counts.contacts,
+                   world.broad_phase_stats().candidate_tests, draw_.renderer().draw_calls()});
+    // A new world or algorithm (built during this frame, after its step) starts the
+    // panel's means over, so a tour stop's Stats are not averaged with the last stop's.
+    if (demo_.worlds_built() != measured_.first || demo_.broad_phase() != measured_.second) {
+        stats_.restart_recent();
+        measured_ = {demo_.worlds_built(), demo_.broad_phase()};
+    }
+    if (last_frame || shots_done) {
+        report_state(screen, last_frame ? loop.exit : "shots");
+        return false;
+    }
+    return true;
 }
 
 int App::run() {
-    int exit_code = 0;
-    std::int64_t frame = 0;
-    const char* exit = "window";
-    while (true) {
-        // Every moment of the frame is charged to one part (frame_stats.hpp), so the parts
-        // add up to the frame.
-        clock_.start_frame();
-        const glm::vec2 screen(platform_.window_size());
-        Requests requests;
-        InputTargets targets{demo_, camera(), screen, requests, dialogs_};
-        events_.clear();
-        SDL_Event event;
-        while (SDL_PollEvent(&event)) {
-            ImGui_ImplSDL2_ProcessEvent(&event);
-            events_.push_back(event);
-        }
-        clock_.lap(Part::kOther);
-        // ImGui's new frame first, so that whether it wants the mouse is decided where the
-        // mouse is now: a click or a wheel turn just after the mouse moved onto or off a
-        // panel goes where the pointer is, not where it was a frame ago.
-        platform_.begin_imgui_frame();
-        clock_.lap(Part::kUi);
-        for (const SDL_Event& e : events_) input_.handle(e, targets);
-        if (requests.save_scene) ui_.save_scene(demo_);
-        ++frame;
-
-        // Step first, so the panels describe the world the frame draws.
-        input_.update_drag(targets);
-        clock_.lap(Part::kOther);
-        const bool stepped = demo_.update();
-        clock_.lap(Part::kStep);
-        demo_.update_race(stepped);
-        clock_.lap(Part::kRace);
-        run_query();  // every frame, since the bodies move
-        clock_.lap(Part::kOther);
-
-        ui_.set_preset(preset_, preset_still_shown());
-        const UiActions actions =
-            ui_.draw(demo_,
-                     {stats_, overlay_report_, query_report_, screen, platform_.gl_description(),
-                      platform_.msaa_note(), threads_,
-                      screen_footprint(camera(), demo_.world().bounds(), screen)},
-                     dialogs_);
-        clock_.lap(Part::kUi);
-        if (actions.threads > 0) set_threads(actions.threads);
-        if (!actions.preset.empty()) show_preset(actions.preset);
-        if (actions.quit) requests.quit_confirmed = true;
-        fit_camera_if_needed(screen, requests.fit_camera || actions.fit_camera);
-        // The frame in which the user quits is still drawn, so a screenshot can capture it.
-        const bool quit = requests.quit || requests.quit_confirmed;
-        if (requests.quit_confirmed) exit = "confirmed";
-        const bool last_frame = quit || (options_.frames && frame >= *options_.frames);
-        if (!quit && last_frame) exit = "frames";
-        report_state(screen, "running");
-        clock_.lap(Part::kOther);
-
-        const glm::ivec2 framebuffer = platform_.framebuffer_size();
-        const DrawContext drawn{demo_,  camera_2d_,  camera_3d_,
-                                screen, framebuffer, ui_.layout().world};
-        overlay_report_ = draw_.build(drawn, query_hits_);
-        clock_.lap(Part::kOverlays);
-        // After the CPU's build: a query open while the CPU works times the GPU's idling.
-        gpu_timer_.begin();
-        const double panes_ms = draw_.draw(drawn);
-        clock_.lap(Part::kDraw);
-        clock_.move(Part::kDraw, Part::kRace, panes_ms);
-        draw_.draw_labels(drawn);
-        ImGui::Render();
-        clock_.lap(Part::kUi);
-        draw_.renderer().add_draw_calls(platform_.render_imgui(ImGui::GetDrawData()));
-        gpu_timer_.end();
-        clock_.lap(Part::kDraw);
-
-        if (requests.screenshot) save_timestamped_screenshot(framebuffer);
-        const bool shots_done =
-            !options_.preset_shots.empty() && take_preset_shot(framebuffer, exit_code);
-        if (last_frame && !options_.screenshot.empty()) {
-            try {
-                save_screenshot(options_.screenshot, framebuffer);
-            } catch (const std::exception& e) {
-                std::fprintf(stderr, "collidoscope: screenshot: %s\n", e.what());
-                exit_code = 1;
-            }
-        }
-        clock_.lap(Part::kOther);
-        platform_.swap();
-        clock_.lap(Part::kPresent);
-
-        const SimWorld& world = demo_.world();
-        const WorldCounts counts = world.counts();
-        stats_.record(clock_.frame_ms(), clock_.parts(), gpu_timer_.result(), stepped,
-                      world.timings(),
-                      {counts.moving, counts.pairs, counts.contacts,
-                       world.broad_phase_stats().candidate_tests, draw_.renderer().draw_calls()});
-        // A new world or algorithm (built during this frame, after its step) starts the
-        // panel's means over, so a tour stop's Stats are not averaged with the last stop's.
-        if (demo_.worlds_built() != measured_.first || demo_.broad_phase() != measured_.second) {
-            stats_.restart_recent();
-            measured_ = {demo_.worlds_built(), demo_.broad_phase()};
-        }
-        if (last_frame || shots_done) {
-            report_state(screen, last_frame ? exit : "shots");
-            break;
-        }
+    Loop loop;
+    // The engine runs on the threads of the arena it is called from: each frame runs in the
+    // app's, which a change of the Threads field replaces between frames.
+    while (arena_->execute([&] { return run_frame(loop); })) {
+        if (wanted_threads_ != threads_) set_threads(wanted_threads_);
     }
+    int exit_code = loop.exit_code;
     if (!options_.save_scene.empty()) {
         try {
             std::printf("collidoscope: %s\n", save_scene(demo_.world(), options_.save_scene).c_str());

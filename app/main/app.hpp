@@ -5,13 +5,15 @@
 // everything for the lifetime of the run.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <SDL_events.h>
-#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 
 #include "cli/cli.hpp"
 #include "main/frame_draw.hpp"
@@ -55,7 +57,16 @@ private:
     // --preset-shots: after this frame is drawn, writes its picture when one is due, and
     // moves on to the next preset; true when every preset has its pictures.
     bool take_preset_shot(glm::ivec2 framebuffer, int& exit_code);
-    // Runs the app's parallel work on `threads` oneTBB threads.
+    // What run() carries from frame to frame.
+    struct Loop {
+        std::int64_t frame = 0;
+        const char* exit = "window";
+        int exit_code = 0;
+    };
+    // One frame: events, step, panels, drawing; false when it was the last.
+    bool run_frame(Loop& loop);
+    // Runs the app's parallel work, the engine's included, on `threads` oneTBB threads: the
+    // arena each frame runs in.
     void set_threads(int threads);
     void report_state(glm::vec2 screen, const char* exit);
     // The camera of the current dimension.
@@ -72,7 +83,8 @@ private:
     StateReport report_;
     std::vector<SDL_Event> events_;  // this frame's, handled after ImGui's new frame
     int threads_ = 1;
-    std::optional<tbb::global_control> thread_limit_;
+    int wanted_threads_ = 1;  // the Threads field's, applied after the frame that set it
+    std::unique_ptr<tbb::task_arena> arena_;
     std::string last_screenshot_;
     float fitted_pixel_ = 0.0f;  // world units per pixel at the centre when last fitted
     FrameStats stats_;

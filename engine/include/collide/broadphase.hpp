@@ -3,6 +3,9 @@
 // is listed in registry.cpp; brute force is the reference all others are tested against.
 // The viewer's hooks (draw, describe, layers, status) live apart in broadphase_view.hpp;
 // this contract knows nothing of drawing.
+// Threads are the caller's: an update runs on the oneTBB task arena it is called from
+// (tbb::task_arena(n).execute(...) hands it n), never on a process-wide setting, and gives
+// the same pairs on any number.
 #pragma once
 
 #include <cstddef>

@@ -96,6 +96,8 @@ public:
     void set_broad_phase(std::unique_ptr<BroadPhase<D>> broad_phase);
     BroadPhase<D>* broad_phase() const { return broad_phase_.get(); }
 
+    // One step on the caller's threads: the oneTBB task arena it is called from (see
+    // broadphase.hpp); the same state on any number.
     void step(StepObserver<D>* observer = nullptr);
 
     Snapshot snapshot() const;

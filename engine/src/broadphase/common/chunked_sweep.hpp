@@ -9,7 +9,6 @@
 #include <numeric>
 #include <vector>
 
-#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -141,12 +140,10 @@ private:
     std::vector<std::size_t> offsets_;  // where each chunk's pairs go in the joined list
 };
 
-// The threads oneTBB may use here: the arena's, under any global_control limit (the bench's
-// and the app's --threads).
+// The threads oneTBB may use here: the caller's, handed in as the task arena it calls from
+// (the bench's and the app's --threads); the engine reads no process-wide limit.
 inline std::size_t threads_allowed() {
-    return std::min(
-        static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
-        tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+    return static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
 }
 
 // How many blocks of per_block items n items make (the last one may be short).
