@@ -85,7 +85,7 @@ private:
         int depth;
     };
 
-    bool spread_axis() const { return params_[0].value != 0.0f; }
+    bool spread_axis() const { return params_[Setting::kSpreadAxis].is_on(); }
 
     void build();
     void make_node(const Task& task);
@@ -106,7 +106,9 @@ private:
     void draw_structure(DebugDraw<D>& draw, float alpha, std::uint64_t hidden_layers) const;
     std::string path_of(std::uint32_t node) const;
 
-    std::array<Param, 1> params_ = {{{"axis of greatest spread", 1, 0, 1, true}}};
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t { kSpreadAxis, kCount };
+    std::array<Param, Setting::kCount> params_ = {{Param::toggle("axis of greatest spread", true)}};
     std::vector<Entry> entries_;  // build scratch: the bodies, partitioned node by node
     std::vector<Task> tasks_;
     std::vector<Node> nodes_;  // pre-order: a parent before its children

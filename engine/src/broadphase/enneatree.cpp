@@ -167,7 +167,8 @@ void Enneatree<D, kAlternating>::update_whole(std::span<const Aabb<D>> boxes,
     boxes_.assign(boxes.begin(), boxes.end());
     costs_.reset(n);
 
-    const std::array<float, 3> settings = {params_[0].value, params_[1].value, params_[2].value};
+    std::array<float, Setting::kCount> settings;
+    std::ranges::transform(params_, settings.begin(), &Param::value);
     bool rebuild = n != node_of_.size() || settings != built_with_ || !persistent() ||
                    nodes_.empty() || empty_nodes_ > nodes_.size() / 2 + 64 ||
                    replaced_since_rebuild_ > n / 4;  // new nodes lost the depth-first order

@@ -91,10 +91,10 @@ private:
         int log2_filter = 0;
     };
 
-    bool parallel() const { return params_[0].value != 0.0f; }
-    bool persistent() const { return params_[1].value != 0.0f; }
-    bool filtered() const { return params_[2].value != 0.0f; }
-    bool walk() const { return params_[3].value != 0.0f; }
+    bool parallel() const { return params_[Setting::kParallel].is_on(); }
+    bool persistent() const { return params_[Setting::kPersistentEntries].is_on(); }
+    bool filtered() const { return params_[Setting::kOccupancyFilter].is_on(); }
+    bool walk() const { return params_[Setting::kWalkOpenCells].is_on(); }
     // The filter word of `key`: 64 consecutive keys share a word, one bit each.
     std::size_t filter_word(std::uint64_t key, int level) const {
         const Level& l = levels_[level];
@@ -186,13 +186,23 @@ private:
     bool framed_ = false;
     std::size_t reinserted_ = 0;
     std::size_t cells_ = 0;
-    std::array<float, 4> built_with_{};
     ChunkedSweep sweep_;
     using EngineBroadPhase<D>::costs_;
-    std::array<Param, 4> params_ = {{{"parallel", 1, 0, 1, true},
-                                     {"persistent entries", 1, 0, 1, true},
-                                     {"occupancy filter", 1, 0, 1, true},
-                                     {"walk open cells", 1, 0, 1, true}}};
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t {
+        kParallel,
+        kPersistentEntries,
+        kOccupancyFilter,
+        kWalkOpenCells,
+        kCount
+    };
+    std::array<float, Setting::kCount> built_with_{};
+    std::array<Param, Setting::kCount> params_ = {{
+        Param::toggle("parallel", true),
+        Param::toggle("persistent entries", true),
+        Param::toggle("occupancy filter", true),
+        Param::toggle("walk open cells", true),
+    }};
 };
 
 }  // namespace collide
