@@ -38,8 +38,6 @@ namespace collide {
 template <int D>
 class CentredIntervalTree final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -51,6 +49,9 @@ public:
     std::span<Param> params() override { return params_; }
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
     struct Entry {

@@ -39,8 +39,6 @@ namespace collide {
 template <int D>
 class DynamicAabbTree final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -55,6 +53,9 @@ public:
     static constexpr float kMinMarginScale = 0.125f, kMaxMarginScale = 32.0f;
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     float margin_box() const { return params_[Setting::kMarginBox].as_real(); }
     float margin_avg() const { return params_[Setting::kMarginAverage].as_real(); }
     float predict() const {

@@ -158,14 +158,11 @@ void Enneatree<D, kAlternating>::lay_out(std::span<const Aabb<D>> boxes,
 }
 
 template <int D, bool kAlternating>
-void Enneatree<D, kAlternating>::update_whole(std::span<const Aabb<D>> boxes,
-                                              std::span<const std::uint8_t> is_static,
-                                              PairList& out) {
-    out.clear();
-    assert(is_static.size() == boxes.size());
+void Enneatree<D, kAlternating>::build_and_search(std::span<const Aabb<D>> boxes,
+                                                  std::span<const std::uint8_t> is_static,
+                                                  PairList& out) {
     const std::size_t n = boxes.size();
     boxes_.assign(boxes.begin(), boxes.end());
-    costs_.reset(n);
 
     std::array<float, Setting::kCount> settings;
     std::ranges::transform(params_, settings.begin(), &Param::value);
@@ -211,7 +208,6 @@ void Enneatree<D, kAlternating>::update_whole(std::span<const Aabb<D>> boxes,
             for (std::size_t r = begin; r < end; ++r) find_pairs(occupied_[r], pairs, tests);
         },
         out);
-    this->validate_in_debug();
 }
 
 // Links: the root at the frame's corner; each child slot set exactly where its mask bit is,

@@ -34,8 +34,6 @@ namespace collide {
 template <int D, bool kAlternating = false>
 class Enneatree final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -50,6 +48,9 @@ public:
     static constexpr int kMaxLevels = kAlternating ? D * kDeepest : kDeepest;
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
     struct Node {

@@ -35,8 +35,6 @@ class HierarchicalHash final : public EngineBroadPhase<D> {
 public:
     static constexpr int kMaxLevels = 32;
 
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -48,6 +46,9 @@ public:
     std::span<Param> params() override { return params_; }
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     // Traced region queries record a level's cells only up to this many.
     static constexpr double kMaxTracedCells = 4096.0;
     // Bits per axis of a cell coordinate; a cell's key is its Morton code.

@@ -24,8 +24,6 @@ namespace collide {
 template <int D>
 class MortonCells final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -36,6 +34,9 @@ public:
     std::span<Param> params() override { return params_; }
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     struct Entry {
         std::uint64_t start;  // Morton code of the cell's lower corner
         BodyId id;

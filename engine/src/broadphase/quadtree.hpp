@@ -22,8 +22,6 @@ namespace collide {
 template <int D>
 class RegionTree final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -34,6 +32,9 @@ public:
     std::span<Param> params() override { return params_; }
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     static constexpr std::uint8_t kStraddles = 1u << D;
 
     // The child of a node centred at `center` that holds `b` strictly, or kStraddles.

@@ -35,8 +35,6 @@ namespace collide {
 template <int D>
 class RadixChunks final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -48,6 +46,9 @@ public:
     std::span<Param> params() override { return params_; }
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     // Entity flags: bit k (k < D) the piece is the last along axis k (owns its hi face).
     static constexpr std::uint8_t kSplit = 1u << 5;   // one of several pieces of its body
     static constexpr std::uint8_t kStatic = 1u << 6;  // its body is static

@@ -54,8 +54,6 @@ public:
     static constexpr std::size_t kMaxParts = 16;
     static constexpr std::size_t kParallelFrom = 50000;
 
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -71,6 +69,9 @@ public:
     std::size_t chunks_swept_in_sort() const { return within_.swept_early(); }
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     using Cell = std::array<std::int64_t, D>;
 
     struct Level {

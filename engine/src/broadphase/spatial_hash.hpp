@@ -40,8 +40,6 @@ void for_each_cell_in(const Cell& lo, const Cell& hi, const Fn& visit) {
 template <int D>
 class SpatialHash final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -55,6 +53,9 @@ public:
     using Cell = std::array<std::int32_t, D>;
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     struct Entry {
         std::uint32_t bucket;
         Cell cell;

@@ -52,8 +52,6 @@ struct NormKey {
 template <int D, typename Key>
 class KeySweep final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -65,6 +63,9 @@ public:
     }
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     // An entry is one 64-bit word: the key of the box's min corner above the body id, so the
     // sort moves 8 bytes an entry and compares one word (ties go by id), and a walk reads 8
     // keys a cache line. The key's coordinates lose their lowest bits to make room (2D at
