@@ -450,6 +450,8 @@ TEST(Param, ReadOfTheWrongKindFailsInDebugBuilds) {
     EXPECT_TRUE(toggle.is_on());
     EXPECT_EQ(whole.as_whole(), 3);
     EXPECT_EQ(real.as_real(), 0.5f);
+    // Earlier tests leave oneTBB's workers running: the child re-runs the binary, not fork().
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
     EXPECT_DEBUG_DEATH(static_cast<void>(toggle.as_real()), "kind");
     EXPECT_DEBUG_DEATH(static_cast<void>(real.as_whole()), "kind");
     EXPECT_DEBUG_DEATH(static_cast<void>(whole.is_on()), "kind");
