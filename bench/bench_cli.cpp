@@ -181,7 +181,7 @@ void define_flags(CLI::App& app, Options& o) {
 }
 
 // Every --param must name a tunable of at least one algorithm to be run, with a value in
-// its range for each algorithm that has it.
+// its range and of its kind (whole, or 0 or 1) for each algorithm that has it.
 template <int D>
 void check_params_in(const Options& o) {
     for (const ParamSetting& s : o.run.params) {
@@ -201,6 +201,13 @@ void check_params_in(const Options& o) {
                         std::ostringstream msg;
                         msg << "--param " << s.name << ": " << s.value << " is outside " << e.name
                             << "'s range " << p.min << " to " << p.max;
+                        throw InputError(msg.str());
+                    }
+                    if (!param_kind_takes(p, s.value)) {
+                        std::ostringstream msg;
+                        msg << "--param " << s.name << ": " << s.value << " is not "
+                            << param_kind_words(p) << ", which " << e.name << "'s '" << p.name
+                            << "' takes";
                         throw InputError(msg.str());
                     }
                 }
@@ -232,9 +239,10 @@ void list_entry(const BroadPhaseEntry& e) {
         for (const Param& p : bp->params()) {
             std::string name = p.name;
             std::replace(name.begin(), name.end(), ' ', '-');
+            const char* kind = param_kind_words(p);
             std::cout << "  " << std::setw(24) << ""
-                      << "--param " << name << "=" << p.value << (p.toggle ? "  (0 or 1)" : "")
-                      << "\n";
+                      << "--param " << name << "=" << p.value
+                      << (kind ? std::string("  (") + kind + ")" : "") << "\n";
         }
     };
     e.in_2d ? print_params(e.make_2d()) : print_params(e.make_3d());

@@ -1,6 +1,7 @@
 // Every registry entry must report exactly the pairs of the reference double loop: on
 // every scene, in both dimensions, for several seeds and sizes, over moving frames, and on
 // the degenerate inputs. query() is checked against a linear scan.
+#include <cmath>
 #include <limits>
 #include <set>
 
@@ -317,7 +318,7 @@ std::vector<std::vector<float>> toggle_settings(BroadPhase<D>& bp) {
     std::vector<std::size_t> toggles;
     for (std::size_t i = 0; i < bp.params().size(); ++i) {
         defaults.push_back(bp.params()[i].value);
-        if (bp.params()[i].toggle) toggles.push_back(i);
+        if (bp.params()[i].kind == Param::Kind::kToggle) toggles.push_back(i);
     }
     std::vector<std::vector<float>> out;
     std::vector<float> plain = defaults;
@@ -338,7 +339,7 @@ void apply(BroadPhase<D>& bp, const std::vector<float>& values) {
 template <int D>
 bool has_toggles(BroadPhase<D>& bp) {
     return std::any_of(bp.params().begin(), bp.params().end(),
-                       [](const Param& p) { return p.toggle; });
+                       [](const Param& p) { return p.kind == Param::Kind::kToggle; });
 }
 
 // The CPU rows with at least one toggle (built here, which costs nothing; the GPU rows
@@ -408,6 +409,52 @@ TEST(Registry, GpuRowsHaveNoToggles) {
         EXPECT_FALSE(has_toggles<2>(*make_any_broadphase<2>(e.name))) << e.name;
         EXPECT_FALSE(has_toggles<3>(*make_any_broadphase<3>(e.name))) << e.name;
     }
+}
+
+// Every tunable's default and range are of its kind, as the panel's sliders and checkboxes
+// and the command lines' checks assume: whole numbers for a whole one, 0 or 1 for a toggle.
+template <int D>
+void expect_params_of_their_kind(const std::string& algorithm) {
+    auto bp = make_any_broadphase<D>(algorithm);
+    for (const Param& p : bp->params()) {
+        SCOPED_TRACE(algorithm + " " + std::to_string(D) + "D '" + p.name + "'");
+        EXPECT_LE(p.min, p.value);
+        EXPECT_LE(p.value, p.max);
+        switch (p.kind) {
+            case Param::Kind::kWhole:
+                for (const float v : {p.value, p.min, p.max}) EXPECT_EQ(v, std::trunc(v));
+                break;
+            case Param::Kind::kToggle:
+                EXPECT_EQ(p.min, 0.0f);
+                EXPECT_EQ(p.max, 1.0f);
+                EXPECT_TRUE(p.value == 0.0f || p.value == 1.0f);
+                break;
+            case Param::Kind::kReal: break;
+        }
+    }
+}
+
+TEST(Registry, ParamsAreOfTheirKind) {
+    for (const auto& [name, dim] : algorithms_by_dim()) {
+        if (runs_on_gpu(name)) continue;
+        dim == 2 ? expect_params_of_their_kind<2>(name) : expect_params_of_their_kind<3>(name);
+    }
+}
+
+// An algorithm reads its tunables by kind; a read of the wrong kind (a toggle as a number,
+// through the wrong index) stops a debug build.
+TEST(Param, ReadOfTheWrongKindFailsInDebugBuilds) {
+    const Param toggle = Param::toggle("t", true);
+    const Param whole = Param::whole("w", 3, 0, 8);
+    const Param real = Param::real("r", 0.5f, 0, 1);
+    EXPECT_TRUE(toggle.is_on());
+    EXPECT_EQ(whole.as_whole(), 3);
+    EXPECT_EQ(real.as_real(), 0.5f);
+    // Earlier tests leave oneTBB's workers running: the child re-runs the binary, not fork().
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEBUG_DEATH(static_cast<void>(toggle.as_real()), "kind");
+    EXPECT_DEBUG_DEATH(static_cast<void>(real.as_whole()), "kind");
+    EXPECT_DEBUG_DEATH(static_cast<void>(whole.is_on()), "kind");
 }
 
 // ---------------------------------------------------------------------------------------

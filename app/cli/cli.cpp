@@ -423,7 +423,7 @@ float number_in(const char* flag, const std::string& text, float lo, float hi, c
 }
 
 // "NAME=VALUE" checked against the algorithm's tunables: the name one of them, the value in
-// its range.
+// its range and of its kind (whole, or 0 or 1).
 ParamSetting parse_param(std::string_view text, const Options& opt) {
     const std::size_t eq = text.find('=');
     if (eq == std::string_view::npos || eq == 0)
@@ -448,6 +448,11 @@ ParamSetting parse_param(std::string_view text, const Options& opt) {
             range << "[" << p.min << ", " << p.max << "]";
             throw InputError("--param " + std::string(name) + ": " + quote(value_text) +
                              " is outside " + opt.broadphase + "'s range " + range.str());
+        }
+        if (!collide::param_kind_takes(p, *value)) {
+            throw InputError("--param " + std::string(name) + ": " + quote(value_text) +
+                             " is not " + collide::param_kind_words(p) + ", which " +
+                             opt.broadphase + "'s '" + p.name + "' takes");
         }
         return {p.name, *value};
     }

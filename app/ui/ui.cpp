@@ -453,13 +453,26 @@ void Ui::broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& action
         const collide::Param& p = params[i];
         ImGui::PushID(static_cast<int>(i));
         // Through the demo, so a recorded session has the change.
-        if (p.toggle) {
-            bool on = p.value >= 0.5f;
-            if (wrapped_checkbox(p.name, &on)) demo.set_param(p.name, on ? 1.0f : 0.0f);
-        } else {
-            float value = p.value;
-            if (ImGui::SliderFloat(fit_label(p.name).c_str(), &value, p.min, p.max, "%.3g")) {
-                demo.set_param(p.name, value);
+        switch (p.kind) {
+            case collide::Param::Kind::kToggle: {
+                bool on = p.value >= 0.5f;
+                if (wrapped_checkbox(p.name, &on)) demo.set_param(p.name, on ? 1.0f : 0.0f);
+                break;
+            }
+            case collide::Param::Kind::kWhole: {
+                int value = static_cast<int>(p.value);
+                if (ImGui::SliderInt(fit_label(p.name).c_str(), &value, static_cast<int>(p.min),
+                                     static_cast<int>(p.max))) {
+                    demo.set_param(p.name, static_cast<float>(value));
+                }
+                break;
+            }
+            case collide::Param::Kind::kReal: {
+                float value = p.value;
+                if (ImGui::SliderFloat(fit_label(p.name).c_str(), &value, p.min, p.max, "%.3g")) {
+                    demo.set_param(p.name, value);
+                }
+                break;
             }
         }
         ImGui::PopID();

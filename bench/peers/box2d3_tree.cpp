@@ -90,8 +90,14 @@ private:
     };
     static bool pair_callback(int proxy, std::uint64_t user_data, void* context);
 
+    float margin_fraction() const { return params_[Setting::kMarginFraction].as_real(); }
+    float margin_cap() const { return params_[Setting::kMarginCap].as_real(); }
+    // The parameters differ from those the trees were built with.
+    bool params_changed() const {
+        return built_params_ != std::array{margin_fraction(), margin_cap()};
+    }
     float margin_of(const Aabb<2>& box) const {
-        return std::min(params_[0].value * extent(box), cap_);
+        return std::min(margin_fraction() * extent(box), cap_);
     }
     void destroy();
     // Every body anew; fed changes, only the present ones (`changes`).
@@ -122,8 +128,12 @@ private:
     std::vector<Pair> contacts_;       // the contact array
     std::vector<float> scratch_;
     BroadPhaseStats stats_;
-    std::array<Param, 2> params_ = {
-        {{"margin fraction", 0.125f, 0.0f, 8.0f}, {"margin cap", 0.25f, 0.0f, 100.0f}}};
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t { kMarginFraction, kMarginCap, kCount };
+    std::array<Param, Setting::kCount> params_ = {{
+        Param::real("margin fraction", 0.125f, 0.0f, 8.0f),
+        Param::real("margin cap", 0.25f, 0.0f, 100.0f),
+    }};
 };
 
 void Box2d3TreePeer::destroy() {
@@ -151,9 +161,9 @@ void Box2d3TreePeer::rebuild(std::span<const Aabb<2>> boxes,
         b2DynamicTree_Create(static_cast<int>(std::max<std::size_t>(16, n - statics)));
     pair_set_ = b2CreateSet(32);
     built_ = true;
-    built_params_ = {params_[0].value, params_[1].value};
+    built_params_ = {margin_fraction(), margin_cap()};
     // The cap, B2_MAX_AABB_MARGIN = 0.05 m, in median radii (see the top of this file).
-    cap_ = params_[1].value * median_half_extent<2>(boxes, scratch_);
+    cap_ = margin_cap() * median_half_extent<2>(boxes, scratch_);
     boxes_.assign(boxes.begin(), boxes.end());
     static_.assign(is_static.begin(), is_static.end());
     proxy_.resize(n);
@@ -235,8 +245,7 @@ void Box2d3TreePeer::enlarge(BodyId body, const Aabb<2>& b, std::uint64_t& enlar
 void Box2d3TreePeer::update_whole(std::span<const Aabb<2>> boxes,
                                   std::span<const std::uint8_t> is_static, PairList& out) {
     out.clear();
-    if (!built_ || !same_bodies(is_static, static_) || params_[0].value != built_params_[0] ||
-        params_[1].value != built_params_[1]) {
+    if (!built_ || !same_bodies(is_static, static_) || params_changed()) {
         rebuild(boxes, is_static);
     } else {
         // b2FinalizeBodies and the enlarge loop of b2SolverStage: a box that left its fatAABB
@@ -282,8 +291,7 @@ void Box2d3TreePeer::update_changes(const BodyChanges<2>& c, PairList& out) {
     changes_.read_for(c, built_, "peer:box2d3-tree");
     out.clear();
     const std::size_t n = c.boxes.size();
-    if (c.reset || n != static_.size() || params_[0].value != built_params_[0] ||
-        params_[1].value != built_params_[1]) {
+    if (c.reset || n != static_.size() || params_changed()) {
         rebuild(c.boxes, changes_.still_flags(c.boxes.size()), &changes_);
     } else {
         destroy_proxies(changes_.departed());

@@ -48,7 +48,7 @@ public:
     bool QueryCallback(int32 proxy);
 
 private:
-    float margin() const { return params_[0].value; }
+    float margin() const { return params_[Setting::kMargin].as_real(); }
     b2AABB scaled(const Aabb<2>& b) const {
         return {{b.lo.x * scale_, b.lo.y * scale_}, {b.hi.x * scale_, b.hi.y * scale_}};
     }
@@ -77,7 +77,9 @@ private:
     std::vector<std::uint8_t> gone_;  // scratch: the bodies whose proxies were destroyed
     int32 query_proxy_ = -1;
     BroadPhaseStats stats_;
-    std::array<Param, 1> params_ = {{{"margin", 0.5f, 0.01f, 4.0f}}};
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t { kMargin, kCount };
+    std::array<Param, Setting::kCount> params_ = {{Param::real("margin", 0.5f, 0.01f, 4.0f)}};
 };
 
 void Box2dTreePeer::rebuild(std::span<const Aabb<2>> boxes,

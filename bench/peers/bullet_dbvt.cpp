@@ -70,8 +70,8 @@ public:
     std::span<Param> params() override { return params_; }
 
 private:
-    float margin() const { return params_[0].value; }
-    bool deferred() const { return params_[1].value != 0; }
+    float margin() const { return params_[Setting::kMargin].as_real(); }
+    bool deferred() const { return params_[Setting::kDeferredCollide].is_on(); }
     std::pair<btVector3, btVector3> scaled(const Aabb<D>& b) const {
         const float z0 = D == 3 ? b.lo[D - 1] * scale_ : 0.0f;
         const float z1 = D == 3 ? b.hi[D - 1] * scale_ : 0.0f;
@@ -102,8 +102,12 @@ private:
     PeerChanges changes_;     // fed changes: who is present, moving or still
     std::size_t absent_ = 0;  // bodies with no proxy: fed changes only
     BroadPhaseStats stats_;
-    std::array<Param, 2> params_ = {
-        {{"margin", 0.5f, 0.01f, 4.0f}, {"deferred collide", 1, 0, 1, true}}};
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t { kMargin, kDeferredCollide, kCount };
+    std::array<Param, Setting::kCount> params_ = {{
+        Param::real("margin", 0.5f, 0.01f, 4.0f),
+        Param::toggle("deferred collide", true),
+    }};
 };
 
 template <int D>

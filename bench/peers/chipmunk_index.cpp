@@ -78,7 +78,7 @@ public:
     }
 
 private:
-    float cells_per_body() const { return params_[0].value; }
+    float cells_per_body() const { return params_[Setting::kCellsPerBody].as_real(); }
     static cpCollisionID collide(void* obj1, void* obj2, cpCollisionID id, void* data);
     cpSpatialIndex* make_index(std::span<const Aabb<2>> boxes, cpSpatialIndex* static_index);
     // Every body anew; fed changes, only the present ones (`changes`).
@@ -109,7 +109,11 @@ private:
     PeerChanges changes_;     // fed changes: who is present, moving or still
     std::size_t absent_ = 0;  // bodies in no index: fed changes only
     BroadPhaseStats stats_;
-    std::array<Param, 1> params_ = {{{"cells per body", 10.0f, 0.5f, 20.0f}}};
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t { kCellsPerBody, kCount };
+    std::array<Param, Setting::kCount> params_ = {{
+        Param::real("cells per body", 10.0f, 0.5f, 20.0f),
+    }};
 };
 
 template <ChipmunkIndex I>

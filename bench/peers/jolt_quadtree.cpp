@@ -41,6 +41,7 @@ private:
         const Aabb<3>* region;
         std::vector<BodyId>* bodies;
     };
+    float speculative_param() const { return params_[Setting::kSpeculative].as_real(); }
     // Every body anew; fed changes, the absent ones are removed at once.
     void rebuild(std::span<const Aabb<3>> boxes, std::span<const std::uint8_t> is_static,
                  const PeerChanges* changes = nullptr);
@@ -49,8 +50,8 @@ private:
     void step(std::span<const Aabb<3>> boxes, bool fresh, PairList& out);
 
     std::optional<jolt::World> world_;
-    float speculative_ = 0;  // in our units
-    float built_param_ = -1;
+    float speculative_ = 0;         // in our units
+    float built_speculative_ = -1;  // the parameter the world was built with
     std::vector<Aabb<3>> boxes_;  // as of the last update
     std::vector<std::uint8_t> static_;
     PeerChanges changes_;                  // fed changes: who is present, moving or still
@@ -59,7 +60,9 @@ private:
     std::vector<float> centres_, halves_;  // x, y, z per body, for World::reset
     std::vector<float> scratch_;
     BroadPhaseStats stats_;
-    std::array<Param, 1> params_ = {{{"speculative", 0.1f, 0.001f, 4.0f}}};
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t { kSpeculative, kCount };
+    std::array<Param, Setting::kCount> params_ = {{Param::real("speculative", 0.1f, 0.001f, 4.0f)}};
 };
 
 void JoltQuadtreePeer::rebuild(std::span<const Aabb<3>> boxes,
@@ -68,8 +71,8 @@ void JoltQuadtreePeer::rebuild(std::span<const Aabb<3>> boxes,
         throw InputError("peer:jolt-quadtree: Jolt's body ids reach " +
                          std::to_string(jolt::World::max_bodies()) + " bodies, not " +
                          std::to_string(boxes.size()));
-    built_param_ = params_[0].value;
-    speculative_ = params_[0].value * median_half_extent<3>(boxes, scratch_);
+    built_speculative_ = speculative_param();
+    speculative_ = speculative_param() * median_half_extent<3>(boxes, scratch_);
     boxes_.assign(boxes.begin(), boxes.end());
     static_.assign(is_static.begin(), is_static.end());
     centres_.clear();
@@ -118,7 +121,7 @@ void JoltQuadtreePeer::update_whole(std::span<const Aabb<3>> boxes,
         return;
     }
     const bool fresh =
-        !world_ || !same_bodies(is_static, static_) || params_[0].value != built_param_;
+        !world_ || !same_bodies(is_static, static_) || speculative_param() != built_speculative_;
     if (fresh) {
         rebuild(boxes, is_static);
     } else {
@@ -139,7 +142,8 @@ void JoltQuadtreePeer::update_changes(const BodyChanges<3>& c, PairList& out) {
         update_whole(c.boxes, {}, out);
         return;
     }
-    const bool fresh = c.reset || c.boxes.size() != static_.size() || params_[0].value != built_param_;
+    const bool fresh =
+        c.reset || c.boxes.size() != static_.size() || speculative_param() != built_speculative_;
     if (fresh) {
         rebuild(c.boxes, changes_.still_flags(c.boxes.size()), &changes_);
     } else {

@@ -114,7 +114,7 @@ public:
     }
 
 private:
-    float depth_param() const { return params_[0].value; }
+    int depth_param() const { return params_[Setting::kDepth].as_whole(); }
     static void near_callback(void* data, dGeomID g1, dGeomID g2);
     dSpaceID make_space(std::span<const Aabb<D>> boxes);
     // Every body anew; fed changes, only the present ones (`changes`).
@@ -134,11 +134,15 @@ private:
     std::vector<float> scratch_;
     PairList* out_ = nullptr;
     std::uint64_t candidates_ = 0;
-    float built_depth_ = -1;
+    int built_depth_ = -1;
     PeerChanges changes_;     // fed changes: who is present, moving or still
     std::size_t absent_ = 0;  // bodies with no geom: fed changes only
     BroadPhaseStats stats_;
-    std::array<Param, 1> params_ = {{{"depth", 0, 0, kMaxQuadTreeDepth}}};  // 0: automatic
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t { kDepth, kCount };
+    std::array<Param, Setting::kCount> params_ = {{
+        Param::whole("depth", 0, 0, kMaxQuadTreeDepth),
+    }};  // 0: automatic
 };
 
 template <OdeSpace S, int D>
@@ -177,7 +181,7 @@ dSpaceID OdePeer<S, D>::make_space(std::span<const Aabb<D>> boxes) {
         const float side = std::max(bounds.size()[0], bounds.size()[1]);
         const float half = median_half_extent<D>(boxes, scratch_);
         built_depth_ = depth_param();
-        int depth = static_cast<int>(depth_param());
+        int depth = depth_param();
         while (built_depth_ == 0 && depth < kMaxQuadTreeDepth &&
                std::ldexp(1.0, 2 * (depth + 1)) <= double(boxes.size()) &&
                std::ldexp(double(side), -(depth + 1)) >= 8.0 * double(half)) {

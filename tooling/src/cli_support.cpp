@@ -1,6 +1,9 @@
 #include "tooling/cli_support.hpp"
 
+#include <cmath>
 #include <thread>
+
+#include "collide/broadphase.hpp"
 
 namespace collide {
 
@@ -9,6 +12,24 @@ bool param_matches(std::string_view param_name, std::string_view given) {
     for (std::size_t i = 0; i < given.size(); ++i) {
         const char g = given[i] == '-' || given[i] == '_' ? ' ' : given[i];
         if (g != param_name[i]) return false;
+    }
+    return true;
+}
+
+const char* param_kind_words(const Param& p) {
+    switch (p.kind) {
+        case Param::Kind::kWhole: return "a whole number";
+        case Param::Kind::kToggle: return "0 or 1";
+        case Param::Kind::kReal: break;
+    }
+    return nullptr;
+}
+
+bool param_kind_takes(const Param& p, float value) {
+    switch (p.kind) {
+        case Param::Kind::kWhole: return std::trunc(value) == value;
+        case Param::Kind::kToggle: return value == 0.0f || value == 1.0f;
+        case Param::Kind::kReal: break;
     }
     return true;
 }

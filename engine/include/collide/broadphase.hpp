@@ -8,6 +8,7 @@
 // the same pairs on any number.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -35,13 +36,42 @@ struct BroadPhaseStats {
     double device_ms = -1.0;
 };
 
-// A tunable the UI shows as a slider, or as a checkbox when `toggle` (value 0 or 1).
+// A tunable the UI shows as a slider of real or of whole numbers, or as a checkbox. The
+// fields are plain data, so the UI, the session recorder and the command lines set any
+// parameter alike; an algorithm reads its own through the typed reads, which check in debug
+// builds that the kind is the one it declared.
 struct Param {
+    enum class Kind : std::uint8_t { kReal, kWhole, kToggle };
+
     const char* name;
     float value;
     float min;
     float max;
-    bool toggle = false;
+    Kind kind = Kind::kReal;
+
+    static constexpr Param real(const char* name, float value, float min, float max) {
+        return {name, value, min, max, Kind::kReal};
+    }
+    static constexpr Param whole(const char* name, int value, int min, int max) {
+        return {name, static_cast<float>(value), static_cast<float>(min), static_cast<float>(max),
+                Kind::kWhole};
+    }
+    static constexpr Param toggle(const char* name, bool on) {
+        return {name, on ? 1.0f : 0.0f, 0.0f, 1.0f, Kind::kToggle};
+    }
+
+    float as_real() const {
+        assert(kind == Kind::kReal);
+        return value;
+    }
+    int as_whole() const {
+        assert(kind == Kind::kWhole);
+        return static_cast<int>(value);
+    }
+    bool is_on() const {
+        assert(kind == Kind::kToggle);
+        return value != 0.0f;
+    }
 };
 
 // A broken invariant of an algorithm's structure, found by validate(): a bug, not bad input.

@@ -9,14 +9,11 @@
 namespace collide {
 
 template <int D>
-void BruteForce<D>::update_whole(std::span<const Aabb<D>> boxes,
-                                 std::span<const std::uint8_t> is_static, PairList& out) {
-    out.clear();
-    assert(is_static.size() == boxes.size());
+void BruteForce<D>::build_and_search(std::span<const Aabb<D>> boxes,
+                                     std::span<const std::uint8_t> is_static, PairList& out) {
     boxes_.assign(boxes.begin(), boxes.end());
     const std::size_t n = boxes.size();
     std::uint64_t tests = 0;
-    costs_.reset(n);
     const BodyCosts* costs = costs_.if_on();
     for (std::size_t i = 0; i < n; ++i) {
         for (std::size_t j = i + 1; j < n; ++j) {
@@ -27,7 +24,6 @@ void BruteForce<D>::update_whole(std::span<const Aabb<D>> boxes,
     tests_ = tests;
     static_count_ = static_cast<std::size_t>(
         std::count_if(is_static.begin(), is_static.end(), [](std::uint8_t s) { return s != 0; }));
-    this->validate_in_debug();
 }
 
 template <int D>

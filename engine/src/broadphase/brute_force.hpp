@@ -10,14 +10,15 @@ namespace collide {
 template <int D>
 class BruteForce final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     BroadPhaseStats stats() const override;
     void validate() const override;
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     std::vector<Aabb<D>> boxes_;  // copy of the last update, for query()
     std::uint64_t tests_ = 0;
     std::size_t static_count_ = 0;

@@ -185,12 +185,10 @@ void CentredIntervalTree<D>::find_pairs(std::uint32_t at, PairList& pairs, std::
 }
 
 template <int D>
-void CentredIntervalTree<D>::update_whole(std::span<const Aabb<D>> boxes,
-                                          std::span<const std::uint8_t> is_static, PairList& out) {
-    out.clear();
-    assert(is_static.size() == boxes.size());
+void CentredIntervalTree<D>::build_and_search(std::span<const Aabb<D>> boxes,
+                                              std::span<const std::uint8_t> is_static,
+                                              PairList& out) {
     const std::size_t n = boxes.size();
-    costs_.reset(n);
     // Last frame's order is kept: after a little motion it is nearly partitioned already,
     // which the median selections and partitions of the rebuild run through quickly.
     if (entries_.size() == n) {
@@ -209,7 +207,6 @@ void CentredIntervalTree<D>::update_whole(std::span<const Aabb<D>> boxes,
                 find_pairs(static_cast<std::uint32_t>(r), pairs, tests, stack);
         },
         out);
-    this->validate_in_debug();
 }
 
 // Nodes in pre-order (left child next, right child after the left subtree), linking back

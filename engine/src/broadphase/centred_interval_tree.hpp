@@ -38,8 +38,6 @@ namespace collide {
 template <int D>
 class CentredIntervalTree final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -51,6 +49,9 @@ public:
     std::span<Param> params() override { return params_; }
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
     struct Entry {
@@ -85,7 +86,7 @@ private:
         int depth;
     };
 
-    bool spread_axis() const { return params_[0].value != 0.0f; }
+    bool spread_axis() const { return params_[Setting::kSpreadAxis].is_on(); }
 
     void build();
     void make_node(const Task& task);
@@ -106,7 +107,9 @@ private:
     void draw_structure(DebugDraw<D>& draw, float alpha, std::uint64_t hidden_layers) const;
     std::string path_of(std::uint32_t node) const;
 
-    std::array<Param, 1> params_ = {{{"axis of greatest spread", 1, 0, 1, true}}};
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t { kSpreadAxis, kCount };
+    std::array<Param, Setting::kCount> params_ = {{Param::toggle("axis of greatest spread", true)}};
     std::vector<Entry> entries_;  // build scratch: the bodies, partitioned node by node
     std::vector<Task> tasks_;
     std::vector<Node> nodes_;  // pre-order: a parent before its children

@@ -475,13 +475,10 @@ void DynamicAabbTree<D>::join_new_pairs(PairList& out) {
 }
 
 template <int D>
-void DynamicAabbTree<D>::update_whole(std::span<const Aabb<D>> boxes,
-                                      std::span<const std::uint8_t> is_static, PairList& out) {
-    out.clear();
-    assert(is_static.size() == boxes.size());
+void DynamicAabbTree<D>::build_and_search(std::span<const Aabb<D>> boxes,
+                                          std::span<const std::uint8_t> is_static, PairList& out) {
     tests_ = 0;
     rebuilt_ = false;
-    costs_.reset(boxes.size());
     const bool full = boxes.size() != body_of_.size() || coherent() != built_coherent_ ||
                       !std::equal(is_static.begin(), is_static.end(), input_static_.begin(),
                                   input_static_.end());
@@ -513,7 +510,6 @@ void DynamicAabbTree<D>::update_whole(std::span<const Aabb<D>> boxes,
     last_tests_ = tests_;
     if (!full) steer_margin(out.size());
     ++frame_;
-    this->validate_in_debug();
 }
 
 template <int D>

@@ -39,8 +39,6 @@ namespace collide {
 template <int D>
 class DynamicAabbTree final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -55,18 +53,25 @@ public:
     static constexpr float kMinMarginScale = 0.125f, kMaxMarginScale = 32.0f;
 
 private:
-    float margin_box() const { return params_[0].value; }
-    float margin_avg() const { return params_[1].value; }
-    float predict() const { return params_[2].value; }
-    int rebuild_every() const { return static_cast<int>(params_[3].value); }
-    float bulk_share() const { return params_[4].value; }
-    bool rotations() const { return params_[5].value != 0.0f; }
-    bool coherent() const { return params_[6].value != 0.0f; }
-    bool tree_join() const { return params_[7].value != 0.0f; }
-    bool parallel() const { return params_[8].value != 0.0f; }
-    float jitter() const { return params_[9].value; }
-    std::size_t refit_frames() const { return static_cast<std::size_t>(params_[10].value); }
-    bool steer() const { return params_[11].value != 0.0f; }
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
+    float margin_box() const { return params_[Setting::kMarginBox].as_real(); }
+    float margin_avg() const { return params_[Setting::kMarginAverage].as_real(); }
+    float predict() const {
+        return static_cast<float>(params_[Setting::kPredictFrames].as_whole());
+    }
+    int rebuild_every() const { return params_[Setting::kRebuildEvery].as_whole(); }
+    float bulk_share() const { return params_[Setting::kBulkShare].as_real(); }
+    bool rotations() const { return params_[Setting::kRotations].is_on(); }
+    bool coherent() const { return params_[Setting::kCoherentOrder].is_on(); }
+    bool tree_join() const { return params_[Setting::kJointDescent].is_on(); }
+    bool parallel() const { return params_[Setting::kParallel].is_on(); }
+    float jitter() const { return params_[Setting::kMarginJitter].as_real(); }
+    std::size_t refit_frames() const {
+        return static_cast<std::size_t>(params_[Setting::kRefitFrames].as_whole());
+    }
+    bool steer() const { return params_[Setting::kSteerMargin].is_on(); }
     std::size_t list_of(std::uint32_t proxy) const { return proxy / per_list_; }
     // body(l) for every proxy range l, on oneTBB's threads when parallel.
     template <typename Body>
@@ -156,18 +161,36 @@ private:
     bool settling_ = true;                 // the current window only lets the last step take hold
     bool rebuilt_ = false;                 // the last update rebuilt a tree top-down
     bool built_coherent_ = false;
-    std::array<Param, 12> params_ = {{{"margin (box size)", 0.1f, 0, 1},
-                                      {"margin (average size)", 0.1f, 0, 4},
-                                      {"predict frames", 16, 0, 32},
-                                      {"rebuild every K frames", 0, 0, 600},
-                                      {"bulk rebuild share", 0.01f, 0, 1},
-                                      {"rotations", 1, 0, 1, true},
-                                      {"coherent order", 1, 0, 1, true},
-                                      {"joint descent", 1, 0, 1, true},
-                                      {"parallel", 1, 0, 1, true},
-                                      {"margin jitter", 0.5f, 0, 1},
-                                      {"refit for K frames", 16, 0, 64},
-                                      {"steer margin", 1, 0, 1, true}}};
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t {
+        kMarginBox,
+        kMarginAverage,
+        kPredictFrames,
+        kRebuildEvery,
+        kBulkShare,
+        kRotations,
+        kCoherentOrder,
+        kJointDescent,
+        kParallel,
+        kMarginJitter,
+        kRefitFrames,
+        kSteerMargin,
+        kCount
+    };
+    std::array<Param, Setting::kCount> params_ = {{
+        Param::real("margin (box size)", 0.1f, 0, 1),
+        Param::real("margin (average size)", 0.1f, 0, 4),
+        Param::whole("predict frames", 16, 0, 32),
+        Param::whole("rebuild every K frames", 0, 0, 600),
+        Param::real("bulk rebuild share", 0.01f, 0, 1),
+        Param::toggle("rotations", true),
+        Param::toggle("coherent order", true),
+        Param::toggle("joint descent", true),
+        Param::toggle("parallel", true),
+        Param::real("margin jitter", 0.5f, 0, 1),
+        Param::whole("refit for K frames", 16, 0, 64),
+        Param::toggle("steer margin", true),
+    }};
 };
 
 }  // namespace collide

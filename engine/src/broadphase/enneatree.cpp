@@ -158,16 +158,14 @@ void Enneatree<D, kAlternating>::lay_out(std::span<const Aabb<D>> boxes,
 }
 
 template <int D, bool kAlternating>
-void Enneatree<D, kAlternating>::update_whole(std::span<const Aabb<D>> boxes,
-                                              std::span<const std::uint8_t> is_static,
-                                              PairList& out) {
-    out.clear();
-    assert(is_static.size() == boxes.size());
+void Enneatree<D, kAlternating>::build_and_search(std::span<const Aabb<D>> boxes,
+                                                  std::span<const std::uint8_t> is_static,
+                                                  PairList& out) {
     const std::size_t n = boxes.size();
     boxes_.assign(boxes.begin(), boxes.end());
-    costs_.reset(n);
 
-    const std::array<float, 3> settings = {params_[0].value, params_[1].value, params_[2].value};
+    std::array<float, Setting::kCount> settings;
+    std::ranges::transform(params_, settings.begin(), &Param::value);
     bool rebuild = n != node_of_.size() || settings != built_with_ || !persistent() ||
                    nodes_.empty() || empty_nodes_ > nodes_.size() / 2 + 64 ||
                    replaced_since_rebuild_ > n / 4;  // new nodes lost the depth-first order
@@ -210,7 +208,6 @@ void Enneatree<D, kAlternating>::update_whole(std::span<const Aabb<D>> boxes,
             for (std::size_t r = begin; r < end; ++r) find_pairs(occupied_[r], pairs, tests);
         },
         out);
-    this->validate_in_debug();
 }
 
 // Links: the root at the frame's corner; each child slot set exactly where its mask bit is,

@@ -34,8 +34,6 @@ namespace collide {
 template <int D, bool kAlternating = false>
 class Enneatree final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -46,10 +44,13 @@ public:
     std::span<Param> params() override { return params_; }
 
     static constexpr int kChildren = kAlternating ? 3 : D == 2 ? 9 : 27;
-    static constexpr int kMaxDepth = 16;  // halvings per axis
-    static constexpr int kMaxLevels = kAlternating ? D * kMaxDepth : kMaxDepth;
+    static constexpr int kDeepest = 16;  // halvings per axis
+    static constexpr int kMaxLevels = kAlternating ? D * kDeepest : kDeepest;
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
     struct Node {
@@ -71,9 +72,9 @@ private:
         enum Kind : std::uint8_t { kVisited, kPruned } kind;
     };
 
-    bool persistent() const { return params_[0].value != 0.0f; }
-    bool centre_first() const { return params_[1].value != 0.0f; }
-    int max_depth() const { return static_cast<int>(params_[2].value); }
+    bool persistent() const { return params_[Setting::kPersistent].is_on(); }
+    bool centre_first() const { return params_[Setting::kCentreFirst].is_on(); }
+    int max_depth() const { return params_[Setting::kMaxDepth].as_whole(); }
     int max_levels() const { return kAlternating ? D * max_depth() : max_depth(); }
 
     // The axis a node at `depth` splits (alternating form); the flat form splits them all.
@@ -105,10 +106,14 @@ private:
               const Fn& visit) const;
     std::string path_of(std::uint32_t node) const;
 
-    std::array<Param, 3> params_ = {{{"persistent placement", 1, 0, 1, true},
-                                     {"centre first", 1, 0, 1, true},
-                                     {"max depth", kMaxDepth, 1, kMaxDepth}}};
-    std::array<float, 3> built_with_{};
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t { kPersistent, kCentreFirst, kMaxDepth, kCount };
+    std::array<Param, Setting::kCount> params_ = {{
+        Param::toggle("persistent placement", true),
+        Param::toggle("centre first", true),
+        Param::whole("max depth", kDeepest, 1, kDeepest),
+    }};
+    std::array<float, Setting::kCount> built_with_{};
     morton::Quantizer<D> frame_;  // the root cube: origin and side
     float root_side_ = 1.0f;
     std::vector<Node> nodes_;

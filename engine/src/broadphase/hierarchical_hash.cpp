@@ -407,12 +407,9 @@ void HierarchicalHash<D>::sweep_rows(std::size_t i0, std::size_t i1, PairList& o
 }
 
 template <int D>
-void HierarchicalHash<D>::update_whole(std::span<const Aabb<D>> boxes,
-                                       std::span<const std::uint8_t> is_static, PairList& out) {
-    out.clear();
-    assert(is_static.size() == boxes.size());
+void HierarchicalHash<D>::build_and_search(std::span<const Aabb<D>> boxes,
+                                           std::span<const std::uint8_t> is_static, PairList& out) {
     const std::size_t n = boxes.size();
-    costs_.reset(n);
     const bool changed = settings_changed(params_, built_with_, is_static, is_static_);
     boxes_.assign(boxes.begin(), boxes.end());
     is_static_.assign(is_static.begin(), is_static.end());
@@ -441,7 +438,6 @@ void HierarchicalHash<D>::update_whole(std::span<const Aabb<D>> boxes,
         walking ? sweep_rows<true>(b, e, p, t) : sweep_rows<false>(b, e, p, t);
     };
     sweep_.run(parallel(), entries_.size(), 16384, rows, out);
-    this->validate_in_debug();
 }
 
 // Per level: the region's cells looked up in the table, or, when the region covers more

@@ -35,8 +35,6 @@ class HierarchicalHash final : public EngineBroadPhase<D> {
 public:
     static constexpr int kMaxLevels = 32;
 
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -48,6 +46,9 @@ public:
     std::span<Param> params() override { return params_; }
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     // Traced region queries record a level's cells only up to this many.
     static constexpr double kMaxTracedCells = 4096.0;
     // Bits per axis of a cell coordinate; a cell's key is its Morton code.
@@ -91,10 +92,10 @@ private:
         int log2_filter = 0;
     };
 
-    bool parallel() const { return params_[0].value != 0.0f; }
-    bool persistent() const { return params_[1].value != 0.0f; }
-    bool filtered() const { return params_[2].value != 0.0f; }
-    bool walk() const { return params_[3].value != 0.0f; }
+    bool parallel() const { return params_[Setting::kParallel].is_on(); }
+    bool persistent() const { return params_[Setting::kPersistentEntries].is_on(); }
+    bool filtered() const { return params_[Setting::kOccupancyFilter].is_on(); }
+    bool walk() const { return params_[Setting::kWalkOpenCells].is_on(); }
     // The filter word of `key`: 64 consecutive keys share a word, one bit each.
     std::size_t filter_word(std::uint64_t key, int level) const {
         const Level& l = levels_[level];
@@ -186,13 +187,23 @@ private:
     bool framed_ = false;
     std::size_t reinserted_ = 0;
     std::size_t cells_ = 0;
-    std::array<float, 4> built_with_{};
     ChunkedSweep sweep_;
     using EngineBroadPhase<D>::costs_;
-    std::array<Param, 4> params_ = {{{"parallel", 1, 0, 1, true},
-                                     {"persistent entries", 1, 0, 1, true},
-                                     {"occupancy filter", 1, 0, 1, true},
-                                     {"walk open cells", 1, 0, 1, true}}};
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t {
+        kParallel,
+        kPersistentEntries,
+        kOccupancyFilter,
+        kWalkOpenCells,
+        kCount
+    };
+    std::array<float, Setting::kCount> built_with_{};
+    std::array<Param, Setting::kCount> params_ = {{
+        Param::toggle("parallel", true),
+        Param::toggle("persistent entries", true),
+        Param::toggle("occupancy filter", true),
+        Param::toggle("walk open cells", true),
+    }};
 };
 
 }  // namespace collide

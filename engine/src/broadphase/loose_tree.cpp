@@ -182,10 +182,8 @@ void LooseTree<D>::self_pairs(std::uint32_t node, PairList& out, std::uint64_t& 
 }
 
 template <int D>
-void LooseTree<D>::update_whole(std::span<const Aabb<D>> boxes,
-                                std::span<const std::uint8_t> is_static, PairList& out) {
-    out.clear();
-    assert(is_static.size() == boxes.size());
+void LooseTree<D>::build_and_search(std::span<const Aabb<D>> boxes,
+                                    std::span<const std::uint8_t> is_static, PairList& out) {
     const auto n = static_cast<std::uint32_t>(boxes.size());
     // The root is kept while it holds every box and is not too loose, so coherent motion
     // keeps the keys (and the order) nearly as they were.
@@ -203,7 +201,6 @@ void LooseTree<D>::update_whole(std::span<const Aabb<D>> boxes,
     }
     sort_keys(boxes);
     build(boxes, is_static);
-    costs_.reset(n);
     const auto sweep = [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
         sweep_rows(b, e, p, t);
     };
@@ -217,7 +214,6 @@ void LooseTree<D>::update_whole(std::span<const Aabb<D>> boxes,
     } else {
         chunks_.run(parallel(), n, 2048, sweep, out);
     }
-    this->validate_in_debug();
 }
 
 // The shared checks (validate_tree), then this tree's own: the keys sorted, each the one

@@ -24,8 +24,6 @@ namespace collide {
 template <int D>
 class LooseTree final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -36,6 +34,9 @@ public:
     std::span<Param> params() override { return params_; }
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     // Sort key: the Morton code of the body's node (its centre's grid cell at the finest
     // depth, cut to its own depth) above 5 bits of depth; sorted keys are the pre-order.
     struct Keyed {
@@ -47,11 +48,11 @@ private:
     static constexpr int kDeepest = D == 2 ? 29 : 19;
 
     int max_depth() const {
-        return std::clamp(static_cast<int>(params_[0].value), 0, kDeepest);
+        return std::clamp(params_[Setting::kMaxDepth].as_whole(), 0, kDeepest);
     }
-    bool parallel() const { return params_[1].value != 0.0f; }
-    bool dual() const { return params_[2].value != 0.0f; }
-    bool persistent() const { return params_[3].value != 0.0f; }
+    bool parallel() const { return params_[Setting::kParallelSweep].is_on(); }
+    bool dual() const { return params_[Setting::kDualDescent].is_on(); }
+    bool persistent() const { return params_[Setting::kPersistentOrder].is_on(); }
 
     // A box's sort key under the current root and max depth; made once per update, so each
     // key costs only its own arithmetic. validate() recomputes the keys with it.
@@ -84,10 +85,20 @@ private:
     ChunkedSweep chunks_;
     using EngineBroadPhase<D>::costs_;
     int deepest_ = 0;
-    std::array<Param, 4> params_ = {{{"max depth", 20, 1, 30},
-                                     {"parallel sweep", 1, 0, 1, true},
-                                     {"dual descent", 1, 0, 1, true},
-                                     {"persistent order", 1, 0, 1, true}}};
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t {
+        kMaxDepth,
+        kParallelSweep,
+        kDualDescent,
+        kPersistentOrder,
+        kCount
+    };
+    std::array<Param, Setting::kCount> params_ = {{
+        Param::whole("max depth", 20, 1, 30),
+        Param::toggle("parallel sweep", true),
+        Param::toggle("dual descent", true),
+        Param::toggle("persistent order", true),
+    }};
 };
 
 // Defined here because both the sweep and the selection text (loose_tree_view.cpp) use it.

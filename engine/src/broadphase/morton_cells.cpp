@@ -192,12 +192,9 @@ void MortonCells<D>::link(const std::vector<Entry>& v, std::vector<Link>& links)
 }
 
 template <int D>
-void MortonCells<D>::update_whole(std::span<const Aabb<D>> boxes,
-                                  std::span<const std::uint8_t> is_static, PairList& out) {
-    out.clear();
-    assert(is_static.size() == boxes.size());
+void MortonCells<D>::build_and_search(std::span<const Aabb<D>> boxes,
+                                      std::span<const std::uint8_t> is_static, PairList& out) {
     const std::size_t n = boxes.size();
-    costs_.reset(n);
     const bool changed = settings_changed(params_, built_with_, is_static, is_static_);
     const bool full = frame_.refit(boxes) || !persistent() || n != signatures_.size() || changed;
     boxes_.assign(boxes.begin(), boxes.end());
@@ -227,7 +224,6 @@ void MortonCells<D>::update_whole(std::span<const Aabb<D>> boxes,
     if (linked_ && (full || refreshed_ > 0)) link(moving_, moving_links_);
     if (linked_ && statics_changed) link(static_cells_, static_links_);
     sweep(out);
-    this->validate_in_debug();
 }
 
 // The pair is reported from the one pair of cells that both contain the lower corner of

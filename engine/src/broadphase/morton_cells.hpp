@@ -24,8 +24,6 @@ namespace collide {
 template <int D>
 class MortonCells final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -36,6 +34,9 @@ public:
     std::span<Param> params() override { return params_; }
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     struct Entry {
         std::uint64_t start;  // Morton code of the cell's lower corner
         BodyId id;
@@ -68,11 +69,11 @@ private:
         friend bool operator==(const Signature&, const Signature&) = default;
     };
 
-    bool persistent() const { return params_[0].value != 0.0f; }
-    bool split_static() const { return params_[1].value != 0.0f; }
-    bool canonical_pairs() const { return params_[2].value != 0.0f; }
-    bool parallel_sort() const { return params_[3].value != 0.0f; }
-    bool internal_references() const { return params_[4].value != 0.0f; }
+    bool persistent() const { return params_[Setting::kPersistentCells].is_on(); }
+    bool split_static() const { return params_[Setting::kStaticArray].is_on(); }
+    bool canonical_pairs() const { return params_[Setting::kCanonicalPairs].is_on(); }
+    bool parallel_sort() const { return params_[Setting::kParallelSort].is_on(); }
+    bool internal_references() const { return params_[Setting::kInternalReferences].is_on(); }
 
     Signature signature(BodyId id) const;
     void append_cells(BodyId id, std::vector<Entry>& to) const;
@@ -119,12 +120,24 @@ private:
     using EngineBroadPhase<D>::costs_;
     std::size_t refreshed_ = 0;             // bodies whose cells changed in the last update
     int min_level_ = 0;                     // finest level in use
-    std::array<float, 5> built_with_{};     // parameter values the entries were built with
-    std::array<Param, 5> params_ = {{{"persistent cells", 1, 0, 1, true},
-                                     {"static array", 1, 0, 1, true},
-                                     {"canonical pairs", 1, 0, 1, true},
-                                     {"parallel sort", 1, 0, 1, true},
-                                     {"internal references", 0, 0, 1, true}}};
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t {
+        kPersistentCells,
+        kStaticArray,
+        kCanonicalPairs,
+        kParallelSort,
+        kInternalReferences,
+        kCount
+    };
+    // The parameters' values the entries were built with.
+    std::array<float, Setting::kCount> built_with_{};
+    std::array<Param, Setting::kCount> params_ = {{
+        Param::toggle("persistent cells", true),
+        Param::toggle("static array", true),
+        Param::toggle("canonical pairs", true),
+        Param::toggle("parallel sort", true),
+        Param::toggle("internal references", false),
+    }};
 };
 
 }  // namespace collide

@@ -83,10 +83,8 @@ void RegionTree<D>::sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs,
 }
 
 template <int D>
-void RegionTree<D>::update_whole(std::span<const Aabb<D>> boxes,
-                                 std::span<const std::uint8_t> is_static, PairList& out) {
-    out.clear();
-    assert(is_static.size() == boxes.size());
+void RegionTree<D>::build_and_search(std::span<const Aabb<D>> boxes,
+                                     std::span<const std::uint8_t> is_static, PairList& out) {
     const auto n = static_cast<std::uint32_t>(boxes.size());
     items_.resize(n);
     for (BodyId i = 0; i < n; ++i) items_[i] = {boxes[i], i, is_static[i], 0};
@@ -95,7 +93,6 @@ void RegionTree<D>::update_whole(std::span<const Aabb<D>> boxes,
     row_end_.resize(n);
     nodes_.clear();
     deepest_ = 0;
-    costs_.reset(n);
     Vec<D> center;
     float half;
     root_square(boxes, center, half);
@@ -104,7 +101,6 @@ void RegionTree<D>::update_whole(std::span<const Aabb<D>> boxes,
         sweep_rows(b, e, p, t);
     };
     chunks_.run(parallel(), n, 2048, sweep, out);
-    this->validate_in_debug();
 }
 
 // The shared checks (validate_tree), then this tree's own: a split node has all 2^D

@@ -22,8 +22,6 @@ namespace collide {
 template <int D>
 class RegionTree final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -34,14 +32,19 @@ public:
     std::span<Param> params() override { return params_; }
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     static constexpr std::uint8_t kStraddles = 1u << D;
 
     // The child of a node centred at `center` that holds `b` strictly, or kStraddles.
     static std::uint8_t child_code(const Aabb<D>& b, const Vec<D>& center);
 
-    std::uint32_t capacity() const { return static_cast<std::uint32_t>(params_[0].value); }
-    int max_depth() const { return static_cast<int>(params_[1].value); }
-    bool parallel() const { return params_[2].value != 0.0f; }
+    std::uint32_t capacity() const {
+        return static_cast<std::uint32_t>(params_[Setting::kCapacity].as_whole());
+    }
+    int max_depth() const { return params_[Setting::kMaxDepth].as_whole(); }
+    bool parallel() const { return params_[Setting::kParallelSweep].is_on(); }
 
     void build(std::uint32_t begin, std::uint32_t end, Vec<D> center, float half, int depth,
                std::uint32_t parent);
@@ -55,9 +58,13 @@ private:
     ChunkedSweep chunks_;
     using EngineBroadPhase<D>::costs_;
     int deepest_ = 0;                    // deepest node holding bodies
-    std::array<Param, 3> params_ = {{{"capacity", 8, 1, 64},
-                                     {"max depth", 20, 1, 30},
-                                     {"parallel sweep", 1, 0, 1, true}}};
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t { kCapacity, kMaxDepth, kParallelSweep, kCount };
+    std::array<Param, Setting::kCount> params_ = {{
+        Param::whole("capacity", 8, 1, 64),
+        Param::whole("max depth", 20, 1, 30),
+        Param::toggle("parallel sweep", true),
+    }};
 };
 
 }  // namespace collide

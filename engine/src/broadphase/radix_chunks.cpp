@@ -240,12 +240,9 @@ void RadixChunks<D>::choose_sweep_axes() {
 }
 
 template <int D>
-void RadixChunks<D>::update_whole(std::span<const Aabb<D>> boxes,
-                                  std::span<const std::uint8_t> is_static, PairList& out) {
-    out.clear();
-    assert(is_static.size() == boxes.size());
+void RadixChunks<D>::build_and_search(std::span<const Aabb<D>> boxes,
+                                      std::span<const std::uint8_t> is_static, PairList& out) {
     boxes_.assign(boxes.begin(), boxes.end());
-    costs_.reset(boxes.size());
     make_pieces(is_static);
     const std::size_t n = pieces_.size();
     for (std::vector<Cell>& level : cells_) level.clear();
@@ -268,7 +265,6 @@ void RadixChunks<D>::update_whole(std::span<const Aabb<D>> boxes,
         sweep_chunks(c0, c1, p, t);
     };
     sweep_.run(parallel(), cells_[D].size(), 64, rows, out);
-    this->validate_in_debug();
 }
 
 template <int D>

@@ -35,8 +35,6 @@ namespace collide {
 template <int D>
 class RadixChunks final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -48,6 +46,9 @@ public:
     std::span<Param> params() override { return params_; }
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     // Entity flags: bit k (k < D) the piece is the last along axis k (owns its hi face).
     static constexpr std::uint8_t kSplit = 1u << 5;   // one of several pieces of its body
     static constexpr std::uint8_t kStatic = 1u << 6;  // its body is static
@@ -73,11 +74,14 @@ private:
         std::uint8_t axis = D - 1;  // a chunk's sweep axis
     };
 
-    std::size_t chunk_size() const { return std::max<std::size_t>(2, std::size_t(params_[0].value)); }
-    float split_factor() const { return params_[1].value; }
-    bool splitting() const { return params_[2].value != 0.0f; }
-    bool parallel() const { return params_[3].value != 0.0f; }
-    float min_gap() const { return params_[4].value; }
+    std::size_t chunk_size() const {
+        return std::max<std::size_t>(
+            2, static_cast<std::size_t>(params_[Setting::kChunkSize].as_whole()));
+    }
+    float split_factor() const { return params_[Setting::kSplitSize].as_real(); }
+    bool splitting() const { return params_[Setting::kSplitBigBoxes].is_on(); }
+    bool parallel() const { return params_[Setting::kParallelSweep].is_on(); }
+    float min_gap() const { return params_[Setting::kMinCutGap].as_real(); }
 
     void make_pieces(std::span<const std::uint8_t> is_static);
     void cut_level(int level);
@@ -106,11 +110,22 @@ private:
     Aabb<D> world_ = Aabb<D>::empty();        // bounds of all boxes, for drawing
     ChunkedSweep sweep_;
     using EngineBroadPhase<D>::costs_;
-    std::array<Param, 5> params_ = {{{"chunk size", 64, 4, 1024},
-                                     {"split size", 1, 0.25f, 8},
-                                     {"split big boxes", 1, 0, 1, true},
-                                     {"parallel sweep", 1, 0, 1, true},
-                                     {"min cut gap", 1, 0, 8}}};
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t {
+        kChunkSize,
+        kSplitSize,
+        kSplitBigBoxes,
+        kParallelSweep,
+        kMinCutGap,
+        kCount
+    };
+    std::array<Param, Setting::kCount> params_ = {{
+        Param::whole("chunk size", 64, 4, 1024),
+        Param::real("split size", 1, 0.25f, 8),
+        Param::toggle("split big boxes", true),
+        Param::toggle("parallel sweep", true),
+        Param::real("min cut gap", 1, 0, 8),
+    }};
 };
 
 // Defined here because query() (radix_chunks.cpp) and the viewer hooks

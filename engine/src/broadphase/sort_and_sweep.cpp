@@ -41,10 +41,8 @@ void SortAndSweep<D>::sort_entries(std::span<const Aabb<D>> boxes, bool rebuilt)
 }
 
 template <int D>
-void SortAndSweep<D>::update_whole(std::span<const Aabb<D>> boxes,
-                                   std::span<const std::uint8_t> is_static, PairList& out) {
-    out.clear();
-    assert(is_static.size() == boxes.size());
+void SortAndSweep<D>::build_and_search(std::span<const Aabb<D>> boxes,
+                                       std::span<const std::uint8_t> is_static, PairList& out) {
     const std::size_t n = boxes.size();
     bool rebuilt = false;
     if (entries_.size() != n) {
@@ -57,7 +55,6 @@ void SortAndSweep<D>::update_whole(std::span<const Aabb<D>> boxes,
     axis_ = axis;
     sort_entries(boxes, rebuilt);
 
-    costs_.reset(n);
     sorted_.resize(n);
     static_.resize(n);
     extent_ = Aabb<D>::empty();
@@ -78,7 +75,6 @@ void SortAndSweep<D>::update_whole(std::span<const Aabb<D>> boxes,
         case 4: sweep<2 % D, false>(out); break;
         default: sweep<2 % D, true>(out); break;
     }
-    this->validate_in_debug();
 }
 
 // The sweep, with the axis known at compile time: the overlap test then skips the sweep

@@ -22,15 +22,13 @@ std::size_t SortedGrid<D>::parts_for(std::size_t n) const {
 }
 
 template <int D>
-void SortedGrid<D>::update_whole(std::span<const Aabb<D>> boxes,
-                                 std::span<const std::uint8_t> is_static, PairList& out) {
-    out.clear();
+void SortedGrid<D>::build_and_search(std::span<const Aabb<D>> boxes,
+                                     std::span<const std::uint8_t> is_static, PairList& out) {
     parts_ = parts_for(boxes.size());
     choose_levels(boxes);
     size_grids();
     choose_scans();
     const std::size_t n = boxes.size();
-    costs_.reset(n);
     // On one thread the sort sweeps most chunks itself, each right after its entries are
     // placed, while they are in cache (at 1M, 2D uniform: 10% less memory traffic a frame).
     const bool serial = !parallel() || threads_allowed() == 1;
@@ -48,7 +46,6 @@ void SortedGrid<D>::update_whole(std::span<const Aabb<D>> boxes,
     };
     within_.finish(sweep_within(), out);
     across_.run(parallel(), last > first ? last - first : 0, kEntriesPerChunk / 8, across, out);
-    this->validate_in_debug();
 }
 
 template <int D>

@@ -54,8 +54,6 @@ public:
     static constexpr std::size_t kMaxParts = 16;
     static constexpr std::size_t kParallelFrom = 50000;
 
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -71,6 +69,9 @@ public:
     std::size_t chunks_swept_in_sort() const { return within_.swept_early(); }
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     using Cell = std::array<std::int64_t, D>;
 
     struct Level {
@@ -86,8 +87,8 @@ private:
         Aabb<D> lows = Aabb<D>::empty();  // bounds of the lower corners
     };
 
-    float cell_scale() const { return params_[0].value; }
-    bool parallel() const { return params_[1].value != 0.0f; }
+    float cell_scale() const { return params_[Setting::kCellScale].as_real(); }
+    bool parallel() const { return params_[Setting::kParallel].is_on(); }
     // Eight entries a test where the CPU has AVX2 and the toggle is on.
     bool eight_lanes() const;
 
@@ -195,8 +196,13 @@ private:
     // Per level: fold its grid (its bodies crowded coarsened cells), and its bodies then.
     std::array<std::uint8_t, kMaxLevels> crowded_{};
     std::array<std::uint32_t, kMaxLevels> crowded_bodies_{};
-    std::array<Param, 3> params_ = {
-        {{"cell scale", 1, 0.25f, 4}, {"parallel", 1, 0, 1, true}, {"AVX2", 1, 0, 1, true}}};
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t { kCellScale, kParallel, kAvx2, kCount };
+    std::array<Param, Setting::kCount> params_ = {{
+        Param::real("cell scale", 1, 0.25f, 4),
+        Param::toggle("parallel", true),
+        Param::toggle("AVX2", true),
+    }};
 };
 
 }  // namespace collide

@@ -21,7 +21,7 @@ template <int D>
 bool SortedGrid<D>::eight_lanes() const {
 #if defined(COLLIDE_AVX2_PATH)
     static const bool has_avx2 = __builtin_cpu_supports("avx2");
-    return has_avx2 && params_[2].value != 0.0f;
+    return has_avx2 && params_[Setting::kAvx2].is_on();
 #else
     return false;
 #endif

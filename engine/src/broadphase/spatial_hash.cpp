@@ -154,12 +154,9 @@ void SpatialHash<D>::gather() {
 }
 
 template <int D>
-void SpatialHash<D>::update_whole(std::span<const Aabb<D>> boxes,
-                                  std::span<const std::uint8_t> is_static, PairList& out) {
-    out.clear();
-    assert(is_static.size() == boxes.size());
+void SpatialHash<D>::build_and_search(std::span<const Aabb<D>> boxes,
+                                      std::span<const std::uint8_t> is_static, PairList& out) {
     const std::size_t n = boxes.size();
-    costs_.reset(n);
     const bool changed = settings_changed(params_, built_with_, is_static, is_static_);
     bool full = !persistent() || n != fat_.size() || changed;
 
@@ -213,7 +210,6 @@ void SpatialHash<D>::update_whole(std::span<const Aabb<D>> boxes,
     rebuilt_ = full;
     gather();
     find_pairs(out);
-    this->validate_in_debug();
 }
 
 // Entries [b, e) start cells; a cell whose run began before b belongs to an earlier chunk,

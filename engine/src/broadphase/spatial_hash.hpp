@@ -40,8 +40,6 @@ void for_each_cell_in(const Cell& lo, const Cell& hi, const Fn& visit) {
 template <int D>
 class SpatialHash final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
@@ -55,6 +53,9 @@ public:
     using Cell = std::array<std::int32_t, D>;
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     struct Entry {
         std::uint32_t bucket;
         Cell cell;
@@ -85,12 +86,12 @@ private:
         friend bool operator==(const Range&, const Range&) = default;
     };
 
-    float cell_scale() const { return params_[0].value; }
-    float fat_scale() const { return params_[1].value; }
-    bool auto_cell() const { return params_[2].value != 0.0f; }
-    bool persistent() const { return params_[3].value != 0.0f; }
-    float percentile() const { return params_[4].value; }
-    bool parallel() const { return params_[5].value != 0.0f; }
+    float cell_scale() const { return params_[Setting::kCellScale].as_real(); }
+    float fat_scale() const { return params_[Setting::kFatScale].as_real(); }
+    bool auto_cell() const { return params_[Setting::kAutoCell].is_on(); }
+    bool persistent() const { return params_[Setting::kPersistent].is_on(); }
+    float percentile() const { return params_[Setting::kSizePercentile].as_real(); }
+    bool parallel() const { return params_[Setting::kParallelPairs].is_on(); }
 
     // The automatic cell size before "cell scale": the extent percentile times a factor.
     float auto_base(std::span<const Aabb<D>> boxes);
@@ -142,13 +143,26 @@ private:
     std::uint64_t refattened_ = 0;         // bodies that left their fat box in the last update
     std::size_t occupied_ = 0;             // distinct cells
     bool rebuilt_ = false;                 // the last update re-bucketed everything
-    std::array<float, 6> built_with_{};    // parameter values the entries were built with
-    std::array<Param, 6> params_ = {{{"cell scale", 1, 0.25f, 8},
-                                     {"fat scale", 1.5f, 1, 3},
-                                     {"auto cell size", 1, 0, 1, true},
-                                     {"persistent", 1, 0, 1, true},
-                                     {"size percentile", 0.9f, 0.05f, 1},
-                                     {"parallel pairs", 0, 0, 1, true}}};
+    // The places of the parameters in params_, in its order; kCount is how many.
+    enum Setting : std::uint8_t {
+        kCellScale,
+        kFatScale,
+        kAutoCell,
+        kPersistent,
+        kSizePercentile,
+        kParallelPairs,
+        kCount
+    };
+    // The parameters' values the entries were built with.
+    std::array<float, Setting::kCount> built_with_{};
+    std::array<Param, Setting::kCount> params_ = {{
+        Param::real("cell scale", 1, 0.25f, 8),
+        Param::real("fat scale", 1.5f, 1, 3),
+        Param::toggle("auto cell size", true),
+        Param::toggle("persistent", true),
+        Param::real("size percentile", 0.9f, 0.05f, 1),
+        Param::toggle("parallel pairs", false),
+    }};
 };
 
 }  // namespace collide

@@ -15,12 +15,9 @@
 namespace collide {
 
 template <int D, typename Key>
-void KeySweep<D, Key>::update_whole(std::span<const Aabb<D>> boxes,
-                                    std::span<const std::uint8_t> is_static, PairList& out) {
-    out.clear();
-    assert(is_static.size() == boxes.size());
+void KeySweep<D, Key>::build_and_search(std::span<const Aabb<D>> boxes,
+                                        std::span<const std::uint8_t> is_static, PairList& out) {
     const std::size_t n = boxes.size();
-    costs_.reset(n);
     // The per-body passes (extent, keys, copies) run in blocks, and so does the sort from
     // last frame's order on more than one thread.
     const std::size_t blocks = block_count(n, kBodiesPerBlock);
@@ -132,7 +129,6 @@ void KeySweep<D, Key>::update_whole(std::span<const Aabb<D>> boxes,
         }
     };
     chunks_.run(n, 4096, sweep_rows, out);
-    this->validate_in_debug();
 }
 
 template <int D, typename Key>

@@ -52,17 +52,20 @@ struct NormKey {
 template <int D, typename Key>
 class KeySweep final : public EngineBroadPhase<D> {
 public:
-    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
-                      PairList& out) override;
     void search(const Aabb<D>& region, std::vector<BodyId>& out,
                 QueryTrace<D>* trace = nullptr) const override;
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
     BroadPhaseStats stats() const override;
     void validate() const override;
-    std::span<Param> params() override { return std::span(params_).first(Key::kSkips ? 3 : 2); }
+    std::span<Param> params() override {
+        return std::span(params_).first(Key::kSkips ? Setting::kCount : Setting::kBigminSkip);
+    }
 
 private:
+    void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                          PairList& out) override;
+
     // An entry is one 64-bit word: the key of the box's min corner above the body id, so the
     // sort moves 8 bytes an entry and compares one word (ties go by id), and a walk reads 8
     // keys a cache line. The key's coordinates lose their lowest bits to make room (2D at
@@ -83,9 +86,9 @@ private:
         return c;
     }
     morton::Coords<D> coarse(const morton::Coords<D>& c) const { return coarse(c, coord_shift_); }
-    bool persistent() const { return params_[0].value != 0.0f; }
-    bool parallel_sort() const { return params_[1].value != 0.0f; }
-    bool skips() const { return Key::kSkips && params_[2].value != 0.0f; }
+    bool persistent() const { return params_[Setting::kPersistentOrder].is_on(); }
+    bool parallel_sort() const { return params_[Setting::kParallelSort].is_on(); }
+    bool skips() const { return Key::kSkips && params_[Setting::kBigminSkip].is_on(); }
     std::size_t rank_of(BodyId id) const;
     // Grid coordinates lowered by the largest box size (at least 0): the least a min corner
     // can have on each axis for its box to reach one whose min corner is at `c`.
@@ -131,10 +134,14 @@ private:
     std::vector<morton::Coords<D>> block_cells_;
     ChunkedSweep chunks_;
     using EngineBroadPhase<D>::costs_;
+    // The places of the parameters in params_, in its order; kCount is how many.
     // The last is zorder-sweep's alone (params() hides it from norm-sweep).
-    std::array<Param, 3> params_ = {{{"persistent order", 1, 0, 1, true},
-                                     {"parallel sort", 1, 0, 1, true},
-                                     {"bigmin skip", 1, 0, 1, true}}};
+    enum Setting : std::uint8_t { kPersistentOrder, kParallelSort, kBigminSkip, kCount };
+    std::array<Param, Setting::kCount> params_ = {{
+        Param::toggle("persistent order", true),
+        Param::toggle("parallel sort", true),
+        Param::toggle("bigmin skip", true),
+    }};
 };
 
 template <int D, typename Key>

@@ -1,7 +1,9 @@
-// The base of the engine's own broad phases: the cost heat map's two hooks written once,
-// and validate() required of each (the peers in bench/ derive from BroadPhase directly).
+// The base of the engine's own broad phases: the start and end of every update and the cost
+// heat map's two hooks written once, and validate() required of each (the peers in bench/
+// derive from BroadPhase directly).
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <cstdio>
 #include <span>
@@ -24,13 +26,24 @@ public:
     void validate() const override = 0;
 
 protected:
-    // Called at the end of every update: debug builds check the structure each time, as
-    // Box2D's and Jolt's trees do; release builds leave it to the tests.
-    void validate_in_debug() const {
+    // Every update starts alike, so no algorithm can forget a part: `out` emptied and the
+    // per-body costs zeroed before its build and search run; and debug builds check the
+    // structure after each one, as Box2D's and Jolt's trees do (release builds leave that
+    // to the tests).
+    void update_whole(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                      PairList& out) final {
+        out.clear();
+        assert(is_static.size() == boxes.size());
+        costs_.reset(boxes.size());
+        build_and_search(boxes, is_static, out);
 #ifndef NDEBUG
         this->validate();
 #endif
     }
+    // What each algorithm implements: its structure built or brought up to date from the
+    // boxes, then every overlapping pair appended to `out` (empty on entry).
+    virtual void build_and_search(std::span<const Aabb<D>> boxes,
+                                  std::span<const std::uint8_t> is_static, PairList& out) = 0;
 
     BodyCosts costs_;
 };
