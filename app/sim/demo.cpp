@@ -9,6 +9,7 @@
 #include "collide/gpu/compute_context.hpp"
 #include "sim/algorithm_policy.hpp"
 #include "sim/gpu_handover.hpp"
+#include "tooling/cli_support.hpp"
 #include "tooling/input_error.hpp"
 #include "tooling/parse.hpp"
 #include "tooling/random.hpp"
@@ -491,11 +492,19 @@ std::optional<std::string> Demo::refusal(const UserAction& a) const {
         std::string names;
         for (const collide::Param& q : world_->broad_phase_params()) {
             if (q.name == p->name) {
-                if (p->value >= q.min && p->value <= q.max) return std::nullopt;
-                char range[96];
-                std::snprintf(range, sizeof range, "%g is outside %s's range %g to %g", p->value,
-                              broad_phase_.c_str(), q.min, q.max);
-                return "param " + p->name + ": " + range;
+                char why[160];
+                if (p->value < q.min || p->value > q.max) {
+                    std::snprintf(why, sizeof why, "%g is outside %s's range %g to %g", p->value,
+                                  broad_phase_.c_str(), q.min, q.max);
+                } else if (!collide::param_kind_takes(q, p->value)) {
+                    // As the command line refuses it: a slider could not have given it.
+                    std::snprintf(why, sizeof why, "%g is not %s, which %s's '%s' takes",
+                                  p->value, collide::param_kind_words(q), broad_phase_.c_str(),
+                                  q.name);
+                } else {
+                    return std::nullopt;
+                }
+                return "param " + p->name + ": " + why;
             }
             names += (names.empty() ? "" : ", ") + std::string(q.name);
         }

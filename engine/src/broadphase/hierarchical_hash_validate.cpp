@@ -18,9 +18,7 @@ template <int D>
 void HierarchicalHash<D>::validate() const {
     const InvariantFail fail("hierarchical-hash");
     const std::size_t n = boxes_.size();
-    if (is_static_.size() != n || signatures_.size() != n)
-        fail(str(n) + " boxes but " + str(is_static_.size()) + " static flags and " +
-             str(signatures_.size()) + " signatures");
+    check_per_body(fail, n, is_static_.size(), signatures_.size(), "signatures");
     if (n > 0 && (!framed_ || inv_side0_ != std::ldexp(1.0, -base_exponent_)))
         fail("the frame is unset or its inverse cell side does not match 2^" + str(base_exponent_));
     std::vector<std::uint64_t> cells(n, 0);  // entries each body still lacks

@@ -443,9 +443,7 @@ template <int D>
 void MortonCells<D>::validate() const {
     const InvariantFail fail("morton-cells");
     const std::size_t n = boxes_.size();
-    if (is_static_.size() != n || signatures_.size() != n)
-        fail(str(n) + " boxes but " + str(is_static_.size()) + " static flags and " +
-             str(signatures_.size()) + " signatures");
+    check_per_body(fail, n, is_static_.size(), signatures_.size(), "signatures");
     const bool split = built_with_[1] != 0.0f;  // as built, whatever the slider says now
     int min_level = morton::kBits<D>;
     // Per body, a bit for each of its corner cells not met yet.

@@ -48,6 +48,15 @@ protected:
     BodyCosts costs_;
 };
 
+// validate()'s first check of a structure that keeps a record per body (its signature, the
+// cells its box gave): one box, one static flag and one record for every body.
+inline void check_per_body(const InvariantFail& fail, std::size_t boxes, std::size_t flags,
+                           std::size_t records, const char* what) {
+    if (flags != boxes || records != boxes)
+        fail(str(boxes) + " boxes but " + str(flags) + " static flags and " + str(records) + " " +
+             what);
+}
+
 // A key or code as validate()'s messages print it: "0x3a".
 inline std::string hex(std::uint64_t v) {
     char s[24];
