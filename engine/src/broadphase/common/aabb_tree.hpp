@@ -25,6 +25,7 @@
 
 #include "broadphase/common/gather_prefetch.hpp"
 #include "broadphase/common/same_value.hpp"
+#include "collide/broadphase.hpp"  // InvariantFail, str: validate()'s reporters
 #include "collide/core.hpp"
 
 namespace collide {
