@@ -39,6 +39,12 @@
 #include "broadphase/common/engine_broadphase.hpp"
 #include "collide/broadphase.hpp"
 
+#if defined(__x86_64__) || defined(__i386__)
+#define COLLIDE_AVX2_TARGET [[gnu::target("avx2")]]
+#else
+#define COLLIDE_AVX2_TARGET
+#endif
+
 namespace collide {
 
 template <int D>
@@ -137,8 +143,11 @@ private:
     void pairs_within_runs(std::size_t e0, std::size_t e1, PairList& out,
                            std::uint64_t& tests) const;
     // pairs_within_runs<kTrack, true> compiled for AVX2, with test_runs_avx2 inlined in it.
+    // The target is on the declaration too: clang takes it from the first one, and a source
+    // that calls these before their definitions (a unity file) otherwise compiles them
+    // without AVX.
     template <bool kTrack>
-    void pairs_within_avx2(std::size_t e0, std::size_t e1, PairList& out,
+    COLLIDE_AVX2_TARGET void pairs_within_avx2(std::size_t e0, std::size_t e1, PairList& out,
                            std::uint64_t& tests) const;
     // One sorted entry about to test runs of others: its box, also splat for SIMD.
     struct Probe {
@@ -158,7 +167,7 @@ private:
     // of its own, compiled for AVX2 and called only where the CPU has it.
     using Run = std::pair<std::size_t, std::size_t>;
     template <bool kTrack>
-    void test_runs_avx2(std::size_t e, std::span<const Run> runs, PairList& out,
+    COLLIDE_AVX2_TARGET void test_runs_avx2(std::size_t e, std::span<const Run> runs, PairList& out,
                         std::uint64_t& tests) const;
     // Pairs of the sorted entries [e0, e1) with the finer levels' entries their boxes reach.
     void pairs_across(std::size_t e0, std::size_t e1, PairList& out, std::uint64_t& tests) const;
