@@ -24,6 +24,29 @@ inline std::size_t threads_allowed() {
     return static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
 }
 
+// How many blocks of per_block items n items make (the last one may be short).
+inline std::size_t block_count(std::size_t n, std::size_t per_block) {
+    return (n + per_block - 1) / per_block;
+}
+
+// body(begin, end, block) for the blocks [block * per_block, ...) of n items, on oneTBB's
+// threads when `parallel`, else in order on the calling thread. Blocks depend on n alone, so
+// results kept per block and combined in block order are the same either way.
+template <typename Body>
+void for_each_block(std::size_t n, std::size_t per_block, bool parallel, const Body& body) {
+    const std::size_t blocks = block_count(n, per_block);
+    const auto run = [&](std::size_t b) {
+        body(b * per_block, std::min(n, (b + 1) * per_block), b);
+    };
+    // On one thread, in order without oneTBB: the same results, without its tasks (in a
+    // one-thread arena its parallel_for cost sort-and-sweep about a tenth at 50,000 bodies).
+    if (parallel && blocks > 1 && threads_allowed() > 1) {
+        tbb::parallel_for(std::size_t{0}, blocks, run);
+    } else {
+        for (std::size_t b = 0; b < blocks; ++b) run(b);
+    }
+}
+
 // Rows are cut into fixed chunks swept in parallel (oneTBB), each into its own pair list;
 // the lists are joined in chunk order, so the output does not depend on the thread count.
 class ChunkedSweep {
@@ -130,14 +153,9 @@ private:
             pairs_[c] = std::move(pairs);
             tests_[c] = tests;
         };
-        // On one thread the chunks go in order without oneTBB: the same lists, without its
-        // tasks (in a one-thread arena its parallel_for cost sort-and-sweep about a tenth at
-        // 50,000 bodies).
-        if (chunks == 1 || threads_allowed() == 1) {
-            for (std::size_t c = 0; c < chunks; ++c) sweep_chunk(c);
-        } else {
-            tbb::parallel_for(std::size_t{0}, chunks, sweep_chunk);
-        }
+        // A block a chunk: on one thread they go in order without oneTBB's tasks.
+        for_each_block(chunks, 1, true,
+                       [&](std::size_t c, std::size_t, std::size_t) { sweep_chunk(c); });
     }
 
     // begin_from_back's state: the rows, and chunks [0, unswept_) still to sweep, into
@@ -148,27 +166,6 @@ private:
     std::vector<std::uint64_t> tests_;
     std::vector<std::size_t> offsets_;  // where each chunk's pairs go in the joined list
 };
-
-// How many blocks of per_block items n items make (the last one may be short).
-inline std::size_t block_count(std::size_t n, std::size_t per_block) {
-    return (n + per_block - 1) / per_block;
-}
-
-// body(begin, end, block) for the blocks [block * per_block, ...) of n items, on oneTBB's
-// threads when `parallel`, else in order on the calling thread. Blocks depend on n alone, so
-// results kept per block and combined in block order are the same either way.
-template <typename Body>
-void for_each_block(std::size_t n, std::size_t per_block, bool parallel, const Body& body) {
-    const std::size_t blocks = block_count(n, per_block);
-    const auto run = [&](std::size_t b) {
-        body(b * per_block, std::min(n, (b + 1) * per_block), b);
-    };
-    if (parallel && blocks > 1 && threads_allowed() > 1) {
-        tbb::parallel_for(std::size_t{0}, blocks, run);
-    } else {
-        for (std::size_t b = 0; b < blocks; ++b) run(b);
-    }
-}
 
 // The stats of the sweeps over boxes kept in a sorted order (sort-and-sweep, the key
 // sweeps): the sorted entries, the boxes and static flags copied in that order, the chunks.
