@@ -14,6 +14,7 @@
 #include "collide/core.hpp"
 #include "collide/debug_draw.hpp"
 #include "collide/query_trace.hpp"
+#include "collide/watch.hpp"
 
 namespace collide {
 
@@ -72,6 +73,14 @@ public:
     // What the colours of draw() mean, from the same constants draw() uses; empty if the
     // algorithm draws nothing of its own.
     virtual std::vector<LegendEntry> legend() const { return {}; }
+    // Watch mode: attach a recorder to the next updates (null detaches it). False when the
+    // algorithm cannot record (a GPU row; see record_update in watch.hpp).
+    virtual bool set_watch(WatchRecorder<D>* /*recorder*/) { return false; }
+    // The pseudocode the Watch panel shows beside a recording, and which line each event
+    // lights; empty where the algorithm does not record.
+    virtual WatchScript watch_script() const { return {}; }
+    // Why the algorithm cannot record, for the panel; empty when it can.
+    virtual std::string why_not_recorded() const { return "its code has no Watch hooks"; }
 };
 
 // The view of `algorithm`: the engine's rows, auto, the still split and the GPU rows

@@ -15,10 +15,13 @@ void BruteForce<D>::build_and_search(std::span<const Aabb<D>> boxes,
     const std::size_t n = boxes.size();
     std::uint64_t tests = 0;
     const BodyCosts* costs = costs_.if_on();
+    WatchRecorder<D>* watch = this->watch_;
+    if (watch) watch->phase("test every pair");
     for (std::size_t i = 0; i < n; ++i) {
+        if (watch) watch->cursor(BodyId(i), 0, boxes[i].lo[0]);
         for (std::size_t j = i + 1; j < n; ++j) {
             test_pair(BodyId(i), boxes[i], BodyId(j), boxes[j], is_static[i] && is_static[j], out,
-                      tests, costs);
+                      tests, costs, watch);
         }
     }
     tests_ = tests;
@@ -45,6 +48,19 @@ void BruteForce<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
     for (std::size_t i = 0; i < boxes_.size(); ++i) {
         if (boxes_[i].overlaps(region)) out.push_back(BodyId(i));
     }
+}
+
+template <int D>
+WatchScript BruteForce<D>::watch_script() const {
+    return {{"for each body a (in id order):",
+             "  for each body b after a:",
+             "    skip (a, b) if both are static",
+             "    test a's box against b's on every axis",
+             "    if they overlap: report the pair (a, b)"},
+            {{WatchStep::kPhase, nullptr, 0},
+             {WatchStep::kCursor, nullptr, 0},
+             {WatchStep::kTest, nullptr, 3},
+             {WatchStep::kEmit, nullptr, 4}}};
 }
 
 template <int D>

@@ -5,6 +5,7 @@
 
 #include "broadphase/common/chunked_sweep.hpp"
 #include "broadphase/common/nearly_sorted.hpp"
+#include "broadphase/common/pair_test.hpp"
 
 namespace collide {
 
@@ -50,9 +51,12 @@ void SortAndSweep<D>::build_and_search(std::span<const Aabb<D>> boxes,
         for (std::size_t i = 0; i < n; ++i) entries_[i].id = BodyId(i);
         rebuilt = true;
     }
+    WatchRecorder<D>* watch = this->watch_;
+    if (watch) watch->phase("choose the axis");
     const int axis = choose_axis(boxes);
     rebuilt |= axis != axis_;
     axis_ = axis;
+    if (watch) watch->phase("sort");
     sort_entries(boxes, rebuilt);
 
     sorted_.resize(n);
@@ -67,6 +71,7 @@ void SortAndSweep<D>::build_and_search(std::span<const Aabb<D>> boxes,
     // One instantiation per sweep axis, and one that skips static-static candidates only
     // when there are static bodies.
     const bool any_static = std::find(static_.begin(), static_.end(), 1) != static_.end();
+    if (watch) watch->phase("sweep");
     switch (axis_ * 2 + (any_static ? 1 : 0)) {
         case 0: sweep<0, false>(out); break;
         case 1: sweep<0, true>(out); break;
@@ -83,11 +88,13 @@ template <int D>
 template <int Axis, bool AnyStatic>
 void SortAndSweep<D>::sweep(PairList& out) {
     const std::size_t n = sorted_.size();
+    WatchRecorder<D>* watch = this->watch_;
     const auto sweep_rows = [&](std::size_t begin, std::size_t end, PairList& pairs,
                                 std::uint64_t& tests) {
         for (std::size_t i = begin; i < end; ++i) {
             const Aabb<D>& a = sorted_[i];
             const float a_end = a.hi[Axis];
+            if (watch) watch->cursor(entries_[i].id, Axis, a.lo[Axis]);
             for (std::size_t j = i + 1; j < n && sorted_[j].lo[Axis] <= a_end; ++j) {
                 if (AnyStatic && static_[i] && static_[j]) continue;
                 ++tests;
@@ -98,6 +105,7 @@ void SortAndSweep<D>::sweep(PairList& out) {
                 bool overlap = a.lo[k1] <= b.hi[k1] && b.lo[k1] <= a.hi[k1];
                 if constexpr (D == 3)
                     overlap = overlap && a.lo[k2] <= b.hi[k2] && b.lo[k2] <= a.hi[k2];
+                watch_test(watch, entries_[i].id, entries_[j].id, overlap);
                 if (overlap) pairs.push_back(make_pair(entries_[i].id, entries_[j].id));
             }
         }

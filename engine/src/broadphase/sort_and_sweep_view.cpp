@@ -90,10 +90,31 @@ std::string SortAndSweep<D>::describe(BodyId id) const {
     return s.str();
 }
 
+template <int D>
+WatchScript SortAndSweep<D>::watch_script() const {
+    return {{"pick the axis along which the box centres spread most",
+             "sort the boxes by their low end on that axis",
+             "  (insertion sort: last frame's order is nearly right)",
+             "for each box a, in that order:",
+             "  for each later box b that starts before a ends:",
+             "    skip (a, b) if both are static",
+             "    test a against b on the other axes",
+             "    if they overlap: report the pair (a, b)"},
+            {{WatchStep::kPhase, "choose the axis", 0},
+             {WatchStep::kPhase, "sort", 1},
+             {WatchStep::kPhase, "sweep", 3},
+             {WatchStep::kCursor, nullptr, 3},
+             {WatchStep::kTest, nullptr, 6},
+             {WatchStep::kEmit, nullptr, 7}},
+            true};
+}
+
 // The members defined here; the class itself is instantiated in sort_and_sweep.cpp.
 template void SortAndSweep<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template void SortAndSweep<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
 template std::string SortAndSweep<2>::describe(BodyId) const;
 template std::string SortAndSweep<3>::describe(BodyId) const;
+template WatchScript SortAndSweep<2>::watch_script() const;
+template WatchScript SortAndSweep<3>::watch_script() const;
 
 }  // namespace collide

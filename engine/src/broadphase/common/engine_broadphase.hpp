@@ -14,6 +14,7 @@
 #include "broadphase/common/same_value.hpp"
 #include "collide/broadphase.hpp"
 #include "collide/broadphase_view.hpp"
+#include "collide/watch.hpp"
 
 namespace collide {
 
@@ -22,6 +23,11 @@ class EngineBroadPhase : public BroadPhase<D>, public BroadPhaseView<D> {
 public:
     void set_cost_tracking(bool on) override { costs_.track(on); }
     bool body_costs(std::span<std::uint32_t> out) const override { return costs_.copy_to(out); }
+    bool set_watch(WatchRecorder<D>* recorder) override {
+        watch_ = recorder;
+        return true;
+    }
+    std::string why_not_recorded() const override { return {}; }
     // Each of the engine's algorithms checks its own structure (see BroadPhase::validate).
     void validate() const override = 0;
 
@@ -46,6 +52,9 @@ protected:
                                   std::span<const std::uint8_t> is_static, PairList& out) = 0;
 
     BodyCosts costs_;
+    // Watch mode's recorder while one update is recorded, else null: read once per phase
+    // into a local, as costs_.if_on() is, so the timed path pays one register test.
+    WatchRecorder<D>* watch_ = nullptr;
 };
 
 // validate()'s first check of a structure that keeps a record per body (its signature, the

@@ -8,6 +8,7 @@
 
 #include "broadphase/common/body_costs.hpp"
 #include "collide/core.hpp"
+#include "collide/watch.hpp"
 
 namespace collide {
 
@@ -49,14 +50,25 @@ inline void append_pair(PairBatch& out, BodyId a, BodyId b, bool keep) {
     out.add(make_pair(a, b), keep);
 }
 
-// Out: a PairList or a PairBatch.
+// Watch mode's record of one candidate test, and of its pair when it hit.
+template <int D>
+inline void watch_test(WatchRecorder<D>* watch, BodyId a, BodyId b, bool hit) {
+    if (watch == nullptr) return;
+    watch->test(a, b, hit);
+    if (hit) watch->emit(a, b);
+}
+
+// Out: a PairList or a PairBatch. `watch`: Watch mode's recorder, or null.
 template <int D, typename Out>
 inline void test_pair(BodyId a, const Aabb<D>& box_a, BodyId b, const Aabb<D>& box_b,
-                      bool both_static, Out& out, std::uint64_t& tests, const BodyCosts* costs) {
+                      bool both_static, Out& out, std::uint64_t& tests, const BodyCosts* costs,
+                      WatchRecorder<D>* watch = nullptr) {
     if (both_static) return;
     ++tests;
     if (costs) costs->add_pair(a, b);
-    append_pair(out, a, b, box_a.overlaps(box_b));
+    const bool hit = box_a.overlaps(box_b);
+    watch_test(watch, a, b, hit);
+    append_pair(out, a, b, hit);
 }
 
 }  // namespace collide
