@@ -62,17 +62,41 @@ void expect_recording_is_the_update(BroadPhase<D>& bp, const BallisticMotion<D>&
         EXPECT_GE(rec.made_of(WatchStep::kTest), want.size()) << where << ": fewer tests than pairs";
     }
     const WatchScript script = view_of(bp).watch_script();
-    ASSERT_FALSE(script.lines.empty()) << where << ": no pseudocode";
     for (const WatchEvent<D>& e : rec.events) {
         const int line = script.line_of(e.step, rec.phases[e.phase]);
         ASSERT_GE(line, 0) << where << ": no line for a " << step_name(e.step) << " in phase "
                            << rec.phases[e.phase];
         ASSERT_LT(line, int(script.lines.size())) << where;
+        // The line lit says what the event does: a test's tests, a pair's reports.
+        const std::string text = script.lines[std::size_t(line)];
+        if (e.step == WatchStep::kTest)
+            ASSERT_TRUE(text.find("test") != std::string::npos ||
+                        text.find("overlap") != std::string::npos)
+                << where << ": a test lights \"" << text << "\"";
+        if (e.step == WatchStep::kEmit)
+            ASSERT_NE(text.find("report"), std::string::npos)
+                << where << ": a pair lights \"" << text << "\"";
+    }
+}
+
+// The pane shows 10 to 25 lines, each short enough for the Watch panel's width.
+template <int D>
+void expect_script_fits(const std::string& algorithm) {
+    auto bp = make_broadphase<D>(algorithm);
+    const WatchScript script = view_of(*bp).watch_script();
+    EXPECT_GE(script.lines.size(), 10u) << algorithm;
+    EXPECT_LE(script.lines.size(), 25u) << algorithm;
+    for (const char* line : script.lines)
+        EXPECT_LE(std::string_view(line).size(), kWatchLineWidth) << algorithm << ": " << line;
+    for (const WatchScript::Rule& r : script.rules) {
+        EXPECT_GE(r.line, 0) << algorithm;
+        EXPECT_LT(r.line, int(script.lines.size())) << algorithm;
     }
 }
 
 template <int D>
 void run_every_scene(const std::string& algorithm) {
+    expect_script_fits<D>(algorithm);
     for (const SceneEntry& s : scene_list()) {
         for (std::size_t n : {0u, 1u, 2u, 300u}) {
             BallisticMotion<D> motion(make_scene<D>(s.name, n, 5), 0.5f, 5);

@@ -39,6 +39,8 @@ struct RawArgs {
     bool paused = false;
     bool swept = false;
     std::optional<std::string> spawn_rate;
+    bool watch = false, watch_quiz = false;  // Watch mode
+    std::optional<std::string> watch_event;
     bool race = false;
     bool list = false;
 };
@@ -80,6 +82,14 @@ void define_flags(CLI::App& app, RawArgs& raw) {
           "GPU and cpu under software OpenGL (llvmpipe)");
     toggle("Scene", "--race", raw.race,
            "race every algorithm on each frame's boxes (the Race panel)");
+    toggle("Watch", "--watch", raw.watch,
+           "open Watch mode (W): the algorithm's update of this frame, recorded\n"
+           "and played step by step; pauses the world");
+    value("Watch", "--watch-event", raw.watch_event, "K",
+          "with --watch: show the recording at its K-th event (0: before the\n"
+          "first; past the end: the end)");
+    toggle("Watch", "--watch-quiz", raw.watch_quiz,
+           "with --watch: ask before each test whether it will hit");
     value("View", "--overlay", raw.overlay, "LIST",
           "comma-separated: aabbs, pairs, structure, implicit, all, none");
     value("View", "--compare", raw.compare, "A,B[,C,D]",
@@ -566,6 +576,16 @@ CliResult parse_cli(std::span<const std::string_view> args) {
         opt.spawn_rate = number_in("--spawn-rate", *raw.spawn_rate, 0.0f, 10000.0f, "0 to 10000");
     opt.paused = raw.paused;
     opt.swept = raw.swept;
+    if ((raw.watch_event || raw.watch_quiz) && !raw.watch)
+        throw InputError(std::string(raw.watch_event ? "--watch-event" : "--watch-quiz") +
+                         " needs --watch");
+    opt.watch = raw.watch;
+    opt.watch_quiz = raw.watch_quiz;
+    if (raw.watch_event) {
+        auto k = collide::parse_number<std::uint64_t>(*raw.watch_event);
+        if (!k) throw InputError("--watch-event: " + quote(*raw.watch_event) + " is not an event number");
+        opt.watch_event = *k;
+    }
     opt.race = raw.race;
     // Persistence: the scene saved on exit; what the stored settings may not override.
     if (raw.save_scene) {

@@ -47,6 +47,12 @@ constexpr std::array kBindings = {
             "screenshot: a timestamped PNG in the screenshot folder (--screenshot-dir)"},
     Binding{SDLK_DELETE, 0, Shift::kAny, Command::kRemove, "Delete",
             "remove the selected body, else every body in the query region"},
+    Binding{SDLK_w, 0, Shift::kNo, Command::kWatch, "W",
+            "Watch mode: play one update of the algorithm step by step (again: close it)"},
+    Binding{SDLK_RIGHT, 0, Shift::kAny, Command::kWatchStep, "Left / Right",
+            "Watch mode: one event back / on"},
+    Binding{SDLK_LEFT, 0, Shift::kAny, Command::kWatchBack, nullptr, nullptr},
+    Binding{SDLK_SPACE, 0, Shift::kAny, Command::kWatchPlay, "Space", "Watch mode: play / pause"},
     Binding{SDLK_ESCAPE, 0, Shift::kAny, Command::kEscape, "Esc",
             "close the help, else clear the query region, else deselect; with nothing to "
             "clear, ask before quitting (Enter quits, any other key stays)"},

@@ -33,6 +33,10 @@ enum class Command {
     kStepForward,
     kEscape,
     kRemove,  // the selected body, else the bodies in the query region
+    kWatch,   // open or close Watch mode
+    kWatchStep,  // while Watch is open: one event on, one back, play or pause
+    kWatchBack,
+    kWatchPlay,
 };
 
 enum class Shift { kNo, kYes, kAny };

@@ -55,6 +55,10 @@ struct Options {
     std::optional<float> spawn_rate;  // Demo::set_spawn_rate: bodies a second; unset: the scene's
     WorldChoice world = WorldChoice::kCpu;
     bool race = false;   // the race panel open and live from the start
+    // Watch mode from the start (--watch), at an event (--watch-event), with the quiz.
+    bool watch = false;
+    std::optional<std::uint64_t> watch_event;
+    bool watch_quiz = false;
     // Samples per pixel; 0 = off. Unset: 4, or 0 on software GL (llvmpipe), where 4 costs
     // more than half the frame rate.
     std::optional<int> msaa;

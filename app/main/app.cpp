@@ -151,6 +151,8 @@ bool App::run_frame(Loop& loop) {
     clock_.lap(Part::kStep);
     demo_.update_race(stepped);
     clock_.lap(Part::kRace);
+    demo_.update_watch(ImGui::GetIO().DeltaTime);  // the time since the last frame
+    clock_.lap(Part::kStep);
     run_query();  // every frame, since the bodies move
     clock_.lap(Part::kOther);
 

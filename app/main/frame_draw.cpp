@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <variant>
 
+#include "sim/watch_overlay.hpp"
 #include "ui/cost_legend.hpp"
 #include "ui/imgui_color.hpp"
 
@@ -64,6 +65,7 @@ OverlayReport FrameDraw::build(const DrawContext& c, std::span<const collide::Bo
         return {};
     }
     const OverlayReport report = world.fill_overlays(req, overlays_);
+    if (c.demo.watch().open()) add_watch_overlay(c.demo.watch().player(), overlays_);
     return report;
 }
 

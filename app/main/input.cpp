@@ -182,6 +182,17 @@ void Input::key_down(int key, bool shift, InputTargets& t) {
         case Command::kHelp: t.dialogs.help = !t.dialogs.help; break;
         case Command::kHideUi: t.dialogs.ui_hidden = !t.dialogs.ui_hidden; break;
         case Command::kScreenshot: t.requests.screenshot = true; break;
+        case Command::kWatch: demo.set_watching(!demo.watch().open()); break;
+        case Command::kWatchStep:
+            if (demo.watch().open()) demo.watch().player().step();
+            break;
+        case Command::kWatchBack:
+            if (demo.watch().open()) demo.watch().player().back();
+            break;
+        case Command::kWatchPlay:
+            if (demo.watch().open())
+                demo.watch().player().set_playing(!demo.watch().player().playing());
+            break;
         default: break;
     }
 }

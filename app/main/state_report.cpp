@@ -53,6 +53,35 @@ nlohmann::json windows() {
     }
     return out;
 }
+// Watch mode as the tests read it: the event shown, the pseudocode line lit, and the line
+// the event's step and phase call for in the algorithm's script (the two must agree).
+nlohmann::json watch_state(const WatchMode& watch) {
+    if (!watch.open()) return nullptr;
+    const WatchTape& tape = watch.tape();
+    const WatchPlayer& player = watch.player();
+    nlohmann::json w = {{"algorithm", tape.algorithm},
+                        {"not_recorded", tape.not_recorded},
+                        {"events", player.size()},
+                        {"position", player.position()},
+                        {"playing", player.playing()},
+                        {"speed", player.speed()},
+                        {"everything", tape.everything},
+                        {"bodies", tape.bodies},
+                        {"quiz", player.quiz()},
+                        {"question", player.question_pending()},
+                        {"tests", player.totals().tests},
+                        {"pairs", player.totals().pairs}};
+    if (const WatchTapeEvent* e = player.current()) {
+        const std::size_t i = player.position() - 1;
+        w["step"] = collide::step_name(e->step);
+        w["phase"] = tape.phases[e->phase];
+        w["line"] = tape.line_of(i);
+        w["line_text"] = tape.line_of(i) >= 0 ? tape.script.lines[std::size_t(tape.line_of(i))] : "";
+        w["text"] = tape.describe(i);
+    }
+    return w;
+}
+
 
 }  // namespace
 
@@ -82,6 +111,7 @@ void StateReport::update(const Demo& demo, const ReportFacts& facts) {
     j["color_mode"] = static_cast<int>(demo.view().color_mode);
     const collide::OverlayFlags& o = demo.view().overlays;
     j["overlays"] = {{"aabbs", o.aabbs}, {"pairs", o.pairs}, {"structure", o.structure}};
+    j["watch"] = watch_state(demo.watch());
     j["scene"] = demo.scene();
     j["seed"] = demo.seed();
     j["last_screenshot"] = facts.last_screenshot;

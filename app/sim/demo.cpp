@@ -104,6 +104,10 @@ void Demo::apply_options(const Options& options, bool world) {
     }
     if (options.select != selected_) select(options.select);
     if (options.query || query_) set_query(options.query);
+    if (options.watch) {
+        set_watching(true);
+        watch_.start_at(options.watch_event.value_or(0), options.watch_quiz);
+    }
 }
 
 void Demo::show(const Options& options) {
@@ -535,6 +539,16 @@ bool Demo::update() {
     const bool check = !world_->on_gpu() || recorder_;
     if (ticks_ % kCheckEvery == 0 && check) log(action::Check{world_->state_hash()});
     return true;
+}
+
+void Demo::set_watching(bool on) {
+    if (on) set_paused(true);
+    watch_.set_open(on);
+}
+
+void Demo::update_watch(double seconds) {
+    watch_.sync(*world_, broad_phase_, selected_, worlds_built_);
+    watch_.advance(seconds);
 }
 
 void Demo::start_recording(const std::string& path) {

@@ -23,6 +23,7 @@
 #include "sim/session_file.hpp"
 #include "sim/session_history.hpp"
 #include "sim/sim_world.hpp"
+#include "sim/watch_mode.hpp"
 #include "tooling/scene_names.hpp"
 
 namespace collidoscope {
@@ -213,6 +214,14 @@ public:
     // Runs the race if asked for or live; call after update().
     void update_race(bool stepped);
 
+    // Watch mode (watch_mode.hpp). Opening it pauses the simulation: it shows one frame's
+    // update, recorded again when the frame or the algorithm changes.
+    WatchMode& watch() { return watch_; }
+    const WatchMode& watch() const { return watch_; }
+    void set_watching(bool on);
+    // Records again if stale and plays on by `seconds`; once a frame, after the step.
+    void update_watch(double seconds);
+
     ViewOptions& view() { return view_; }
     const ViewOptions& view() const { return view_; }
 
@@ -281,6 +290,7 @@ private:
     bool race_live_ = false;
     RaceReport race_;
     ViewOptions view_;
+    WatchMode watch_;
     collide::BodyId selected_ = collide::kNoBody;
     std::optional<Box3> query_;
     std::optional<float> spawn_rate_;  // chosen (--spawn-rate, the slider); else the scene's

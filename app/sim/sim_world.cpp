@@ -15,6 +15,7 @@
 #include "sim/dim_cast.hpp"
 #include "sim/gpu_handover.hpp"
 #include "sim/overlay_builder.hpp"
+#include "sim/watch_recording.hpp"
 #include "tooling/scene_names.hpp"
 #include "tooling/scenes.hpp"
 
@@ -135,6 +136,25 @@ public:
         if (gpu()) return;  // the CPU world's boxes are not this step's
         const PresentBoxes present = present_boxes();
         race_.run(present.boxes, present.is_static, world_.steps(), live, out);
+    }
+    WatchTape record_watch(std::string_view algorithm, BodyId focus) override {
+        if (gpu()) {
+            WatchTape tape;
+            tape.algorithm = std::string(algorithm);
+            tape.dim = D;
+            tape.not_recorded =
+                "the GPU world steps every body in compute shaders; switch it off (World "
+                "section) to watch a CPU algorithm";
+            return tape;
+        }
+        const PresentBoxes present = present_boxes();
+        std::vector<BodyId> ids;
+        if (present.compacted) {
+            for (BodyId i = 0; i < world_.bodies().size(); ++i)
+                if (world_.present(i)) ids.push_back(i);
+        }
+        return record_tape<D>(algorithm, *world_.broad_phase(), present.boxes, present.is_static,
+                              ids, focus);
     }
     ContinuousFacts continuous_facts() const override {
         return {world_.impacts(), tunnelling_.count().last_step, tunnelling_.count().total};

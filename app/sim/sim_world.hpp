@@ -27,6 +27,7 @@
 #include "sim/body_colours.hpp"
 #include "sim/overlay_request.hpp"
 #include "sim/race.hpp"
+#include "sim/watch_tape.hpp"
 #include "sim/world_snapshot.hpp"
 
 namespace collidoscope {
@@ -202,6 +203,9 @@ public:
                                                          std::vector<Instance>& bodies,
                                                          OverlayGeometry& out, bool once,
                                                          const CostScale& common = {}) = 0;
+    // Watch mode: one update of `algorithm` recorded on this frame's boxes, keeping the
+    // events of `focus` (the selection) whole when the world is too large to keep all.
+    virtual WatchTape record_watch(std::string_view algorithm, collide::BodyId focus) = 0;
     // The implicit bodies' surfaces (empty in a world without them).
     virtual void fill_shapes(ShapeGeometry& out) const = 0;
     // The world outline, the requested overlays and the selection ring, as line pairs.

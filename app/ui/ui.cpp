@@ -138,6 +138,7 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs) {
     in.hidden = dialogs.ui_hidden;
     in.race_open = panels_.race;
     in.selection = demo.selected() != collide::kNoBody;
+    in.watch = demo.watch().open();
     in.title_height = ImGui::GetFrameHeight();
     layout_ = compute_layout(in);
     if (dialogs.ui_hidden && !was_hidden_) toast("Panels hidden: Tab shows them again");
@@ -171,9 +172,13 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs) {
         ImGui::End();
 
         stats_cut_.clear();
-        wants_.stats_wants = stats_panel(demo, frame, layout_.stats, stats_cut_);
-        wants_.race_wants = race_window(demo, layout_.race, panels_.race);
-        wants_.selection_wants = selection_panel(demo, layout_.selection);
+        if (demo.watch().open()) {
+            watch_panel(demo, layout_.watch);
+        } else {
+            wants_.stats_wants = stats_panel(demo, frame, layout_.stats, stats_cut_);
+            wants_.race_wants = race_window(demo, layout_.race, panels_.race);
+            wants_.selection_wants = selection_panel(demo, layout_.selection);
+        }
         timeline_panel(demo, layout_.timeline);
         // The compare panes carry their own stats lines and scale bars instead.
         ScreenRect toggle;

@@ -98,6 +98,9 @@ private:
     void tour_section(UiActions& actions);
     // Returns the height its content wants.
     float selection_panel(Demo& demo, const ScreenRect& at);
+    // Watch mode's panel (ui_watch.cpp): the player's controls, the event, the running
+    // totals, the pseudocode with the event's line lit, and the quiz.
+    void watch_panel(Demo& demo, const ScreenRect& at);
 
     void draw_toast();
 

@@ -12,6 +12,29 @@ ScreenRect rect(float x, float y, float w, float h) {
     return {{x, y}, {x + std::max(w, 0.0f), y + std::max(h, 0.0f)}};
 }
 
+// The right column, top down. A collapsed Race window is its title bar. Stats first: what it
+// wants, and at least half the room if the others want more; the Race and the Selected body
+// share the rest. Each scrolls past its share.
+void place_right_column(const LayoutInput& in, float right_x, float right_w, float column_h,
+                        UiLayout& out) {
+    const float m = kPanelMargin;
+    const float least = 4.0f * in.title_height;  // a panel shows at least a few lines
+    const float room = column_h - 2.0f * m - (in.race_open ? 0.0f : in.title_height);
+    const std::array<float, 2> others = {in.race_open ? std::max(in.race_wants, least) : 0.0f,
+                                         in.selection ? std::max(in.selection_wants, least) : 0.0f};
+    std::array<float, 3> heights{};
+    heights[0] = std::min(std::max(in.stats_wants, least),
+                          std::max(0.5f * room, room - others[0] - others[1]));
+    fit_heights(others, std::span<float>(heights).subspan(1), room - heights[0]);
+    if (!in.race_open) heights[1] = in.title_height;
+    float y = m;
+    out.stats = rect(right_x, y, right_w, heights[0]);
+    y += heights[0] + m;
+    out.race = rect(right_x, y, right_w, heights[1]);
+    y += heights[1] + m;
+    if (in.selection) out.selection = rect(right_x, y, right_w, heights[2]);
+}
+
 }  // namespace
 
 void fit_heights(std::span<const float> wanted, std::span<float> out, float room) {
@@ -37,30 +60,17 @@ UiLayout compute_layout(const LayoutInput& in) {
     const float m = kPanelMargin;
     // Wider with the text, but never more than a share of the window each.
     const float left_w = std::min(kLeftPanelWidth * in.ui_scale, kMaxSideShare * s.x);
-    const float right_w = std::min(kRightPanelWidth * in.ui_scale, kMaxSideShare * s.x);
+    const float right_w = std::min((in.watch ? kWatchPanelWidth : kRightPanelWidth) * in.ui_scale,
+                                   kMaxSideShare * s.x);
     const float column_h = s.y - 2.0f * m;
     out.left = rect(m, m, left_w, column_h);
 
-    // The right column, top down. A collapsed Race window is its title bar. Stats first:
-    // what it wants, and at least half the room if the others want more; the Race and the
-    // Selected body share the rest. Each scrolls past its share.
     const float right_x = s.x - m - right_w;
-    const float least = 4.0f * in.title_height;  // a panel shows at least a few lines
-    const float room = column_h - 2.0f * m - (in.race_open ? 0.0f : in.title_height);
-    const std::array<float, 2> others = {in.race_open ? std::max(in.race_wants, least) : 0.0f,
-                                         in.selection ? std::max(in.selection_wants, least) : 0.0f};
-    std::array<float, 3> heights{};
-    heights[0] = std::min(std::max(in.stats_wants, least),
-                          std::max(0.5f * room, room - others[0] - others[1]));
-    fit_heights(others, std::span<float>(heights).subspan(1), room - heights[0]);
-    if (!in.race_open) heights[1] = in.title_height;
-    float y = m;
-    out.stats = rect(right_x, y, right_w, heights[0]);
-    y += heights[0] + m;
-    out.race = rect(right_x, y, right_w, heights[1]);
-    y += heights[1] + m;
-    if (in.selection) out.selection = rect(right_x, y, right_w, heights[2]);
-
+    if (in.watch) {
+        out.watch = rect(right_x, m, right_w, column_h);
+    } else {
+        place_right_column(in, right_x, right_w, column_h, out);
+    }
     // Between the side panels: the timeline at the bottom, the world above it.
     const float mid_x = out.left.max.x + m;
     const float mid_w = right_x - m - mid_x;

@@ -16,6 +16,7 @@ namespace collidoscope {
 inline constexpr float kPanelMargin = 8.0f;
 inline constexpr float kLeftPanelWidth = 310.0f;   // at UI scale 1
 inline constexpr float kRightPanelWidth = 290.0f;  // the right column: Stats, Race, Selected body
+inline constexpr float kWatchPanelWidth = 420.0f;  // the right column while Watch is open
 inline constexpr float kTimelineHeight = 84.0f;    // the strip under the world
 inline constexpr float kMaxSideShare = 0.3f;       // a side panel's widest, of the window
 
@@ -26,6 +27,7 @@ struct LayoutInput {
     bool hidden = false;         // Tab: no panels, the world fills the window
     bool race_open = false;      // collapsed, the Race window is its title bar
     bool selection = false;      // a body is selected: the Selected-body panel is shown
+    bool watch = false;          // Watch mode: its panel takes the whole right column
     float title_height = 19.0f;  // a window's title bar (a collapsed window's height)
     // The heights the right column's panels would take to show all their content (last
     // frame's); each gets that or its fair share of the column, and scrolls beyond it.
@@ -40,6 +42,7 @@ struct UiLayout {
     ScreenRect stats;  // the right column, top down: Stats, Race, Selected body
     ScreenRect race;
     ScreenRect selection;
+    ScreenRect watch;     // the Watch panel, in place of the three above while it is open
     ScreenRect timeline;  // under the world
     ScreenRect world;     // what is left: the world view
 };

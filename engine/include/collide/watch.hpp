@@ -110,6 +110,9 @@ private:
     WatchRecord<D> record_;
 };
 
+// The widest pseudocode line, in characters: what the Watch panel shows unwrapped.
+inline constexpr std::size_t kWatchLineWidth = 46;
+
 // One pseudocode line per step kind (or per phase), for the Watch panel's pane: the lines
 // in the words of the algorithm's docs page, and which line each event lights.
 struct WatchScript {

@@ -52,15 +52,20 @@ void BruteForce<D>::search(const Aabb<D>& region, std::vector<BodyId>& out,
 
 template <int D>
 WatchScript BruteForce<D>::watch_script() const {
-    return {{"for each body a (in id order):",
+    return {{"no structure: keep a copy of the boxes",
+             "  (for queries)",
+             "for each body a, in id order:",
              "  for each body b after a:",
              "    skip (a, b) if both are static",
-             "    test a's box against b's on every axis",
-             "    if they overlap: report the pair (a, b)"},
+             "    test a's box against b's",
+             "      (every axis: lo <= other's hi",
+             "       and other's lo <= hi)",
+             "    if they overlap: report (a, b)",
+             "n (n - 1) / 2 tests, less the static pairs"},
             {{WatchStep::kPhase, nullptr, 0},
-             {WatchStep::kCursor, nullptr, 0},
-             {WatchStep::kTest, nullptr, 3},
-             {WatchStep::kEmit, nullptr, 4}}};
+             {WatchStep::kCursor, nullptr, 2},
+             {WatchStep::kTest, nullptr, 5},
+             {WatchStep::kEmit, nullptr, 8}}};
 }
 
 template <int D>

@@ -92,20 +92,24 @@ std::string SortAndSweep<D>::describe(BodyId id) const {
 
 template <int D>
 WatchScript SortAndSweep<D>::watch_script() const {
-    return {{"pick the axis along which the box centres spread most",
-             "sort the boxes by their low end on that axis",
-             "  (insertion sort: last frame's order is nearly right)",
+    return {{"axis = where the box centres spread most",
+             "  (kept unless another spreads 1.5x more)",
+             "sort the boxes by their low end on axis",
+             "  (insertion sort: last order nearly holds;",
+             "   a full sort when the axis changed)",
+             "cut the sorted rows into chunks of 4096",
              "for each box a, in that order:",
-             "  for each later box b that starts before a ends:",
+             "  for each later b starting before a ends:",
              "    skip (a, b) if both are static",
              "    test a against b on the other axes",
-             "    if they overlap: report the pair (a, b)"},
+             "    if they overlap: report (a, b)",
+             "join the chunks' pairs in chunk order"},
             {{WatchStep::kPhase, "choose the axis", 0},
-             {WatchStep::kPhase, "sort", 1},
-             {WatchStep::kPhase, "sweep", 3},
-             {WatchStep::kCursor, nullptr, 3},
-             {WatchStep::kTest, nullptr, 6},
-             {WatchStep::kEmit, nullptr, 7}},
+             {WatchStep::kPhase, "sort", 2},
+             {WatchStep::kPhase, "sweep", 5},
+             {WatchStep::kCursor, nullptr, 6},
+             {WatchStep::kTest, nullptr, 9},
+             {WatchStep::kEmit, nullptr, 10}},
             true};
 }
 

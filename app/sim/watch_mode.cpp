@@ -1,0 +1,31 @@
+#include "sim/watch_mode.hpp"
+
+#include <algorithm>
+
+namespace collidoscope {
+
+void WatchMode::set_open(bool on) {
+    open_ = on;
+    if (!on) {
+        player_.load(nullptr);
+        tape_ = {};
+        key_.reset();
+    }
+}
+
+void WatchMode::sync(SimWorld& world, const std::string& algorithm, collide::BodyId selected,
+                     std::uint64_t world_id) {
+    if (!open_) return;
+    Key key{algorithm, world.steps(), world_id, world.body_count(), world.on_gpu()};
+    // The selection matters only where the recording keeps one body's events (large n).
+    if (world.body_count() > collide::WatchLimits<2>{}.keep_all_up_to) key.focus = selected;
+    for (const collide::Param& p : world.broad_phase_params()) key.params.push_back(p.value);
+    if (key_ == key) return;
+    key_ = std::move(key);
+    tape_ = world.record_watch(algorithm, selected);
+    player_.load(&tape_);
+    player_.seek(static_cast<std::size_t>(std::min<std::uint64_t>(start_at_, player_.size())));
+    start_at_ = 0;  // a later recording starts from the beginning
+}
+
+}  // namespace collidoscope
