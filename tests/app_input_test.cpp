@@ -706,6 +706,99 @@ TEST(AppInput, EscAsksBeforeQuitting) {
 
 // Bug: dragging a body while paused moved it, but the structure (overlay, panel) still held
 // it at its old place until the next step.
+// The line the pseudocode pane lights says what the event does.
+void expect_line_matches_event(const json& w) {
+    const std::string step = w["step"], line = w["line_text"];
+    ASSERT_GE(w["line"].get<int>(), 0) << w;
+    if (step == "test") {
+        EXPECT_TRUE(line.find("test") != std::string::npos ||
+                    line.find("overlap") != std::string::npos)
+            << w;
+    }
+    if (step == "emit") EXPECT_NE(line.find("report"), std::string::npos) << w;
+}
+
+TEST(AppInput, WatchStepsBackPlaysScrubsAndCloses) {
+    Session app("--scene uniform --count 40 --seed 5 --broadphase sort-and-sweep");
+    const auto watch = [](const json& s) { return s["watch"]; };
+    app.xdo("key w");
+    json s = app.wait_for([&](const json& s) { return !watch(s).is_null() && watch(s)["events"] > 20; },
+                          "Watch to open with a recording");
+    EXPECT_TRUE(s["paused"]) << "opening Watch pauses the world";
+    EXPECT_EQ(watch(s)["position"], 0);
+    for (int i = 1; i <= 3; ++i) {
+        app.xdo("key Right");
+        s = app.wait_for([&](const json& s) { return watch(s)["position"] == i; }, "a step");
+        expect_line_matches_event(watch(s));
+    }
+    app.xdo("key Left");
+    s = app.wait_for([&](const json& s) { return watch(s)["position"] == 2; }, "one back");
+    expect_line_matches_event(watch(s));
+    // The Step button steps too.
+    app.xdo("mousemove " + Session::point(Session::widget(s, "watch_step")) + " click 1");
+    s = app.wait_for([&](const json& s) { return watch(s)["position"] == 3; }, "the step button");
+
+    // Play at a set speed: drag the speed slider to its right end (10,000 a second).
+    const auto speed_lo = Session::widget(s, "watch_speed", 0.02);
+    const auto speed_hi = Session::widget(s, "watch_speed", 0.99);
+    app.xdo("mousemove " + Session::point(speed_lo) + " mousedown 1 mousemove_relative " +
+            std::to_string(speed_hi.first - speed_lo.first) + " 0 mouseup 1");
+    s = app.wait_for([&](const json& s) { return watch(s)["speed"] > 5000; }, "the speed set");
+    app.xdo("key space");
+    s = app.wait_for([&](const json& s) { return watch(s)["position"] == watch(s)["events"]; },
+                     "play to reach the end");
+    EXPECT_FALSE(watch(s)["playing"]) << "play stops at the end";
+
+    // Scrub: a click at the scrubber's left quarter goes to about a quarter of the events.
+    app.xdo("mousemove " + Session::point(Session::widget(s, "watch_scrub", 0.25)) + " click 1");
+    s = app.wait_for(
+        [&](const json& s) {
+            const double at = watch(s)["position"].get<double>() / watch(s)["events"].get<double>();
+            return at > 0.15 && at < 0.35;
+        },
+        "the scrubber to seek");
+    if (!watch(s)["step"].is_null()) expect_line_matches_event(watch(s));
+
+    app.xdo("key w");
+    app.wait_for([&](const json& s) { return watch(s).is_null(); }, "Watch to close");
+}
+
+TEST(AppInput, WatchQuizAsksBeforeEachTest) {
+    Session app("--scene uniform --count 40 --seed 5 --broadphase brute-force --watch --watch-quiz");
+    const auto watch = [](const json& s) { return s["watch"]; };
+    json s = app.wait_for([&](const json& s) { return !watch(s).is_null() && watch(s)["events"] > 0; },
+                          "Watch open");
+    // brute force: a phase, a cursor, then the first test, which waits for a guess.
+    for (int i = 0; i < 4; ++i) app.xdo("key Right");
+    s = app.wait_for([&](const json& s) { return watch(s)["question"] == true; }, "a question");
+    const int at = watch(s)["position"];
+    app.xdo("key Right");
+    app.barrier();
+    EXPECT_EQ(app.state()["watch"]["position"], at) << "a step waits for the answer";
+    app.xdo("mousemove " + Session::point(Session::widget(s, "watch_miss")) + " click 1");
+    s = app.wait_for([&](const json& s) { return watch(s)["position"] == at + 1; }, "the answer");
+    EXPECT_EQ(watch(s)["step"], "test");
+}
+
+TEST(AppInput, WatchSaysWhyAGpuRowIsNotRecordedAndFocusesALargeWorld) {
+    {
+        Session app("--scene uniform --count 500 --broadphase gpu-grid --watch");
+        const json s = app.wait_for([](const json& s) { return !s["watch"].is_null(); }, "Watch");
+        EXPECT_NE(s["watch"]["not_recorded"], "") << s["watch"];
+        EXPECT_EQ(s["watch"]["events"], 0);
+    }
+    {
+        // Over the bound only the selection's events are kept; the rest are counted.
+        Session app("--scene uniform --count 20000 --select 7 --broadphase sort-and-sweep --watch "
+                    "--watch-event selected");
+        const json s = app.wait_for([](const json& s) { return !s["watch"].is_null(); }, "Watch");
+        EXPECT_FALSE(s["watch"]["everything"]) << s["watch"];
+        EXPECT_GT(s["watch"]["events"], 0);
+        EXPECT_NE(s["watch"]["text"].get<std::string>().find("#7"), std::string::npos)
+            << "starts at the selection's first event: " << s["watch"];
+    }
+}
+
 TEST(AppInput, DragWhilePausedUpdatesTheStructure) {
     Session app("--paused --select 0 --broadphase spatial-hash --overlay structure");
     app.xdo("key o");  // one step builds the structure

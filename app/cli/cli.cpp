@@ -85,9 +85,10 @@ void define_flags(CLI::App& app, RawArgs& raw) {
     toggle("Watch", "--watch", raw.watch,
            "open Watch mode (W): the algorithm's update of this frame, recorded\n"
            "and played step by step; pauses the world");
-    value("Watch", "--watch-event", raw.watch_event, "K",
+    value("Watch", "--watch-event", raw.watch_event, "K|selected",
           "with --watch: show the recording at its K-th event (0: before the\n"
-          "first; past the end: the end)");
+          "first; past the end: the end), or at the first event of the body\n"
+          "--select names");
     toggle("Watch", "--watch-quiz", raw.watch_quiz,
            "with --watch: ask before each test whether it will hit");
     value("View", "--overlay", raw.overlay, "LIST",
@@ -581,9 +582,15 @@ CliResult parse_cli(std::span<const std::string_view> args) {
                          " needs --watch");
     opt.watch = raw.watch;
     opt.watch_quiz = raw.watch_quiz;
-    if (raw.watch_event) {
+    if (raw.watch_event && *raw.watch_event == "selected") {
+        if (!raw.select) throw InputError("--watch-event selected needs --select");
+        opt.watch_at_selection = true;
+    } else if (raw.watch_event) {
         auto k = collide::parse_number<std::uint64_t>(*raw.watch_event);
-        if (!k) throw InputError("--watch-event: " + quote(*raw.watch_event) + " is not an event number");
+        if (!k) {
+            throw InputError("--watch-event: " + quote(*raw.watch_event) +
+                             " is not an event number (or \"selected\")");
+        }
         opt.watch_event = *k;
     }
     opt.race = raw.race;

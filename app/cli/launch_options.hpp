@@ -58,6 +58,7 @@ struct Options {
     // Watch mode from the start (--watch), at an event (--watch-event), with the quiz.
     bool watch = false;
     std::optional<std::uint64_t> watch_event;
+    bool watch_at_selection = false;  // --watch-event selected: the selection's first event
     bool watch_quiz = false;
     // Samples per pixel; 0 = off. Unset: 4, or 0 on software GL (llvmpipe), where 4 costs
     // more than half the frame rate.

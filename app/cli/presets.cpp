@@ -104,6 +104,15 @@ constexpr Preset kPresets[] = {
      "free.",
      "--dim 2 --scene uniform --count 200 --seed 5 --broadphase sort-and-sweep "
      "--overlay structure,pairs --select 9"},
+    {"watch-sweep", "Watch sort and sweep test one pair at a time",
+     "Watch mode (W) plays one update of the algorithm event by event, its pseudocode on the "
+     "right with the line being run lit. Here sort and sweep on 40 bodies: the white line is "
+     "the cursor, at the start of the current box (outlined white). Each later box that "
+     "starts before the current one ends is tested: green for a hit, red for a miss; a hit is "
+     "reported as a pair (a white line). Right steps, Left steps back, Space plays at the "
+     "slider's speed, the scrubber goes anywhere. Tick Ask me to guess each test first.",
+     "--dim 2 --scene uniform --count 40 --seed 5 --broadphase sort-and-sweep "
+     "--overlay none --watch --watch-event 25"},
     {"dynamic-tree", "The dynamic AABB tree's fat boxes",
      "The tree Box2D and Bullet use: every leaf holds a body's box fattened by a margin, "
      "and inner nodes bound their children (coloured by depth, leaves orange). A body that moves "

@@ -104,9 +104,11 @@ void Demo::apply_options(const Options& options, bool world) {
     }
     if (options.select != selected_) select(options.select);
     if (options.query || query_) set_query(options.query);
+    // A tour stop opens or closes Watch mode as it says.
+    if (options.watch != watch_.open()) set_watching(options.watch);
     if (options.watch) {
-        set_watching(true);
-        watch_.start_at(options.watch_event.value_or(0), options.watch_quiz);
+        watch_.start_at(options.watch_event.value_or(0), options.watch_at_selection,
+                        options.watch_quiz);
     }
 }
 

@@ -24,8 +24,9 @@ public:
               std::uint64_t world_id);
     // Where the player starts on the next recording (the command line's --watch-event), and
     // whether it asks before each test.
-    void start_at(std::uint64_t event, bool quiz) {
+    void start_at(std::uint64_t event, bool at_selection, bool quiz) {
         start_at_ = event;
+        start_at_selection_ = at_selection;
         player_.set_quiz(quiz);
     }
     // Records on the next sync() even if nothing changed.
@@ -53,6 +54,7 @@ private:
     WatchTape tape_;
     WatchPlayer player_;
     std::uint64_t start_at_ = 0;
+    bool start_at_selection_ = false;
 };
 
 }  // namespace collidoscope

@@ -8,6 +8,12 @@ namespace collidoscope {
 
 using collide::WatchStep;
 
+collide::BodyId WatchTape::recorded_index(collide::BodyId world) const {
+    if (ids.empty()) return world < boxes.size() ? world : collide::kNoBody;
+    const auto it = std::find(ids.begin(), ids.end(), world);
+    return it == ids.end() ? collide::kNoBody : collide::BodyId(it - ids.begin());
+}
+
 int WatchTape::line_of(std::size_t i) const {
     if (i >= events.size()) return -1;
     const WatchTapeEvent& e = events[i];
@@ -111,6 +117,18 @@ void WatchPlayer::back() {
 void WatchPlayer::seek(std::size_t position) {
     position_ = std::min(position, size());
     score_.answered_last = false;
+}
+
+bool WatchPlayer::seek_next_of(collide::BodyId recorded) {
+    if (tape_ == nullptr || recorded == collide::kNoBody) return false;
+    for (std::size_t i = position_; i < size(); ++i) {
+        const WatchTapeEvent& e = tape_->events[i];
+        if (e.a == recorded || e.b == recorded) {
+            seek(i + 1);  // shown: the current event
+            return true;
+        }
+    }
+    return false;
 }
 
 void WatchPlayer::set_playing(bool on) {

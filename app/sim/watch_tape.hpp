@@ -51,6 +51,9 @@ struct WatchTape {
     collide::BodyId world_id(collide::BodyId recorded) const {
         return ids.empty() || recorded >= ids.size() ? recorded : ids[recorded];
     }
+    // The recording's number for a world id (they differ where bodies were removed);
+    // kNoBody if it was not recorded.
+    collide::BodyId recorded_index(collide::BodyId world) const;
     // The pseudocode line event i lights (-1: none).
     int line_of(std::size_t i) const;
     // One line on event i for the panel: "test #12 against #40: hit".
@@ -81,6 +84,9 @@ public:
     void step();
     void back();
     void seek(std::size_t position);
+    // To the next event after the current one that names body `recorded` (a or b); false,
+    // not moving, when there is none.
+    bool seek_next_of(collide::BodyId recorded);
     bool playing() const { return playing_; }
     void set_playing(bool on);
     float speed() const { return speed_; }

@@ -130,6 +130,7 @@ private:
     bool last_save_failed_ = false;
     ScreenRect legend_rect_;
     LegendState legend_;
+    std::string watch_note_;  // why "Next event of #N" did not move; empty when it did
 };
 
 // Each panel is placed in its rectangle `at` from the layout and scrolls when its content is

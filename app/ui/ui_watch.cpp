@@ -92,6 +92,18 @@ void Ui::watch_panel(Demo& demo, const ScreenRect& at) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("To the end");
     ImGui::SameLine();
     if (ImGui::SmallButton("Record again")) watch.record_again();
+    if (demo.selected() != collide::kNoBody) {
+        const std::string label = "Next event of #" + std::to_string(demo.selected());
+        if (ImGui::SmallButton(label.c_str())) {
+            const bool found = player.seek_next_of(tape.recorded_index(demo.selected()));
+            watch_note_ = found ? "" : "#" + std::to_string(demo.selected()) + " has no later event";
+        }
+        note_widget("watch_next_of_selection");
+        if (!watch_note_.empty()) {
+            ImGui::SameLine();
+            ImGui::TextDisabled("%s", watch_note_.c_str());
+        }
+    }
 
     float speed = player.speed();
     ImGui::SetNextItemWidth(-1.0f);
