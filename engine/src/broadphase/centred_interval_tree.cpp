@@ -28,7 +28,8 @@ float mid(const Aabb<D>& b, int k) {
 // three ways, the bodies left and right of the centre queued as its children (left on top,
 // so nodes come out in pre-order).
 template <int D>
-void CentredIntervalTree<D>::make_node(const Task& task) {
+void CentredIntervalTree<D>::make_node(const Task& task, WatchRecorder<D>* watch) {
+    if (watch) watch->enter(task.cell);
     const auto first = entries_.begin() + task.begin, last = entries_.begin() + task.end;
     // The range of the midpoints on every axis, in one pass.
     const auto spread = [&](auto from, auto to) {
@@ -84,6 +85,9 @@ void CentredIntervalTree<D>::make_node(const Task& task) {
     node.parent = task.parent;
     node.begin = static_cast<std::uint32_t>(by_lo_.size());
     for (auto e = held; e != right; ++e) node_of_[e->id] = index;
+    if (watch) {
+        for (auto e = held; e != right; ++e) watch->place(e->id, node.plane());
+    }
     // The entries sorted by low end; the other two orders as indices into them.
     const auto begin = by_lo_.insert(by_lo_.end(), held, right);
     std::sort(begin, by_lo_.end(),
@@ -138,7 +142,7 @@ void CentredIntervalTree<D>::fit_bounds() {
 }
 
 template <int D>
-void CentredIntervalTree<D>::build() {
+void CentredIntervalTree<D>::build(WatchRecorder<D>* watch) {
     nodes_.clear();
     by_lo_.clear();
     by_hi_.clear();
@@ -152,8 +156,9 @@ void CentredIntervalTree<D>::build() {
     while (!tasks_.empty()) {
         const Task task = tasks_.back();
         tasks_.pop_back();
-        make_node(task);
+        make_node(task, watch);
     }
+    if (watch) watch->phase("fit bounds");
     fit_bounds();
 }
 
@@ -164,12 +169,15 @@ void CentredIntervalTree<D>::find_pairs(std::uint32_t at, PairList& pairs, std::
                                         std::vector<std::uint32_t>& stack) const {
     const Node& n = nodes_[at];
     const BodyCosts* costs = costs_.if_on();
+    WatchRecorder<D>* watch = this->watch_;
     const auto test = [&](const Entry& a, const Entry& b) {
-        test_pair(a.id, a.box, b.id, b.box, a.is_static && b.is_static, pairs, tests, costs);
+        test_pair(a.id, a.box, b.id, b.box, a.is_static && b.is_static, pairs, tests, costs, watch);
     };
     const int s = n.sweep_axis;
+    if (watch) watch->visit(n.cell);
     for (std::uint32_t i = n.begin; i < n.end; ++i) {
         const Entry& a = by_lo_[by_sweep_[i]];
+        if (watch) watch->cursor(a.id, s, a.box.lo[s]);
         for (std::uint32_t j = i + 1; j < n.end; ++j) {
             const Entry& b = by_lo_[by_sweep_[j]];
             if (b.box.lo[s] > a.box.hi[s]) break;
@@ -179,8 +187,9 @@ void CentredIntervalTree<D>::find_pairs(std::uint32_t at, PairList& pairs, std::
     if (n.left == kNone && n.right == kNone) return;
     for (std::uint32_t i = n.begin; i < n.end; ++i) {
         const Entry& a = by_lo_[i];
-        descend(at, true, a.box, a.is_static != 0, stack, nullptr,
-                [&](const Entry& b) { test(a, b); });
+        descend(
+            at, true, a.box, a.is_static != 0, stack, nullptr, [&](const Entry& b) { test(a, b); },
+            watch);
     }
 }
 
@@ -198,7 +207,10 @@ void CentredIntervalTree<D>::build_and_search(std::span<const Aabb<D>> boxes,
         for (std::size_t i = 0; i < n; ++i) entries_[i] = {boxes[i], BodyId(i), is_static[i]};
     }
     node_of_.resize(n);
-    build();
+    WatchRecorder<D>* watch = this->watch_;
+    if (watch) watch->phase("build");
+    build(watch);
+    if (watch) watch->phase("find pairs");
     chunks_.run(
         nodes_.size(), kNodesPerChunk,
         [&](std::size_t begin, std::size_t end, PairList& pairs, std::uint64_t& tests) {

@@ -47,6 +47,7 @@ public:
     BroadPhaseStats stats() const override;
     void validate() const override;
     std::span<Param> params() override { return params_; }
+    WatchScript watch_script() const override;
 
 private:
     void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
@@ -88,22 +89,23 @@ private:
 
     bool spread_axis() const { return params_[Setting::kSpreadAxis].is_on(); }
 
-    void build();
-    void make_node(const Task& task);
+    void build(WatchRecorder<D>* watch);
+    void make_node(const Task& task, WatchRecorder<D>* watch);
     void fit_bounds();
     void find_pairs(std::uint32_t node, PairList& pairs, std::uint64_t& tests,
                     std::vector<std::uint32_t>& stack) const;
     // Calls visit(entry) for the held entries, at `from` (unless `below`) and in its subtree,
     // that may overlap `box`: subtrees whose bounds miss it (or that are all static when
     // `skip_static`) are pruned, and each node walks only the entries that reach `box` on its
-    // axis. visit tests the full overlap itself. With a trace, records the centre plane of
-    // each node entered and the subtree bounds of each pruned.
+    // axis. visit tests the full overlap itself. With a trace (or Watch mode's `watch`),
+    // records the centre plane of each node entered and the subtree bounds of each pruned.
     template <typename Fn>
     void walk_held(const Node& n, const Aabb<D>& box, bool left_of, bool right_of,
                    const Fn& visit) const;
     template <typename Fn>
     void descend(std::uint32_t from, bool below, const Aabb<D>& box, bool skip_static,
-                 std::vector<std::uint32_t>& stack, QueryTrace<D>* trace, const Fn& visit) const;
+                 std::vector<std::uint32_t>& stack, QueryTrace<D>* trace, const Fn& visit,
+                 WatchRecorder<D>* watch = nullptr) const;
     void draw_structure(DebugDraw<D>& draw, float alpha, std::uint64_t hidden_layers) const;
     std::string path_of(std::uint32_t node) const;
 
@@ -128,7 +130,8 @@ template <int D>
 template <typename Fn>
 void CentredIntervalTree<D>::descend(std::uint32_t from, bool below, const Aabb<D>& box,
                                      bool skip_static, std::vector<std::uint32_t>& stack,
-                                     QueryTrace<D>* trace, const Fn& visit) const {
+                                     QueryTrace<D>* trace, const Fn& visit,
+                                     WatchRecorder<D>* watch) const {
     stack.clear();
     stack.push_back(from);
     while (!stack.empty()) {
@@ -139,6 +142,12 @@ void CentredIntervalTree<D>::descend(std::uint32_t from, bool below, const Aabb<
         if (trace)
             trace->add(enter ? n.plane() : n.bounds,
                        enter ? TraceKind::kDescended : TraceKind::kPruned);
+        if (watch) {
+            if (enter)
+                watch->enter(n.plane());
+            else
+                watch->prune(n.bounds);
+        }
         if (!enter) continue;
         const bool left_of = box.hi[n.axis] < n.centre;
         const bool right_of = box.lo[n.axis] > n.centre;

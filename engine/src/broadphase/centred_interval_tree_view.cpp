@@ -134,6 +134,48 @@ std::vector<LegendEntry> CentredIntervalTree<D>::legend() const {
     };
 }
 
+template <int D>
+WatchScript CentredIntervalTree<D>::watch_script() const {
+    return {{
+                "build: the root's cell holds every box",
+                "for each range of bodies, root first:",
+                spread_axis() ? "  axis: where its midpoints spread most"
+                              : (D == 2 ? "  axis: x, y in turn by depth"
+                                        : "  axis: x, y, z in turn by depth"),
+                "  centre: the median midpoint on that axis",
+                "  hold the bodies whose interval contains",
+                "    the centre (sorted by low end, high",
+                "    end, and low end on the sweep axis)",
+                "  left child: those wholly below the centre",
+                "  right child: those wholly above it",
+                "fit each subtree's bounds, bottom-up",
+                "find pairs, for each node:",
+                "  sweep its held bodies on the sweep axis:",
+                "    a against each later b that starts",
+                "    before a ends",
+                "  each held body a descends below the node:",
+                "    enter nodes whose bounds meet a's box",
+                "    (not all-static ones when a is static),",
+                "    walk the shorter sorted run of their",
+                "    held bodies that can reach a,",
+                "    prune the rest: subtree skipped whole",
+                "each pair: skip if both are static, else",
+                "  test a's box against b's",
+                "  if they overlap: report (a, b)",
+            },
+            {{WatchStep::kPhase, "build", 0},
+             {WatchStep::kEnter, "build", 1},
+             {WatchStep::kPlace, nullptr, 4},
+             {WatchStep::kPhase, "fit bounds", 9},
+             {WatchStep::kPhase, "find pairs", 10},
+             {WatchStep::kVisit, nullptr, 10},
+             {WatchStep::kCursor, nullptr, 11},
+             {WatchStep::kEnter, "find pairs", 15},
+             {WatchStep::kPrune, nullptr, 19},
+             {WatchStep::kTest, nullptr, 21},
+             {WatchStep::kEmit, nullptr, 22}}};
+}
+
 // The members defined here; the class itself is instantiated in centred_interval_tree.cpp.
 template std::string CentredIntervalTree<2>::describe(BodyId) const;
 template std::vector<LegendEntry> CentredIntervalTree<2>::legend() const;
@@ -141,5 +183,7 @@ template void CentredIntervalTree<2>::draw(DebugDraw<2>&, const Overlays<2>&) co
 template std::string CentredIntervalTree<3>::describe(BodyId) const;
 template std::vector<LegendEntry> CentredIntervalTree<3>::legend() const;
 template void CentredIntervalTree<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
+template WatchScript CentredIntervalTree<2>::watch_script() const;
+template WatchScript CentredIntervalTree<3>::watch_script() const;
 
 }  // namespace collide

@@ -66,12 +66,14 @@ void Enneatree<D, kAlternating>::reset() {
 // rounding at an edge can leave no child holding the box; the body then stays at the node
 // it reached, which still holds it, so every pair is still found.
 template <int D, bool kAlternating>
-std::uint32_t Enneatree<D, kAlternating>::place(const Aabb<D>& box, int depth) {
+std::uint32_t Enneatree<D, kAlternating>::place(const Aabb<D>& box, int depth,
+                                                WatchRecorder<D>* watch) {
     static constexpr std::array<int, 3> kCentreFirst = {1, 0, 2};
     static constexpr std::array<int, 3> kLeftFirst = {0, 1, 2};
     const std::array<int, 3>& order = centre_first() ? kCentreFirst : kLeftFirst;
     std::uint32_t at = 0;
     while (nodes_[at].depth < depth) {
+        if (watch) watch->enter(region(nodes_[at]));
         const Node& node = nodes_[at];
         const Vec<D> quarter = sides_at(node.depth) * 0.25f;
         Vec<D> child_lo = node.lo;
@@ -104,6 +106,7 @@ std::uint32_t Enneatree<D, kAlternating>::place(const Aabb<D>& box, int depth) {
         }
         at = nodes_[at].child[slot];
     }
+    if (watch) watch->enter(region(nodes_[at]));
     return at;
 }
 
@@ -172,11 +175,14 @@ void Enneatree<D, kAlternating>::build_and_search(std::span<const Aabb<D>> boxes
     if (frame_.refit(boxes)) rebuild = true;
     root_side_ = static_cast<float>(morton::kMaxCoord<D>) / frame_.scale;
     built_with_ = settings;
+    WatchRecorder<D>* watch = this->watch_;
     const auto place_body = [&](std::size_t i, int depth) {
-        node_of_[i] = place(boxes[i], depth);
+        node_of_[i] = place(boxes[i], depth, watch);
         target_depth_[i] = static_cast<std::int8_t>(depth);
+        if (watch) watch->place(BodyId(i), region(nodes_[node_of_[i]]));
     };
     if (rebuild) {
+        if (watch) watch->phase("sort by Morton code");
         node_of_.resize(n);
         target_depth_.resize(n);
         reset();
@@ -186,21 +192,28 @@ void Enneatree<D, kAlternating>::build_and_search(std::span<const Aabb<D>> boxes
         for (std::size_t i = 0; i < n; ++i)
             by_code_[i] = {morton::encode<D>(frame_(boxes[i].center())), BodyId(i)};
         std::sort(by_code_.begin(), by_code_.end());
+        if (watch) watch->phase("place every body");
         for (const auto& [code, id] : by_code_) place_body(id, depth_for(boxes[id]));
         replaced_ = n;
         replaced_since_rebuild_ = 0;
     } else {
         // A body keeps its node while it still fits and its size gives the same depth.
         replaced_ = 0;
+        if (watch) watch->phase("keep or re-place");
         for (std::size_t i = 0; i < n; ++i) {
             const int depth = depth_for(boxes[i]);
-            if (target_depth_[i] == depth && fits(boxes[i], nodes_[node_of_[i]])) continue;
+            if (target_depth_[i] == depth && fits(boxes[i], nodes_[node_of_[i]])) {
+                if (watch) watch->visit(region(nodes_[node_of_[i]]));
+                continue;
+            }
             place_body(i, depth);
             ++replaced_;
         }
         replaced_since_rebuild_ += replaced_;
     }
+    if (watch) watch->phase("lay out");
     lay_out(boxes, is_static);
+    if (watch) watch->phase("find pairs");
 
     chunks_.run(
         occupied_.size(), kNodesPerChunk,
@@ -338,23 +351,28 @@ void Enneatree<D, kAlternating>::find_pairs(std::uint32_t at, PairList& pairs,
     const Node& home = nodes_[at];
     const std::uint32_t b0 = home.begin, b1 = home.begin + home.count;
     const BodyCosts* costs = costs_.if_on();
+    WatchRecorder<D>* watch = this->watch_;
     const auto test = [&](std::uint32_t i, std::uint32_t j) {
         test_pair(order_[i], sorted_boxes_[i], order_[j], sorted_boxes_[j],
-                  sorted_static_[i] && sorted_static_[j], pairs, tests, costs);
+                  sorted_static_[i] && sorted_static_[j], pairs, tests, costs, watch);
     };
+    if (watch) watch->visit(region(home));
     for (std::uint32_t i = b0; i < b1; ++i) {
         for (std::uint32_t j = i + 1; j < b1; ++j) test(i, j);
     }
-    walk(home.own, home.depth, nullptr, [&](std::uint32_t other_at, const Node& other) {
-        if (other.count == 0 || other_at == at) return;
-        if (other.depth == home.depth && other_at > at) return;  // found from the other side
-        if (home.all_static && other.all_static) return;
-        if (!other.own.overlaps(home.own)) return;
-        const std::uint32_t o0 = other.begin, o1 = other.begin + other.count;
-        for (std::uint32_t i = b0; i < b1; ++i) {
-            for (std::uint32_t j = o0; j < o1; ++j) test(i, j);
-        }
-    });
+    walk(
+        home.own, home.depth, nullptr,
+        [&](std::uint32_t other_at, const Node& other) {
+            if (other.count == 0 || other_at == at) return;
+            if (other.depth == home.depth && other_at > at) return;  // found from the other side
+            if (home.all_static && other.all_static) return;
+            if (!other.own.overlaps(home.own)) return;
+            const std::uint32_t o0 = other.begin, o1 = other.begin + other.count;
+            for (std::uint32_t i = b0; i < b1; ++i) {
+                for (std::uint32_t j = o0; j < o1; ++j) test(i, j);
+            }
+        },
+        watch);
 }
 
 template <int D, bool kAlternating>

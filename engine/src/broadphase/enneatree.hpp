@@ -42,6 +42,7 @@ public:
     BroadPhaseStats stats() const override;
     void validate() const override;
     std::span<Param> params() override { return params_; }
+    WatchScript watch_script() const override;
 
     static constexpr int kChildren = kAlternating ? 3 : D == 2 ? 9 : 27;
     static constexpr int kDeepest = 16;  // halvings per axis
@@ -95,15 +96,16 @@ private:
     int halvings_for(float extent) const;
     int depth_for(const Aabb<D>& box) const;
     void reset();
-    std::uint32_t place(const Aabb<D>& box, int depth);
+    std::uint32_t place(const Aabb<D>& box, int depth, WatchRecorder<D>* watch);
     void lay_out(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
     void find_pairs(std::uint32_t n, PairList& pairs, std::uint64_t& tests) const;
     // Descends from the root through the nodes whose subtree bounds meet `bounds`, no
     // deeper than `max_depth`, calling visit(index, node) for each; the walk a node's
-    // bodies (or a region query) make "up and back down".
+    // bodies (or a region query) make "up and back down". `watch` records the nodes entered
+    // and the subtrees pruned.
     template <typename Fn>
-    void walk(const Aabb<D>& bounds, int max_depth, std::vector<Visit>* trace,
-              const Fn& visit) const;
+    void walk(const Aabb<D>& bounds, int max_depth, std::vector<Visit>* trace, const Fn& visit,
+              WatchRecorder<D>* watch = nullptr) const;
     std::string path_of(std::uint32_t node) const;
 
     // The places of the parameters in params_, in its order; kCount is how many.
@@ -145,7 +147,8 @@ using FlatEnneatree = Enneatree<D, false>;
 template <int D, bool kAlternating>
 template <typename Fn>
 void Enneatree<D, kAlternating>::walk(const Aabb<D>& bounds, int max_depth,
-                                      std::vector<Visit>* trace, const Fn& visit) const {
+                                      std::vector<Visit>* trace, const Fn& visit,
+                                      WatchRecorder<D>* watch) const {
     if (nodes_.empty() || nodes_[0].subtree_count == 0) return;
     // Depth-first: at most (kChildren - 1) pending siblings per level plus one.
     std::array<std::uint32_t, (kChildren - 1) * (kMaxLevels + 1) + 1> stack;
@@ -155,6 +158,7 @@ void Enneatree<D, kAlternating>::walk(const Aabb<D>& bounds, int max_depth,
         const std::uint32_t at = stack[--top];
         const Node& node = nodes_[at];
         if (trace) trace->push_back({at, Visit::kVisited});
+        if (watch) watch->enter(region(node));
         visit(at, node);
         if (node.depth >= max_depth) continue;
         for (std::uint32_t mask = node.child_mask; mask != 0; mask &= mask - 1) {
@@ -162,6 +166,7 @@ void Enneatree<D, kAlternating>::walk(const Aabb<D>& bounds, int max_depth,
             const Node& child = nodes_[c];
             if (child.subtree_count == 0 || !child.subtree.overlaps(bounds)) {
                 if (trace && child.subtree_count > 0) trace->push_back({c, Visit::kPruned});
+                if (watch && child.subtree_count > 0) watch->prune(region(child));
                 continue;
             }
             stack[top++] = c;

@@ -145,6 +145,57 @@ std::vector<LegendEntry> Enneatree<D, kAlternating>::legend() const {
     };
 }
 
+template <int D, bool kAlternating>
+WatchScript Enneatree<D, kAlternating>::watch_script() const {
+    const bool centre = centre_first();
+    return {{
+                "rebuild (persistent off, first frame, new",
+                "  count, settings or root, too many empty",
+                "  nodes or re-placed bodies):",
+                "  sort the bodies by their centres' Morton",
+                "  code, then place each in that order",
+                "else for each body: keep its node if its",
+                "  size gives the same depth and the node",
+                "  still holds its box; else place it",
+                kAlternating ? "place: depth = min over axes k of h_k D + k"
+                             : "place: depth = deepest with nodes at least",
+                kAlternating ? "  (h_k: halvings its extent on k allows)"
+                             : "  twice its largest extent",
+                kAlternating ? "  from the root, enter the child whose half"
+                             : "  from the root, enter the child whose",
+                kAlternating ? "  on the node's split axis holds it,"
+                             : "  overlapping halves hold it on each axis,",
+                centre ? "  centre first (created if missing); the"
+                       : "  left first (created if missing); the",
+                "  node at that depth keeps it",
+                "lay out: group bodies by node, fit bounds",
+                "for each node holding bodies (home):",
+                "  its bodies against each other; then walk",
+                "  up and back down: from the root, no",
+                "  deeper than home, enter subtrees whose",
+                "  bounds meet home's, prune the rest; at",
+                "  shallower nodes (same depth: lower index)",
+                "  home's bodies against theirs",
+                "each pair: skip if both are static, else",
+                "  test a's box against b's",
+                "  if they overlap: report (a, b)",
+            },
+            {{WatchStep::kPhase, "sort by Morton code", 3},
+             {WatchStep::kPhase, "place every body", 4},
+             {WatchStep::kPhase, "keep or re-place", 5},
+             {WatchStep::kVisit, "keep or re-place", 5},
+             {WatchStep::kEnter, "place every body", 10},
+             {WatchStep::kEnter, "keep or re-place", 10},
+             {WatchStep::kPlace, nullptr, 13},
+             {WatchStep::kPhase, "lay out", 14},
+             {WatchStep::kPhase, "find pairs", 15},
+             {WatchStep::kVisit, "find pairs", 15},
+             {WatchStep::kEnter, "find pairs", 18},
+             {WatchStep::kPrune, nullptr, 19},
+             {WatchStep::kTest, nullptr, 23},
+             {WatchStep::kEmit, nullptr, 24}}};
+}
+
 // The members defined here; the class itself is instantiated in enneatree.cpp.
 template std::string Enneatree<2, false>::describe(BodyId) const;
 template std::vector<LegendEntry> Enneatree<2, false>::legend() const;
@@ -158,5 +209,9 @@ template void Enneatree<2, true>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string Enneatree<3, true>::describe(BodyId) const;
 template std::vector<LegendEntry> Enneatree<3, true>::legend() const;
 template void Enneatree<3, true>::draw(DebugDraw<3>&, const Overlays<3>&) const;
+template WatchScript Enneatree<2, false>::watch_script() const;
+template WatchScript Enneatree<3, false>::watch_script() const;
+template WatchScript Enneatree<2, true>::watch_script() const;
+template WatchScript Enneatree<3, true>::watch_script() const;
 
 }  // namespace collide

@@ -60,7 +60,8 @@ void LooseTree<D>::sort_keys(std::span<const Aabb<D>> boxes) {
 // One pass over the sorted keys: a node's own bodies share one key and come first in its
 // subtree, so nodes open down the path of each new key and close when the path leaves them.
 template <int D>
-void LooseTree<D>::build(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static) {
+void LooseTree<D>::build(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                         WatchRecorder<D>* watch) {
     const auto n = static_cast<std::uint32_t>(boxes.size());
     const int cap = max_depth();
     items_.resize(n);
@@ -81,6 +82,7 @@ void LooseTree<D>::build(std::span<const Aabb<D>> boxes, std::span<const std::ui
         open_.push_back(static_cast<std::uint32_t>(nodes_.size()));
         nodes_.push_back({Aabb<D>::empty(), Aabb<D>::empty(), center, half, begin, begin, begin,
                           0, parent, depth});
+        if (watch) watch->enter(nodes_.back().region());
     };
     open(0, root_center_, root_half_, 0);
     std::uint64_t path = 0;  // the code of the deepest open node's cell, at its depth
@@ -109,6 +111,8 @@ void LooseTree<D>::build(std::span<const Aabb<D>> boxes, std::span<const std::ui
         TreeNode<D>& node = nodes_[open_.back()];
         node.own_end = s + 1;
         node.own_bounds.grow(boxes[id]);
+        // Its loose box is what holds it.
+        if (watch) watch->place(id, node.region(2.0f));
         deepest_ = std::max(deepest_, level);
     }
     while (!open_.empty()) close(n);
@@ -118,31 +122,36 @@ template <int D>
 void LooseTree<D>::sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs,
                               std::uint64_t& tests) const {
     const BodyCosts* costs = costs_.if_on();
+    WatchRecorder<D>* watch = this->watch_;
     for (std::size_t s = r0; s < r1; ++s) {
         const TreeItem<D>& a = items_[s];
-        for_each_candidate(s,
-                           [&](std::uint32_t j) { test_pair(a, items_[j], pairs, tests, costs); });
+        if (watch) watch->cursor(a.id, 0, a.box.lo[0]);
+        for_each_candidate(
+            s, [&](std::uint32_t j) { test_pair(a, items_[j], pairs, tests, costs, watch); },
+            watch);
     }
 }
 
 // The own bodies of node a against every body in the subtree of node b.
 template <int D>
 void LooseTree<D>::own_vs_subtree(std::uint32_t a, std::uint32_t b, PairList& out,
-                                  std::uint64_t& tests) const {
+                                  std::uint64_t& tests, WatchRecorder<D>* watch) const {
     const TreeNode<D>& na = nodes_[a];
     if (na.own_end == na.begin) return;
     for (std::uint32_t i = b; i < nodes_[b].skip;) {
         const TreeNode<D>& m = nodes_[i];
         if (!m.bounds.overlaps(na.own_bounds)) {
+            if (watch) watch->prune(m.region());
             i = m.skip;
             continue;
         }
+        if (watch) watch->enter(m.region());
         if (m.own_end > m.begin && m.own_bounds.overlaps(na.own_bounds)) {
             for (std::uint32_t s = na.begin; s < na.own_end; ++s) {
                 const TreeItem<D>& x = items_[s];
                 if (!x.box.overlaps(m.own_bounds)) continue;
                 for (std::uint32_t t = m.begin; t < m.own_end; ++t)
-                    test_pair(x, items_[t], out, tests, costs_.if_on());
+                    test_pair(x, items_[t], out, tests, costs_.if_on(), watch);
             }
         }
         ++i;
@@ -153,30 +162,38 @@ void LooseTree<D>::own_vs_subtree(std::uint32_t a, std::uint32_t b, PairList& ou
 // against all of b, b's own against a's children, then the children pairwise.
 template <int D>
 void LooseTree<D>::cross_trees(std::uint32_t a, std::uint32_t b, PairList& out,
-                               std::uint64_t& tests) const {
-    if (!nodes_[a].bounds.overlaps(nodes_[b].bounds)) return;
-    own_vs_subtree(a, b, out, tests);
+                               std::uint64_t& tests, WatchRecorder<D>* watch) const {
+    if (!nodes_[a].bounds.overlaps(nodes_[b].bounds)) {
+        // The pair of subtrees is dropped: shown as b, the one a is not descended against.
+        if (watch) watch->prune(nodes_[b].region());
+        return;
+    }
+    own_vs_subtree(a, b, out, tests, watch);
     const std::uint32_t a_end = nodes_[a].skip, b_end = nodes_[b].skip;
-    for (std::uint32_t c = a + 1; c < a_end; c = nodes_[c].skip) own_vs_subtree(b, c, out, tests);
+    for (std::uint32_t c = a + 1; c < a_end; c = nodes_[c].skip)
+        own_vs_subtree(b, c, out, tests, watch);
     for (std::uint32_t c = a + 1; c < a_end; c = nodes_[c].skip) {
-        for (std::uint32_t e = b + 1; e < b_end; e = nodes_[e].skip) cross_trees(c, e, out, tests);
+        for (std::uint32_t e = b + 1; e < b_end; e = nodes_[e].skip)
+            cross_trees(c, e, out, tests, watch);
     }
 }
 
 // Every pair within the subtree of `node`.
 template <int D>
-void LooseTree<D>::self_pairs(std::uint32_t node, PairList& out, std::uint64_t& tests) const {
+void LooseTree<D>::self_pairs(std::uint32_t node, PairList& out, std::uint64_t& tests,
+                              WatchRecorder<D>* watch) const {
     const TreeNode<D>& n = nodes_[node];
+    if (watch) watch->visit(n.region());
     for (std::uint32_t s = n.begin; s < n.own_end; ++s) {
         for (std::uint32_t t = s + 1; t < n.own_end; ++t)
-            test_pair(items_[s], items_[t], out, tests, costs_.if_on());
+            test_pair(items_[s], items_[t], out, tests, costs_.if_on(), watch);
     }
     const std::uint32_t end = n.skip;
     for (std::uint32_t c = node + 1; c < end; c = nodes_[c].skip) {
-        own_vs_subtree(node, c, out, tests);
-        self_pairs(c, out, tests);
+        own_vs_subtree(node, c, out, tests, watch);
+        self_pairs(c, out, tests, watch);
         for (std::uint32_t e = nodes_[c].skip; e < end; e = nodes_[e].skip) {
-            cross_trees(c, e, out, tests);
+            cross_trees(c, e, out, tests, watch);
         }
     }
 }
@@ -185,6 +202,8 @@ template <int D>
 void LooseTree<D>::build_and_search(std::span<const Aabb<D>> boxes,
                                     std::span<const std::uint8_t> is_static, PairList& out) {
     const auto n = static_cast<std::uint32_t>(boxes.size());
+    WatchRecorder<D>* watch = this->watch_;
+    if (watch) watch->phase("sort by node key");
     // The root is kept while it holds every box and is not too loose, so coherent motion
     // keeps the keys (and the order) nearly as they were.
     Vec<D> center;
@@ -200,18 +219,21 @@ void LooseTree<D>::build_and_search(std::span<const Aabb<D>> boxes,
         root_half_ = persistent() ? 1.125f * half : half;
     }
     sort_keys(boxes);
-    build(boxes, is_static);
+    if (watch) watch->phase("build");
+    build(boxes, is_static, watch);
     const auto sweep = [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
         sweep_rows(b, e, p, t);
     };
     if (dual()) {
+        if (watch) watch->phase("dual descent");
         chunks_.run_serial(
             n,
             [&](std::size_t, std::size_t rows, PairList& p, std::uint64_t& t) {
-                if (rows > 0) self_pairs(0, p, t);
+                if (rows > 0) self_pairs(0, p, t, watch);
             },
             out);
     } else {
+        if (watch) watch->phase("descend");
         chunks_.run(parallel(), n, 2048, sweep, out);
     }
 }

@@ -32,6 +32,7 @@ public:
     BroadPhaseStats stats() const override;
     void validate() const override;
     std::span<Param> params() override { return params_; }
+    WatchScript watch_script() const override;
 
 private:
     void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
@@ -65,16 +66,20 @@ private:
     };
     KeyRule key_rule() const;
     void sort_keys(std::span<const Aabb<D>> boxes);
-    void build(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
-    // Calls test(slot) for every slot body `s` is to be tested against.
+    void build(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+               WatchRecorder<D>* watch);
+    // Calls test(slot) for every slot body `s` is to be tested against; `watch` records the
+    // nodes entered and pruned.
     template <typename Fn>
-    void for_each_candidate(std::size_t s, const Fn& test) const;
+    void for_each_candidate(std::size_t s, const Fn& test, WatchRecorder<D>* watch = nullptr) const;
     void sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs, std::uint64_t& tests) const;
     // The dual descent: node against node, pruned by fitted bounds on both sides.
-    void own_vs_subtree(std::uint32_t a, std::uint32_t b, PairList& out,
-                        std::uint64_t& tests) const;
-    void cross_trees(std::uint32_t a, std::uint32_t b, PairList& out, std::uint64_t& tests) const;
-    void self_pairs(std::uint32_t node, PairList& out, std::uint64_t& tests) const;
+    void own_vs_subtree(std::uint32_t a, std::uint32_t b, PairList& out, std::uint64_t& tests,
+                        WatchRecorder<D>* watch) const;
+    void cross_trees(std::uint32_t a, std::uint32_t b, PairList& out, std::uint64_t& tests,
+                     WatchRecorder<D>* watch) const;
+    void self_pairs(std::uint32_t node, PairList& out, std::uint64_t& tests,
+                    WatchRecorder<D>* watch) const;
 
     std::vector<TreeItem<D>> items_;     // bodies in node pre-order
     std::vector<Keyed> order_;           // sorted keys, kept for the next frame's re-sort
@@ -107,15 +112,18 @@ private:
 // skipped whole. Exact pruning rests on the fitted bounds, not on the loose boxes.
 template <int D>
 template <typename Fn>
-void LooseTree<D>::for_each_candidate(std::size_t s, const Fn& test) const {
+void LooseTree<D>::for_each_candidate(std::size_t s, const Fn& test,
+                                      WatchRecorder<D>* watch) const {
     const TreeItem<D>& a = items_[s];
     const std::uint32_t n = static_cast<std::uint32_t>(nodes_.size());
     for (std::uint32_t i = 0; i < n;) {
         const TreeNode<D>& m = nodes_[i];
         if (!m.bounds.overlaps(a.box)) {
+            if (watch) watch->prune(m.region());
             i = m.skip;
             continue;
         }
+        if (watch) watch->enter(m.region());
         if (m.depth >= a.level) {
             std::uint32_t j = m.begin;
             if (m.depth == a.level) j = std::max(j, static_cast<std::uint32_t>(s) + 1);

@@ -22,9 +22,10 @@ std::uint8_t RegionTree<D>::child_code(const Aabb<D>& b, const Vec<D>& center) {
 // exactness rests on that alone, not on the rounding of node regions.
 template <int D>
 void RegionTree<D>::build(std::uint32_t begin, std::uint32_t end, Vec<D> center, float half,
-                          int depth, std::uint32_t parent) {
+                          int depth, std::uint32_t parent, WatchRecorder<D>* watch) {
     const auto self = static_cast<std::uint32_t>(nodes_.size());
     nodes_.push_back({Aabb<D>::empty(), Aabb<D>::empty(), center, half, begin, end, end, 0, parent, depth});
+    if (watch) watch->enter(nodes_[self].region());
     std::array<std::uint32_t, kStraddles + 1> count{};
     const bool split = end - begin > capacity() && depth < max_depth();
     if (split) {
@@ -35,6 +36,10 @@ void RegionTree<D>::build(std::uint32_t begin, std::uint32_t end, Vec<D> center,
         }
     }
     if (!split || count[kStraddles] == end - begin) {
+        if (watch) {
+            for (std::uint32_t s = begin; s < end; ++s)
+                watch->place(items_[s].id, nodes_[self].region());
+        }
         for (std::uint32_t s = begin; s < end; ++s) row_end_[s] = end;
         if (end > begin) deepest_ = std::max(deepest_, depth);
         nodes_[self].skip = self + 1;
@@ -54,6 +59,10 @@ void RegionTree<D>::build(std::uint32_t begin, std::uint32_t end, Vec<D> center,
     std::copy(scratch_.begin() + begin, scratch_.begin() + end, items_.begin() + begin);
     const std::uint32_t own_end = first[0];
     nodes_[self].own_end = own_end;
+    if (watch) {
+        for (std::uint32_t s = begin; s < own_end; ++s)
+            watch->place(items_[s].id, nodes_[self].region());
+    }
     for (std::uint32_t s = begin; s < own_end; ++s) row_end_[s] = end;
     if (own_end > begin) deepest_ = std::max(deepest_, depth);
     // Every child exists once a node splits, as in the classic tree.
@@ -61,7 +70,7 @@ void RegionTree<D>::build(std::uint32_t begin, std::uint32_t end, Vec<D> center,
     for (std::uint8_t c = 0; c < kStraddles; ++c) {
         Vec<D> sub = center;
         for (int k = 0; k < D; ++k) sub[k] += (c >> k) & 1u ? h : -h;
-        build(first[c], first[c] + count[c], sub, h, depth + 1, self);
+        build(first[c], first[c] + count[c], sub, h, depth + 1, self, watch);
     }
     nodes_[self].skip = static_cast<std::uint32_t>(nodes_.size());
     fit_bounds(nodes_, items_, self);
@@ -70,14 +79,24 @@ void RegionTree<D>::build(std::uint32_t begin, std::uint32_t end, Vec<D> center,
 // Row s tests the later bodies of its node and all of the node's subregions: slots
 // (s, row_end_[s]), contiguous in pre-order.
 template <int D>
+template <bool kWatched>
 void RegionTree<D>::sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs,
                                std::uint64_t& tests) const {
     const BodyCosts* costs = costs_.if_on();
+    WatchRecorder<D>* const watch = kWatched ? this->watch_ : nullptr;
+    // Watch mode shows the node whose bodies the rows have reached: nodes' own slots follow
+    // each other in pre-order, so one index follows the rows.
+    std::uint32_t node = watch && r0 < r1 ? node_of_slot(nodes_, r0) : 0;
     for (std::size_t s = r0; s < r1; ++s) {
         const TreeItem<D>& a = items_[s];
         const std::uint32_t end = row_end_[s];
+        if (watch) {
+            while (s >= nodes_[node].own_end) ++node;
+            if (s == nodes_[node].begin) watch->visit(nodes_[node].region());
+            watch->cursor(a.id, 0, a.box.lo[0]);
+        }
         for (std::uint32_t t = static_cast<std::uint32_t>(s) + 1; t < end; ++t) {
-            test_pair(a, items_[t], pairs, tests, costs);
+            test_pair(a, items_[t], pairs, tests, costs, watch);
         }
     }
 }
@@ -93,12 +112,18 @@ void RegionTree<D>::build_and_search(std::span<const Aabb<D>> boxes,
     row_end_.resize(n);
     nodes_.clear();
     deepest_ = 0;
+    WatchRecorder<D>* watch = this->watch_;
+    if (watch) watch->phase("build");
     Vec<D> center;
     float half;
     root_square(boxes, center, half);
-    build(0, n, center, half, 0, 0);
+    build(0, n, center, half, 0, 0, watch);
+    if (watch) watch->phase("find pairs");
     const auto sweep = [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
-        sweep_rows(b, e, p, t);
+        if (watch)
+            sweep_rows<true>(b, e, p, t);
+        else
+            sweep_rows<false>(b, e, p, t);
     };
     chunks_.run(parallel(), n, 2048, sweep, out);
 }

@@ -47,11 +47,11 @@ struct TreeNode {
     std::uint32_t own() const { return own_end - begin; }
 };
 
-// The pair test (pair_test.hpp) of two tree items.
+// The pair test (pair_test.hpp) of two tree items; `watch`: Watch mode's recorder, or null.
 template <int D>
 void test_pair(const TreeItem<D>& a, const TreeItem<D>& b, PairList& out, std::uint64_t& tests,
-               const BodyCosts* costs) {
-    test_pair(a.id, a.box, b.id, b.box, a.is_static && b.is_static, out, tests, costs);
+               const BodyCosts* costs, WatchRecorder<D>* watch = nullptr) {
+    test_pair(a.id, a.box, b.id, b.box, a.is_static && b.is_static, out, tests, costs, watch);
 }
 
 // The square/cube around all boxes: centred on their bounds, side their largest extent.
