@@ -41,6 +41,24 @@ constexpr Preset kPresets[] = {
      "(the bench, one thread).",
      "--dim 2 --scene centerline --count 1500 --seed 1 --broadphase enneatree "
      "--overlay structure --select 0 --camera 28,28,66,66 --paused"},
+    {"watch-quadtree-centerline", "Watch the quadtree keep a centre-line body at the root",
+     "Watch mode (W) on the quadtree's build, at the moment body #1 (ringed, on the "
+     "horizontal centre line) is placed. The whole root is lit: the body touches the root's "
+     "centre line, so no child holds it whole and it stays at the top with 85 others, where "
+     "find pairs will test it against all of them. Step back (Left) to see the root entered "
+     "just before; Right goes on, Space plays. Next event of #1 jumps to its tests. The next "
+     "stop places the same body in the enneatree.",
+     "--dim 2 --scene centerline --count 120 --seed 1 --broadphase quadtree "
+     "--overlay structure --select 1 --watch --watch-event selected"},
+    {"watch-enneatree-centerline", "Watch the enneatree place the same body",
+     "The same scene and body in the enneatree. Placing #1 goes down from the root through "
+     "the overlapping halves: on each axis the left, centre or right half that holds it, "
+     "centre first, to the depth its size asks for. The green boxes are the nodes it entered "
+     "on the way (grey: other bodies' descents before it); the lit one, a small node on "
+     "the centre line, keeps it. Left steps back through its descent. Next event of #1 jumps to "
+     "its few tests.",
+     "--dim 2 --scene centerline --count 120 --seed 1 --broadphase enneatree "
+     "--overlay none --select 1 --watch --watch-event selected"},
     {"compare-centerline", "Quadtree and enneatree side by side, coloured by cost",
      "The compare view runs two algorithms on the same frame's boxes, one pane each, with one "
      "camera. Bodies are coloured by the work each algorithm spent on them: the candidate "

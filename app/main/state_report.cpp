@@ -78,6 +78,8 @@ nlohmann::json watch_state(const WatchMode& watch) {
         w["line"] = tape.line_of(i);
         w["line_text"] = tape.line_of(i) >= 0 ? tape.script.lines[std::size_t(tape.line_of(i))] : "";
         w["text"] = tape.describe(i);
+        w["region"] = {e->region.lo.x, e->region.lo.y, e->region.lo.z,
+                       e->region.hi.x, e->region.hi.y, e->region.hi.z};
     }
     return w;
 }

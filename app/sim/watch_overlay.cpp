@@ -88,20 +88,35 @@ void draw_cursor_context(const Painter& p, const WatchTape& tape, std::size_t cu
     }
 }
 
+// The regions visited before the current event in its phase, faded; those since the last
+// placement (the current body's own descent, in a build) bright, drawn last so that the
+// same nodes met by earlier bodies do not cover them.
 void draw_trail(const Painter& p, const WatchTape& tape, std::size_t current) {
     const std::uint8_t phase = tape.events[current].phase;
-    std::size_t drawn = 0;
-    for (std::size_t i = current; i-- > 0 && drawn < kTrail;) {
-        const WatchTapeEvent& e = tape.events[i];
+    std::size_t first = current;  // the oldest event of the trail
+    std::size_t own_from = 0;     // events from here on are the current body's own
+    bool own_found = false;
+    for (std::size_t drawn = 0; first > 0 && drawn < kTrail; ++drawn) {
+        const WatchTapeEvent& e = tape.events[first - 1];
         if (e.phase != phase) break;
-        switch (e.step) {
-            case WatchStep::kVisit:
-            case WatchStep::kEnter: p.box(e.region, faded(kVisitColor, 0.35f)); break;
-            case WatchStep::kPrune: p.fill(e.region, faded(kPruneColor, 0.12f)); break;
-            case WatchStep::kPlace: p.box(e.region, faded(kPlaceColor, 0.3f)); break;
-            default: continue;
+        --first;
+        if (e.step == WatchStep::kPlace && !own_found) {
+            own_from = first + 1;
+            own_found = true;
         }
-        ++drawn;
+    }
+    if (!own_found) own_from = first;
+    const collide::Color older = faded(kPruneColor, 0.35f);
+    for (std::size_t i = first; i < current; ++i) {
+        const WatchTapeEvent& e = tape.events[i];
+        const bool own = i >= own_from;
+        switch (e.step) {
+            case WatchStep::kVisit: p.box(e.region, own ? faded(kVisitColor, 0.8f) : older); break;
+            case WatchStep::kEnter: p.box(e.region, own ? faded(kEnterColor, 0.9f) : older); break;
+            case WatchStep::kPrune: p.fill(e.region, faded(kPruneColor, 0.12f)); break;
+            case WatchStep::kPlace: p.box(e.region, older); break;
+            default: break;
+        }
     }
 }
 
