@@ -78,6 +78,12 @@ public:
                       PairList& out) final;
     BroadPhaseStats stats() const override;
     std::string status() const override;
+    // Watch mode's hooks are CPU code in the engine's loops; here the build and the pair
+    // search are shader invocations, thousands at once, so set_watch() stays false.
+    std::string why_not_recorded() const override {
+        return "it runs on the GPU: its build and pair search are thousands of shader "
+               "invocations at once, and Watch mode's hooks are CPU code in the engine's loops";
+    }
 
 protected:
     GpuBroadPhase();

@@ -207,6 +207,46 @@ bool AutoSelect<D>::body_costs(std::span<std::uint32_t> out) const {
 }
 
 template <int D>
+bool AutoSelect<D>::set_watch(WatchRecorder<D>* recorder) {
+    if (recorder != nullptr) {
+        if (algorithm_ && !view_of(*algorithm_).why_not_recorded().empty()) return false;
+        watched_ = false;
+    }
+    watch_ = recorder;
+    return true;
+}
+
+template <int D>
+WatchScript AutoSelect<D>::watch_script() const {
+    if (watched_) return watched_script_;
+    return algorithm_ ? view_of(*algorithm_).watch_script() : WatchScript{};
+}
+
+template <int D>
+std::string AutoSelect<D>::why_not_recorded() const {
+    return algorithm_ ? view_of(*algorithm_).why_not_recorded() : std::string();
+}
+
+// The recorder is lent to `a` for this update only: the other racers' pairs are not the
+// output, and the algorithm may be replaced before the next. A recorded update is slower,
+// and its time counts like any other (a race or turn may judge `a` on it).
+template <int D>
+void AutoSelect<D>::update_output(BroadPhase<D>& a, std::span<const Aabb<D>> boxes,
+                                  std::span<const std::uint8_t> is_static, PairList& out) {
+    if (watch_ == nullptr) {
+        a.update(boxes, is_static, out);
+        return;
+    }
+    auto* view = dynamic_cast<BroadPhaseView<D>*>(&a);
+    const bool on = view != nullptr && view->set_watch(watch_);
+    a.update(boxes, is_static, out);
+    if (!on) return;
+    view->set_watch(nullptr);
+    watched_script_ = view->watch_script();
+    watched_ = true;
+}
+
+template <int D>
 void AutoSelect<D>::validate() const {
     if (algorithm_) algorithm_->validate();
 }
@@ -226,7 +266,7 @@ void AutoSelect<D>::update_whole(std::span<const Aabb<D>> boxes,
             aside_.reset();
             challenger_ = kNone;
         }
-        algorithm_->update(boxes, is_static, out);
+        update_output(*algorithm_, boxes, is_static, out);
         return;
     }
     if (aside_ && challenger_ == kNone) {  // a lost turn: the current resumes
@@ -255,14 +295,18 @@ void AutoSelect<D>::update_whole(std::span<const Aabb<D>> boxes,
         for (Racer& r : racers_) {
             BroadPhase<D>& a = r.algorithm ? *r.algorithm : *algorithm_;
             const double t0 = clock_();
-            a.update(boxes, is_static, &r == &racers_.front() ? out : scratch_);
+            if (&r == &racers_.front()) {
+                update_output(a, boxes, is_static, out);
+            } else {
+                a.update(boxes, is_static, scratch_);
+            }
             (frame_ > 0 ? r.ms : r.cold_ms) += clock_() - t0;
         }
         if (++frame_ > race_timed_) finish_race();
         return;
     }
     const double t0 = clock_();
-    algorithm_->update(boxes, is_static, out);
+    update_output(*algorithm_, boxes, is_static, out);
     const double ms = clock_() - t0;
     if (challenger_ == kNone) {
         recent_[recent_at_++ % kRecent] = ms;

@@ -114,6 +114,12 @@ public:
     bool body_costs(std::span<std::uint32_t> out) const override;
     // The structure is the chosen algorithm's (each racer checks its own in debug builds).
     void validate() const override;
+    // Watch mode records the one algorithm whose pairs an update returns (the first racer
+    // in a race, the challenger in its turn); the script is that one's, as of the last
+    // recorded update, so the panel shows the code that ran.
+    bool set_watch(WatchRecorder<D>* recorder) override;
+    WatchScript watch_script() const override;
+    std::string why_not_recorded() const override;
 
     // The algorithm whose output the last update was (a challenger during its turn).
     std::string_view current() const { return name_; }
@@ -139,6 +145,9 @@ private:
     void take(std::size_t candidate, std::unique_ptr<BroadPhase<D>> algorithm, double ms);
     void between_probes();
     double recent_ms() const;
+    // a.update() for the pairs this update returns, recorded when Watch mode is on.
+    void update_output(BroadPhase<D>& a, std::span<const Aabb<D>> boxes,
+                       std::span<const std::uint8_t> is_static, PairList& out);
 
     Factory make_;
     Clock clock_;
@@ -187,6 +196,9 @@ private:
     double chosen_ms_ = 0;   // the current's time when it was chosen
     double settled_ms_ = 0;  // the current's recent time kSettleAfter updates in (0: before)
     bool track_costs_ = false;
+    WatchRecorder<D>* watch_ = nullptr;  // Watch mode's recorder, or null
+    WatchScript watched_script_;         // the recorded algorithm's script
+    bool watched_ = false;               // an update was recorded since set_watch
     std::size_t n_ = 0;
     bool few_ = false;  // brute force for a handful of bodies, unmeasured
 };

@@ -159,10 +159,19 @@ void DynamicAabbTree<D>::sort_entries(bool statics) {
 
 template <int D>
 void DynamicAabbTree<D>::build_tree(bool statics) {
+    WatchRecorder<D>* watch = this->watch_;
+    if (watch) watch->phase("build");
     if (statics || !sort_pending()) sort_entries(statics);
     const std::vector<std::uint64_t>& entries = statics ? entries_static_ : entries_moving_;
     (statics ? static_tree_ : moving_tree_)
         .build(entries, entry_id_mask(), fat_, leaf_, parallel());
+    if (watch) {
+        // The leaves as the build laid them out, left to right: Morton order.
+        for (const std::uint64_t e : entries) {
+            const auto p = static_cast<std::uint32_t>(e & entry_id_mask());
+            watch->place(body_of_[p], fat_[p]);
+        }
+    }
     rebuilt_ = true;
     if (!statics) {
         built_frame_ = frame_;
@@ -241,10 +250,14 @@ void DynamicAabbTree<D>::full_rebuild(std::span<const Aabb<D>> boxes,
         build_tree(true);
     } else {
         // The plain way: one insertion per body, in body order.
+        WatchRecorder<D>* watch = this->watch_;
+        if (watch) watch->phase("insert");
         moving_tree_.clear();
         static_tree_.clear();
         for (std::uint32_t p = 0; p < n; ++p) {
-            leaf_[p] = (static_[p] ? static_tree_ : moving_tree_).insert(fat_[p], p, rotations());
+            leaf_[p] =
+                (static_[p] ? static_tree_ : moving_tree_).insert(fat_[p], p, rotations(), watch);
+            if (watch) watch->place(body_of_[p], fat_[p]);
         }
     }
 }
@@ -279,6 +292,7 @@ void DynamicAabbTree<D>::size_lists(std::size_t proxies) {
 // Each range notes which of its bodies left their fat boxes and gives those new fat boxes.
 template <int D>
 void DynamicAabbTree<D>::gather_moves(std::span<const Aabb<D>> boxes) {
+    if (this->watch_) this->watch_->phase("find moved");
     const std::size_t n = boxes_.size();
     for_each_list([&](std::size_t l) {
         // The list is moved onto this thread's stack while it works (no copy):
@@ -332,7 +346,9 @@ void DynamicAabbTree<D>::reinsert_moved() {
     // hovers about the bulk share, that made a build every few frames (2D centerline 20k at
     // 0.05).
     const bool grow = moving_tree_.in_build_order() && age < refit_frames() && !worn;
+    WatchRecorder<D>* watch = this->watch_;
     if (grow && move_buffer_.size() > moved_static) {
+        if (watch) watch->phase("grow");
         // A climb per moved leaf, not a refit of every node: 2D powerlaw 100k at speed 0.05,
         // 3.2 -> 2.7 ms a frame. On more than one thread the proxy ranges climb at once
         // (see grow_leaf).
@@ -340,14 +356,16 @@ void DynamicAabbTree<D>::reinsert_moved() {
         if (parallel() && threads_allowed() > 1) {
             for_each_list([&](std::size_t l) {
                 for (std::uint32_t p : moved_lists_[l]) {
-                    if (!static_[p] && moved_[p] != kJumped)
-                        moving_tree_.template grow_leaf<true>(leaf_[p], fat_[p]);
+                    if (static_[p] || moved_[p] == kJumped) continue;
+                    moving_tree_.template grow_leaf<true>(leaf_[p], fat_[p]);
+                    if (watch) watch->place(body_of_[p], fat_[p]);
                 }
             });
         } else {
             for (std::uint32_t p : move_buffer_) {
-                if (!static_[p] && moved_[p] != kJumped)
-                    moving_tree_.template grow_leaf<false>(leaf_[p], fat_[p]);
+                if (static_[p] || moved_[p] == kJumped) continue;
+                moving_tree_.template grow_leaf<false>(leaf_[p], fat_[p]);
+                if (watch) watch->place(body_of_[p], fat_[p]);
             }
         }
         // The build that the tree's age makes due next frame is spread over the two, so
@@ -359,12 +377,14 @@ void DynamicAabbTree<D>::reinsert_moved() {
         build_tree(false);
     }
     const bool rotate = rotations();
+    if (watch) watch->phase("re-insert");
     for (std::uint32_t p : move_buffer_) {
         const bool moving_placed = grow ? moved_[p] != kJumped : bulk_moving;
         if (static_[p] ? bulk_static : moving_placed) continue;
         AabbTree<D>& tree = static_[p] ? static_tree_ : moving_tree_;
         tree.remove(leaf_[p], rotate);
-        leaf_[p] = tree.insert(fat_[p], p, rotate);
+        leaf_[p] = tree.insert(fat_[p], p, rotate, watch);
+        if (watch) watch->place(body_of_[p], fat_[p]);
     }
 }
 
@@ -374,6 +394,8 @@ void DynamicAabbTree<D>::reinsert_moved() {
 template <int D>
 void DynamicAabbTree<D>::keep_pairs() {
     const BodyCosts* costs = costs_.if_on();  // read once, not per pair
+    WatchRecorder<D>* watch = this->watch_;
+    if (watch) watch->phase("keep pairs");
     for_each_list([&](std::size_t l) {
         // Moved onto this thread's stack while it works, as in gather_moves.
         PairList fat = std::move(fat_lists_[l]);
@@ -400,11 +422,13 @@ void DynamicAabbTree<D>::keep_pairs() {
                     prefetch_read(&moved_[fat[i + kGatherAhead].b]);
                 }
                 const bool keep = (moved_[pr.a] | moved_[pr.b]) == 0;
+                const bool overlap = boxes_[pr.a].overlaps(boxes_[pr.b]);
                 fat[w] = pr;
                 w += keep;
                 hits[h] = pr;
-                h += keep & boxes_[pr.a].overlaps(boxes_[pr.b]);
+                h += keep & overlap;
                 if (costs && keep) costs->add_pair(body_of_[pr.a], body_of_[pr.b]);
+                if (watch && keep) watch_test(watch, body_of_[pr.a], body_of_[pr.b], overlap);
             }
             for (std::size_t k = 0; k < h; ++k)
                 found.push_back(make_pair(body_of_[hits[k].a], body_of_[hits[k].b]));
@@ -422,7 +446,9 @@ void DynamicAabbTree<D>::keep_pairs() {
 template <int D>
 void DynamicAabbTree<D>::query_moved(bool join, PairList& out) {
     const BodyCosts* costs = costs_.if_on();
+    WatchRecorder<D>* watch = this->watch_;
     if (!join) {
+        if (watch) watch->phase("query");
         for_each_list([&](std::size_t l) {
             PairList fat = std::move(fat_lists_[l]);
             PairList found = std::move(out_lists_[l]);
@@ -435,11 +461,26 @@ void DynamicAabbTree<D>::query_moved(bool join, PairList& out) {
                     fat.push_back({p, q});
                     ++tests;
                     if (costs) costs->add(body_of_[q]);
-                    if (real.overlaps(boxes_[q])) found.push_back(make_pair(body_of_[p], body_of_[q]));
+                    const bool overlap = real.overlaps(boxes_[q]);
+                    watch_test(watch, body_of_[p], body_of_[q], overlap);
+                    if (overlap) found.push_back(make_pair(body_of_[p], body_of_[q]));
                 };
                 const std::uint64_t before = tests;
-                moving_tree_.query(fat_[p], stack, tests, hit, kNoTrace);
-                if (!static_[p]) static_tree_.query(fat_[p], stack, tests, hit, kNoTrace);
+                if (watch) {
+                    // The same queries, each node tested shown: entered or skipped whole.
+                    const auto watched = [&](const AabbTree<D>& tree) {
+                        return [&tree, watch](std::int32_t i, bool overlaps) {
+                            overlaps ? watch->visit(tree.node(i).box)
+                                     : watch->prune(tree.node(i).box);
+                        };
+                    };
+                    moving_tree_.query(fat_[p], stack, tests, hit, watched(moving_tree_));
+                    if (!static_[p])
+                        static_tree_.query(fat_[p], stack, tests, hit, watched(static_tree_));
+                } else {
+                    moving_tree_.query(fat_[p], stack, tests, hit, kNoTrace);
+                    if (!static_[p]) static_tree_.query(fat_[p], stack, tests, hit, kNoTrace);
+                }
                 // p's cost: every node and leaf its queries tested (q counted its own above).
                 if (costs) costs->add(body_of_[p], static_cast<std::uint32_t>(tests - before));
             }
@@ -463,15 +504,17 @@ void DynamicAabbTree<D>::join_new_pairs(PairList& out) {
         tree_of(p).mark_path(leaf_[p], static_[p] ? marks_static_ : marks_moving_);
     }
     const BodyCosts* costs = costs_.if_on();
+    WatchRecorder<D>* watch = this->watch_;
+    if (watch) watch->phase("joint descent");
     const auto emit = [&](std::uint32_t p, std::uint32_t q) {
         fat_lists_[list_of(p)].push_back({p, q});
         // Two statics never meet here: the static tree is not joined with itself.
-        test_pair(body_of_[p], boxes_[p], body_of_[q], boxes_[q], false, out, tests_, costs);
+        test_pair(body_of_[p], boxes_[p], body_of_[q], boxes_[q], false, out, tests_, costs, watch);
     };
-    join_trees(moving_tree_, marks_moving_, moving_tree_, marks_moving_, true, pair_stack_,
-               tests_, emit);
-    join_trees(moving_tree_, marks_moving_, static_tree_, marks_static_, false, pair_stack_,
-               tests_, emit);
+    join_trees(moving_tree_, marks_moving_, moving_tree_, marks_moving_, true, pair_stack_, tests_,
+               emit, watch);
+    join_trees(moving_tree_, marks_moving_, static_tree_, marks_static_, false, pair_stack_, tests_,
+               emit, watch);
 }
 
 template <int D>

@@ -46,6 +46,7 @@ public:
     std::string status() const override;
     std::vector<LegendEntry> legend() const override;
     BroadPhaseStats stats() const override;
+    WatchScript watch_script() const override;
     void validate() const override;
     std::span<Param> params() override { return params_; }
     // The share of `margin (average size)` in use: steered by the frame's work (1 unsteered).

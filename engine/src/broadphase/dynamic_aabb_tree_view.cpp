@@ -132,14 +132,67 @@ std::string DynamicAabbTree<D>::status() const {
     return s.str();
 }
 
+// The steps of one update as the code takes them (dynamic_aabb_tree.cpp): the first update
+// builds; later ones re-insert the bodies that left their fat boxes and keep the rest.
+template <int D>
+WatchScript DynamicAabbTree<D>::watch_script() const {
+    return {{"fat box: box + margin, stretched by motion",
+             "for each body whose box left its fat box:",
+             "  give it a new fat box",
+             "young tree: grow moved leaves' ancestors",
+             "new tree, or a share of it moved: build it",
+             "  top-down, leaves in Morton order",
+             "(re-)insert each other moved body:",
+             "  from the root, descend to cheapest sibling",
+             "  insert its leaf; refit, rotate ancestors",
+             "for each kept fat pair (both stayed put):",
+             "  test the real boxes",
+             "  report the pair if they overlap",
+             "query the trees with each moved fat box:",
+             "  enter nodes it overlaps, skip the rest",
+             "  leaf: keep fat pair, test the real boxes",
+             "  report the pair if they overlap",
+             "most moved: one joint descent instead:",
+             "  split the larger of two overlapping nodes",
+             "  skip node pairs whose boxes miss",
+             "  two leaves: keep fat pair, test the boxes",
+             "  report the pair if they overlap"},
+            {{WatchStep::kPhase, "find moved", 1},
+             {WatchStep::kPhase, "grow", 3},
+             {WatchStep::kPlace, "grow", 3},
+             {WatchStep::kPhase, "build", 4},
+             {WatchStep::kPlace, "build", 5},
+             {WatchStep::kPhase, "re-insert", 6},
+             {WatchStep::kPhase, "insert", 6},
+             {WatchStep::kEnter, "re-insert", 7},
+             {WatchStep::kEnter, "insert", 7},
+             {WatchStep::kPlace, "re-insert", 8},
+             {WatchStep::kPlace, "insert", 8},
+             {WatchStep::kPhase, "keep pairs", 9},
+             {WatchStep::kTest, "keep pairs", 10},
+             {WatchStep::kEmit, "keep pairs", 11},
+             {WatchStep::kPhase, "query", 12},
+             {WatchStep::kVisit, "query", 13},
+             {WatchStep::kPrune, "query", 13},
+             {WatchStep::kTest, "query", 14},
+             {WatchStep::kEmit, "query", 15},
+             {WatchStep::kPhase, "joint descent", 16},
+             {WatchStep::kEnter, "joint descent", 17},
+             {WatchStep::kPrune, "joint descent", 18},
+             {WatchStep::kTest, "joint descent", 19},
+             {WatchStep::kEmit, "joint descent", 20}}};
+}
+
 // The members defined here; the class itself is instantiated in dynamic_aabb_tree.cpp.
 template void DynamicAabbTree<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string DynamicAabbTree<2>::describe(BodyId) const;
 template std::string DynamicAabbTree<2>::status() const;
 template std::vector<LegendEntry> DynamicAabbTree<2>::legend() const;
+template WatchScript DynamicAabbTree<2>::watch_script() const;
 template void DynamicAabbTree<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
 template std::string DynamicAabbTree<3>::describe(BodyId) const;
 template std::string DynamicAabbTree<3>::status() const;
 template std::vector<LegendEntry> DynamicAabbTree<3>::legend() const;
+template WatchScript DynamicAabbTree<3>::watch_script() const;
 
 }  // namespace collide

@@ -157,11 +157,13 @@ void HierarchicalHash<D>::append_entries(BodyId id, std::vector<Entry>& to) cons
         lo[k] = s.lo[k];
         hi[k] = s.hi[k];
     }
+    WatchRecorder<D>* watch = this->watch_;
     for_each_in(lo, hi, [&](const Cell& c) {
         unsigned first = 0;
         for (int k = 0; k < D; ++k) first |= unsigned(c[k] == lo[k]) << k;
         to.push_back({down_key(pack(c), s.level), id, static_cast<std::uint8_t>(s.level),
                       static_cast<std::uint8_t>(first), is_static_[id]});
+        if (watch) watch->place(id, cell_box(c, s.level));
     });
 }
 
@@ -303,7 +305,7 @@ void HierarchicalHash<D>::ensure_index() const {
 template <int D>
 template <bool Walk>
 void HierarchicalHash<D>::sweep_rows(std::size_t i0, std::size_t i1, PairList& out,
-                                     std::uint64_t& tests_out) const {
+                                     std::uint64_t& tests_out, WatchRecorder<D>* watch) const {
     std::uint64_t tests = 0;  // in a register, not through the reference
     const Entry* entries = entries_.data();
     const Aabb<D>* boxes = entry_boxes_.data();
@@ -347,12 +349,19 @@ void HierarchicalHash<D>::sweep_rows(std::size_t i0, std::size_t i1, PairList& o
         const Entry& a = entries[i];
         const Aabb<D>& box = boxes[i];
         const std::uint64_t key = a.key();
+        if (watch) {
+            watch->cursor(a.id, 0, box.lo[0]);
+            watch->visit(cell_box(unpack(key), a.level));
+        }
         std::size_t j = i + 1;
         for (; j < count && entries[j].same_cell(a); ++j) {
             if (a.is_static & entries[j].is_static) continue;
             ++tests;
             costs_.add_pair(a.id, entries[j].id);
-            if (!box.overlaps(boxes[j]) || !owns(key, a.level, box, boxes[j])) continue;
+            const bool hit = box.overlaps(boxes[j]);
+            if (watch) watch->test(a.id, entries[j].id, hit);
+            if (!hit || !owns(key, a.level, box, boxes[j])) continue;
+            if (watch) watch->emit(a.id, entries[j].id);
             out.push_back(make_pair(a.id, entries[j].id));
         }
         if constexpr (Walk) {
@@ -372,11 +381,15 @@ void HierarchicalHash<D>::sweep_rows(std::size_t i0, std::size_t i1, PairList& o
                 const int up = m - a.level;
                 if ((key & not_first_mask(a.first, up)) != 0) continue;
                 const std::uint64_t parent = up_key(a.start, m);
+                if (watch) watch->enter(cell_box(unpack(parent), m));
                 for (std::uint32_t k = c.begin; k < c.end; ++k) {
                     if (a.is_static & entries[k].is_static) continue;
                     ++tests;
                     costs_.add_pair(a.id, entries[k].id);
-                    if (!box.overlaps(boxes[k]) || !owns(parent, m, box, boxes[k])) continue;
+                    const bool hit = box.overlaps(boxes[k]);
+                    if (watch) watch->test(a.id, entries[k].id, hit);
+                    if (!hit || !owns(parent, m, box, boxes[k])) continue;
+                    if (watch) watch->emit(a.id, entries[k].id);
                     out.push_back(make_pair(a.id, entries[k].id));
                 }
             }
@@ -394,11 +407,18 @@ void HierarchicalHash<D>::sweep_rows(std::size_t i0, std::size_t i1, PairList& o
                                                           : std::pair<std::uint32_t, std::uint32_t>{};
             }
             const auto [begin, end] = found[m];
+            if (watch) {
+                const Aabb<D> cell = cell_box(unpack(parent), m);
+                begin < end ? watch->enter(cell) : watch->prune(cell);
+            }
             for (std::uint32_t j = begin; j < end; ++j) {
                 if (a.is_static & entries[j].is_static) continue;
                 ++tests;
                 costs_.add_pair(a.id, entries[j].id);
-                if (!box.overlaps(boxes[j]) || !owns(parent, m, box, boxes[j])) continue;
+                const bool hit = box.overlaps(boxes[j]);
+                if (watch) watch->test(a.id, entries[j].id, hit);
+                if (!hit || !owns(parent, m, box, boxes[j])) continue;
+                if (watch) watch->emit(a.id, entries[j].id);
                 out.push_back(make_pair(a.id, entries[j].id));
             }
         }
@@ -415,6 +435,8 @@ void HierarchicalHash<D>::build_and_search(std::span<const Aabb<D>> boxes,
     is_static_.assign(is_static.begin(), is_static.end());
     const bool moved = refit_frame();
     const bool full = moved || !persistent() || n != signatures_.size() || changed;
+    WatchRecorder<D>* watch = this->watch_;
+    if (watch) watch->phase("cells");
     signatures_.resize(n);
     dirty_.assign(n, 0);
     reinserted_ = 0;
@@ -434,8 +456,9 @@ void HierarchicalHash<D>::build_and_search(std::span<const Aabb<D>> boxes,
     gather();
     if (!walk()) ensure_index();
     const bool walking = walk();
+    if (watch) watch->phase("pairs");
     const auto rows = [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
-        walking ? sweep_rows<true>(b, e, p, t) : sweep_rows<false>(b, e, p, t);
+        walking ? sweep_rows<true>(b, e, p, t, watch) : sweep_rows<false>(b, e, p, t, watch);
     };
     sweep_.run(parallel(), entries_.size(), 16384, rows, out);
 }

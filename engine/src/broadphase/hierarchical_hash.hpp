@@ -42,6 +42,7 @@ public:
     std::vector<LegendEntry> legend() const override;
     std::vector<std::string> layers() const override;
     BroadPhaseStats stats() const override;
+    WatchScript watch_script() const override;
     void validate() const override;
     std::span<Param> params() override { return params_; }
 
@@ -152,7 +153,8 @@ private:
     // Pairs of entries [i0, i1) with later entries of their cell and with coarser cells,
     // these found by hash lookups or (Walk) kept open while the rows pass through them.
     template <bool Walk>
-    void sweep_rows(std::size_t i0, std::size_t i1, PairList& out, std::uint64_t& tests) const;
+    void sweep_rows(std::size_t i0, std::size_t i1, PairList& out, std::uint64_t& tests,
+                    WatchRecorder<D>* watch) const;
 
     std::vector<Aabb<D>> boxes_;  // as of the last update, for queries and overlays
     std::vector<std::uint8_t> is_static_;

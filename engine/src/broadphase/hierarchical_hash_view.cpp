@@ -116,12 +116,44 @@ std::string HierarchicalHash<D>::describe(BodyId id) const {
     return s;
 }
 
+// The steps of one update as hierarchical_hash.cpp takes them.
+template <int D>
+WatchScript HierarchicalHash<D>::watch_script() const {
+    return {{"level L: cells 2^L times level 0's side",
+             "cell key: Morton code of its coordinates",
+             "for each body: its level is the smallest",
+             "  whose cells are at least its size",
+             "  cells changed (or a rebuild): an entry",
+             "  per cell it touches there (at most 2^D)",
+             "merge new entries into the Z-ordered list",
+             "  (a cell before the cells inside it)",
+             "for each entry a, in that order:",
+             "  its own cell: each later entry b",
+             "  each coarser level holding bodies:",
+             "    only from a's body's first cell in it,",
+             "    the cell there holding a's (open in",
+             "    the sweep, or found by hash): each b",
+             "  skip two statics; test a's box and b's",
+             "  report (a, b) if they overlap and the",
+             "  cell holds their overlap's low corner"},
+            {{WatchStep::kPhase, "cells", 2},
+             {WatchStep::kPlace, "cells", 4},
+             {WatchStep::kPhase, "pairs", 8},
+             {WatchStep::kCursor, "pairs", 8},
+             {WatchStep::kVisit, "pairs", 9},
+             {WatchStep::kEnter, "pairs", 12},
+             {WatchStep::kPrune, "pairs", 12},
+             {WatchStep::kTest, "pairs", 14},
+             {WatchStep::kEmit, "pairs", 15}}};
+}
+
 // The members defined here; the class itself is instantiated in hierarchical_hash.cpp.
 #define COLLIDE_HIERARCHICAL_HASH_VIEW(D)                                             \
     template std::vector<std::string> HierarchicalHash<D>::layers() const;            \
     template void HierarchicalHash<D>::draw(DebugDraw<D>&, const Overlays<D>&) const; \
     template std::string HierarchicalHash<D>::describe(BodyId) const;                 \
-    template std::vector<LegendEntry> HierarchicalHash<D>::legend() const;
+    template std::vector<LegendEntry> HierarchicalHash<D>::legend() const;            \
+    template WatchScript HierarchicalHash<D>::watch_script() const;
 COLLIDE_HIERARCHICAL_HASH_VIEW(2)
 COLLIDE_HIERARCHICAL_HASH_VIEW(3)
 #undef COLLIDE_HIERARCHICAL_HASH_VIEW

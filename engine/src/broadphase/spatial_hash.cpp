@@ -1,5 +1,6 @@
 #include "broadphase/spatial_hash.hpp"
 #include "broadphase/common/nearly_sorted.hpp"
+#include "broadphase/common/pair_test.hpp"
 #include "broadphase/common/sorted_patch.hpp"
 
 #include <algorithm>
@@ -117,10 +118,12 @@ void SpatialHash<D>::append_entries(BodyId id, std::vector<Entry>& to) const {
     const Range& r = ranges_[id];
     if (oversize(r)) return;
     const std::uint32_t is_static = is_static_[id] ? 1u << D : 0u;
+    WatchRecorder<D>* watch = this->watch_;
     for_each_cell_in<D>(r.lo, r.hi, [&](const Cell& c) {
         std::uint32_t flags = is_static;
         for (int k = 0; k < D; ++k) flags |= std::uint32_t(c[k] == r.lo[k]) << k;
         to.push_back({bucket_of(c), c, id, flags});
+        if (watch) watch->place(id, cell_box(c));
     });
 }
 
@@ -159,6 +162,8 @@ void SpatialHash<D>::build_and_search(std::span<const Aabb<D>> boxes,
     const std::size_t n = boxes.size();
     const bool changed = settings_changed(params_, built_with_, is_static, is_static_);
     bool full = !persistent() || n != fat_.size() || changed;
+    WatchRecorder<D>* watch = this->watch_;
+    if (watch) watch->phase("cell size");
 
     if (auto_cell() || base_ == 0.0f) {
         const float target = auto_base(boxes);
@@ -181,6 +186,7 @@ void SpatialHash<D>::build_and_search(std::span<const Aabb<D>> boxes,
     dirty_.assign(n, 0);
     reinserted_ = 0;
     refattened_ = 0;
+    if (watch) watch->phase("bucket");
     for (BodyId i = 0; i < n; ++i) {
         if (!full && contains(fat_[i], boxes[i])) continue;
         ++refattened_;
@@ -209,6 +215,7 @@ void SpatialHash<D>::build_and_search(std::span<const Aabb<D>> boxes,
     }
     rebuilt_ = full;
     gather();
+    if (watch) watch->phase("pairs in cells");
     find_pairs(out);
 }
 
@@ -216,7 +223,7 @@ void SpatialHash<D>::build_and_search(std::span<const Aabb<D>> boxes,
 // and a run that starts before e is finished past e.
 template <int D>
 void SpatialHash<D>::sweep_cells(std::size_t b, std::size_t e, PairList& pairs,
-                                 std::uint64_t& tests) const {
+                                 std::uint64_t& tests, WatchRecorder<D>* watch) const {
     constexpr std::uint32_t kLowest = (1u << D) - 1;
     constexpr std::uint32_t kStatic = 1u << D;
     constexpr std::uint32_t kFirst = 2u << D;
@@ -226,6 +233,7 @@ void SpatialHash<D>::sweep_cells(std::size_t b, std::size_t e, PairList& pairs,
     while (i < e) {
         std::size_t j = i + 1;
         while (j < size && !(hot_[j].flags & kFirst)) ++j;
+        if (watch) watch->visit(cell_box(entries_[i].cell));
         for (std::size_t a = i; a + 1 < j; ++a) {
             const Hot& ha = hot_[a];
             for (std::size_t c = a + 1; c < j; ++c) {
@@ -236,7 +244,9 @@ void SpatialHash<D>::sweep_cells(std::size_t b, std::size_t e, PairList& pairs,
                 if (((ha.flags | hc.flags) & kLowest) != kLowest) continue;
                 ++tests;
                 costs_.add_pair(ha.id, hc.id);
-                if (ha.box.overlaps(hc.box)) pairs.push_back(make_pair(ha.id, hc.id));
+                const bool hit = ha.box.overlaps(hc.box);
+                watch_test(watch, ha.id, hc.id, hit);
+                if (hit) pairs.push_back(make_pair(ha.id, hc.id));
             }
         }
         i = j;
@@ -247,6 +257,8 @@ template <int D>
 void SpatialHash<D>::oversize_pairs(PairList& out) {
     oversize_tests_ = 0;
     if (oversize_.empty()) return;
+    WatchRecorder<D>* watch = this->watch_;
+    if (watch) watch->phase("oversize");
     const std::size_t n = boxes_.size();
     widest_x_ = 0.0f;
     for (BodyId i = 0; i < n; ++i) {
@@ -270,7 +282,9 @@ void SpatialHash<D>::oversize_pairs(PairList& out) {
             if (big_[j] || (is_static_[o] && is_static_[j])) continue;
             ++oversize_tests_;
             costs_.add_pair(o, j);
-            if (box.overlaps(boxes_[j])) out.push_back(make_pair(o, j));
+            const bool hit = box.overlaps(boxes_[j]);
+            watch_test(watch, o, j, hit);
+            if (hit) out.push_back(make_pair(o, j));
         }
     }
     for (std::size_t a = 0; a < oversize_.size(); ++a) {
@@ -279,15 +293,18 @@ void SpatialHash<D>::oversize_pairs(PairList& out) {
             if (is_static_[i] && is_static_[j]) continue;
             ++oversize_tests_;
             costs_.add_pair(i, j);
-            if (boxes_[i].overlaps(boxes_[j])) out.push_back(make_pair(i, j));
+            const bool hit = boxes_[i].overlaps(boxes_[j]);
+            watch_test(watch, i, j, hit);
+            if (hit) out.push_back(make_pair(i, j));
         }
     }
 }
 
 template <int D>
 void SpatialHash<D>::find_pairs(PairList& out) {
+    WatchRecorder<D>* watch = this->watch_;
     const auto rows = [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
-        sweep_cells(b, e, p, t);
+        sweep_cells(b, e, p, t, watch);
     };
     chunks_.run(parallel(), entries_.size(), 8192, rows, out);
     oversize_pairs(out);

@@ -47,6 +47,7 @@ public:
     std::vector<LegendEntry> legend() const override;
     std::vector<std::string> layers() const override;
     BroadPhaseStats stats() const override;
+    WatchScript watch_script() const override;
     void validate() const override;
     std::span<Param> params() override { return params_; }
 
@@ -107,7 +108,8 @@ private:
     void patch();
     void gather();
     void find_pairs(PairList& out);
-    void sweep_cells(std::size_t b, std::size_t e, PairList& pairs, std::uint64_t& tests) const;
+    void sweep_cells(std::size_t b, std::size_t e, PairList& pairs, std::uint64_t& tests,
+                     WatchRecorder<D>* watch) const;
     void oversize_pairs(PairList& out);
     // The index range of a cell's entries ([i, i) if none).
     std::pair<std::size_t, std::size_t> find_cell(const Cell& c) const;

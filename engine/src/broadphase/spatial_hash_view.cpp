@@ -120,14 +120,50 @@ std::string SpatialHash<D>::describe(BodyId id) const {
     return s;
 }
 
+// The steps of one update as spatial_hash.cpp takes them.
+template <int D>
+WatchScript SpatialHash<D>::watch_script() const {
+    return {{"cell side: 2 x a percentile of box sizes",
+             "  (kept unless that drifts 1.5x)",
+             "for each body that left its fat box",
+             "  (every body at a rebuild):",
+             "  new fat box: its box x the fat scale",
+             "  if its cells changed: put it in each",
+             "  cell of its fat box, hashed to a bucket",
+             "  (too many cells: the oversize list)",
+             "merge moved entries into the sorted table",
+             "for each occupied cell:",
+             "  for each two bodies in it:",
+             "    skip two statics, or a pair whose",
+             "    lowest shared cell is another one",
+             "    test their boxes",
+             "    report the pair if they overlap",
+             "for each oversize body:",
+             "  the bodies whose low x reaches it",
+             "  and later oversize bodies: test boxes",
+             "  report the pair if they overlap"},
+            {{WatchStep::kPhase, "cell size", 0},
+             {WatchStep::kPhase, "bucket", 2},
+             {WatchStep::kPlace, "bucket", 5},
+             {WatchStep::kPhase, "pairs in cells", 9},
+             {WatchStep::kVisit, "pairs in cells", 9},
+             {WatchStep::kTest, "pairs in cells", 13},
+             {WatchStep::kEmit, "pairs in cells", 14},
+             {WatchStep::kPhase, "oversize", 15},
+             {WatchStep::kTest, "oversize", 17},
+             {WatchStep::kEmit, "oversize", 18}}};
+}
+
 // The members defined here; the class itself is instantiated in spatial_hash.cpp.
 template std::vector<std::string> SpatialHash<2>::layers() const;
 template void SpatialHash<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string SpatialHash<2>::describe(BodyId) const;
 template std::vector<LegendEntry> SpatialHash<2>::legend() const;
+template WatchScript SpatialHash<2>::watch_script() const;
 template std::vector<std::string> SpatialHash<3>::layers() const;
 template void SpatialHash<3>::draw(DebugDraw<3>&, const Overlays<3>&) const;
 template std::string SpatialHash<3>::describe(BodyId) const;
 template std::vector<LegendEntry> SpatialHash<3>::legend() const;
+template WatchScript SpatialHash<3>::watch_script() const;
 
 }  // namespace collide

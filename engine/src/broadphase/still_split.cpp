@@ -19,6 +19,14 @@ void StillSplit<D>::update_whole(std::span<const Aabb<D>> boxes,
     moving_->update(boxes, is_static, out);
 }
 
+// Only to the moving structure: the still one runs only in update_changes, which Watch mode
+// does not record (there both structures number entries, not bodies).
+template <int D>
+bool StillSplit<D>::set_watch(WatchRecorder<D>* recorder) {
+    auto* view = dynamic_cast<BroadPhaseView<D>*>(moving_.get());
+    return view != nullptr && view->set_watch(recorder);
+}
+
 template <int D>
 void StillSplit<D>::add_entry(BodyId id, bool still) {
     entered_[id] = 1;

@@ -54,6 +54,11 @@ public:
     std::vector<std::string> layers() const override { return view_of(*moving_).layers(); }
     std::vector<LegendEntry> legend() const override;
     std::string status() const override;
+    // Watch mode records update(), which is the moving structure alone on the caller's
+    // arrays (update_whole): its recorder, script and reason are the moving structure's.
+    bool set_watch(WatchRecorder<D>* recorder) override;
+    WatchScript watch_script() const override { return view_of(*moving_).watch_script(); }
+    std::string why_not_recorded() const override { return view_of(*moving_).why_not_recorded(); }
 
     // The still structure's overlay colour (its alphas kept), apart from the moving one's.
     static constexpr Color kStillColor = rgba(0.45f, 0.62f, 0.95f);

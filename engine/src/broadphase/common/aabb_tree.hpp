@@ -27,6 +27,7 @@
 #include "broadphase/common/same_value.hpp"
 #include "collide/broadphase.hpp"  // InvariantFail, str: validate()'s reporters
 #include "collide/core.hpp"
+#include "collide/watch.hpp"
 
 namespace collide {
 
@@ -69,11 +70,12 @@ class AabbTree;
 // Simultaneous descent of two trees (or of one tree against itself when `self`), calling
 // emit(proxy_a, proxy_b) once for each pair of leaves whose boxes overlap and of which at
 // least one lies under a marked node; unmarked pairs of subtrees are skipped whole.
+// `watch` (Watch mode, or null) sees each node split (enter) and each pair that misses (prune).
 template <int D, typename Emit>
 void join_trees(const AabbTree<D>& a, const std::vector<std::uint8_t>& marks_a,
                 const AabbTree<D>& b, const std::vector<std::uint8_t>& marks_b, bool self,
                 std::vector<std::pair<std::int32_t, std::int32_t>>& stack, std::uint64_t& tests,
-                const Emit& emit);
+                const Emit& emit, WatchRecorder<D>* watch = nullptr);
 
 template <int D>
 class AabbTree {
@@ -143,8 +145,10 @@ public:
     // build).
     bool loose() const { return loose_; }
 
-    // Adds a leaf and returns its node index.
-    std::int32_t insert(const Aabb<D>& box, std::uint32_t proxy, bool rotate) {
+    // Adds a leaf and returns its node index. `watch` (Watch mode, or null) sees the nodes
+    // the search for its sibling descends through.
+    std::int32_t insert(const Aabb<D>& box, std::uint32_t proxy, bool rotate,
+                        WatchRecorder<D>* watch = nullptr) {
         in_build_order_ = false;
         const std::int32_t leaf = allocate();
         nodes_[leaf] = {box, {kNull, static_cast<std::int32_t>(proxy)}};
@@ -153,7 +157,7 @@ public:
             root_ = leaf;
             return leaf;
         }
-        const std::int32_t sibling = pick_sibling(box);
+        const std::int32_t sibling = pick_sibling(box, watch);
         const std::int32_t old_parent = links_[sibling].parent;
         const std::int32_t parent = allocate();
         nodes_[parent] = {box_union(box, nodes_[sibling].box), {sibling, leaf}};
@@ -369,12 +373,13 @@ private:
 
     // Greedy descent: stop at the node where a new parent costs less than the least any
     // node below it could cost; the inherited cost is the growth of the ancestors.
-    std::int32_t pick_sibling(const Aabb<D>& box) const {
+    std::int32_t pick_sibling(const Aabb<D>& box, WatchRecorder<D>* watch) const {
         const float leaf_area = box_area(box);
         float inherited = 0.0f;
         std::int32_t i = root_;
         while (!nodes_[i].leaf()) {
             const Node& n = nodes_[i];
+            if (watch) watch->enter(n.box);
             const float combined = box_area(box_union(n.box, box));
             const float here = combined + inherited;
             const float below = inherited + combined - box_area(n.box);
@@ -509,7 +514,7 @@ template <int D, typename Emit>
 void join_trees(const AabbTree<D>& a, const std::vector<std::uint8_t>& marks_a,
                 const AabbTree<D>& b, const std::vector<std::uint8_t>& marks_b, bool self,
                 std::vector<std::pair<std::int32_t, std::int32_t>>& stack, std::uint64_t& tests,
-                const Emit& emit) {
+                const Emit& emit, WatchRecorder<D>* watch) {
     if (a.root() == AabbTree<D>::kNull || b.root() == AabbTree<D>::kNull) return;
     stack.clear();
     stack.push_back({a.root(), b.root()});
@@ -520,6 +525,7 @@ void join_trees(const AabbTree<D>& a, const std::vector<std::uint8_t>& marks_a,
         if (self && i == j) {
             // A subtree against itself: its two halves against themselves and each other.
             if (x.leaf() || !marks_a[i]) continue;
+            if (watch) watch->enter(x.box);
             stack.push_back({x.child[0], x.child[1]});
             stack.push_back({x.child[1], x.child[1]});
             stack.push_back({x.child[0], x.child[0]});
@@ -528,13 +534,21 @@ void join_trees(const AabbTree<D>& a, const std::vector<std::uint8_t>& marks_a,
         if (!marks_a[i] && !marks_b[j]) continue;
         const auto& y = b.node(j);
         ++tests;
-        if (!x.box.overlaps(y.box)) continue;
+        if (!x.box.overlaps(y.box)) {
+            if (watch) {
+                watch->prune(x.box);
+                watch->prune(y.box);
+            }
+            continue;
+        }
         if (x.leaf() && y.leaf()) {
             emit(x.proxy(), y.proxy());
         } else if (y.leaf() || (!x.leaf() && box_area(x.box) >= box_area(y.box))) {
+            if (watch) watch->enter(x.box);
             stack.push_back({x.child[1], j});
             stack.push_back({x.child[0], j});
         } else {
+            if (watch) watch->enter(y.box);
             stack.push_back({i, y.child[1]});
             stack.push_back({i, y.child[0]});
         }
