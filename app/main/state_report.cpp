@@ -67,6 +67,7 @@ nlohmann::json watch_state(const WatchMode& watch) {
                         {"speed", player.speed()},
                         {"everything", tape.everything},
                         {"bodies", tape.bodies},
+                        {"record_ms", tape.record_ms},
                         {"quiz", player.quiz()},
                         {"question", player.question_pending()},
                         {"tests", player.totals().tests},

@@ -27,15 +27,10 @@ WatchRecorder<D>::WatchRecorder(std::span<const Aabb<D>> boxes, const WatchLimit
 }
 
 template <int D>
-bool WatchRecorder<D>::touches(const Aabb<D>& region) const {
-    return region.overlaps(focus_box_);
-}
-
-template <int D>
-void WatchRecorder<D>::keep(WatchEvent<D> e, bool wanted) {
+void WatchRecorder<D>::keep(WatchEvent<D> e) {
     ++record_.made[std::size_t(e.step)];
     if (!record_.phases.empty()) e.phase = std::uint8_t(record_.phases.size() - 1);
-    if ((keep_all_ || wanted) && record_.events.size() < limits_.max_events) {
+    if (record_.events.size() < limits_.max_events) {
         record_.events.push_back(e);
     } else {
         ++record_.not_kept;
@@ -50,26 +45,16 @@ void WatchRecorder<D>::phase(const char* name) {
     // Phases are always kept: they are few, and they frame the rest.
     WatchEvent<D> e;
     e.step = WatchStep::kPhase;
-    e.phase = std::uint8_t(record_.phases.size() - 1);
-    ++record_.made[std::size_t(e.step)];
-    if (record_.events.size() < limits_.max_events) record_.events.push_back(e);
+    keep(e);
 }
 
 template <int D>
-void WatchRecorder<D>::region_event(WatchStep step, const Aabb<D>& region) {
-    WatchEvent<D> e;
-    e.step = step;
-    e.region = region;
-    keep(e, !keep_all_ && touches(region));
-}
-
-template <int D>
-void WatchRecorder<D>::place(BodyId a, const Aabb<D>& region) {
+void WatchRecorder<D>::place_kept(BodyId a, const Aabb<D>& region) {
     WatchEvent<D> e;
     e.step = WatchStep::kPlace;
     e.a = a;
     e.region = region;
-    keep(e, !keep_all_ && touches(a));
+    keep(e);
 }
 
 template <int D>
@@ -80,59 +65,27 @@ void WatchRecorder<D>::body_event(WatchStep step, BodyId a, int axis, float at) 
     e.a = a;
     e.axis = std::uint8_t(axis);
     e.at = at;
-    // At large n a sweep keeps the window around the focus: the bodies whose extent on the
-    // sweep axis overlaps the focus's.
-    bool wanted = false;
-    if (!keep_all_ && limits_.focus < boxes_.size())
-        wanted = touches(a) || (boxes_[a].lo[axis] <= focus_box_.hi[axis] &&
-                                focus_box_.lo[axis] <= boxes_[a].hi[axis]);
-    keep(e, wanted);
+    keep(e);
 }
 
 template <int D>
-void WatchRecorder<D>::cursor(BodyId a, int axis, float at) {
-    body_event(WatchStep::kCursor, a, axis, at);
-}
-
-template <int D>
-void WatchRecorder<D>::active_add(BodyId a, int axis) {
-    body_event(WatchStep::kActiveAdd, a, axis, boxes_[a].lo[axis]);
-}
-
-template <int D>
-void WatchRecorder<D>::active_drop(BodyId a, int axis) {
-    body_event(WatchStep::kActiveDrop, a, axis, boxes_[a].hi[axis]);
-}
-
-template <int D>
-void WatchRecorder<D>::jump(BodyId from, BodyId to, std::uint32_t skipped) {
+void WatchRecorder<D>::jump_kept(BodyId from, BodyId to, std::uint32_t skipped) {
     WatchEvent<D> e;
     e.step = WatchStep::kJump;
     e.a = from;
     e.b = to;
     e.count = skipped;
-    keep(e, !keep_all_ && (touches(from) || touches(to)));
+    keep(e);
 }
 
 template <int D>
-void WatchRecorder<D>::test(BodyId a, BodyId b, bool hit) {
+void WatchRecorder<D>::pair_event(WatchStep step, BodyId a, BodyId b, bool hit) {
     WatchEvent<D> e;
-    e.step = WatchStep::kTest;
+    e.step = step;
     e.a = a;
     e.b = b;
     e.hit = hit;
-    keep(e, !keep_all_ && (touches(a) || touches(b)));
-}
-
-template <int D>
-void WatchRecorder<D>::emit(BodyId a, BodyId b) {
-    record_.emitted.push_back(make_pair(a, b));
-    WatchEvent<D> e;
-    e.step = WatchStep::kEmit;
-    e.a = a;
-    e.b = b;
-    e.hit = true;
-    keep(e, !keep_all_ && (touches(a) || touches(b)));
+    keep(e);
 }
 
 int WatchScript::line_of(WatchStep step, std::string_view phase) const {
