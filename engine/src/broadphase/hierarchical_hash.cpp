@@ -303,9 +303,10 @@ void HierarchicalHash<D>::ensure_index() const {
 // so the last lookup is reused while the parent does not change, and the run it finds was
 // visited a moment ago (it precedes the cells inside it).
 template <int D>
-template <bool Walk>
+template <bool Walk, bool Watched>
 void HierarchicalHash<D>::sweep_rows(std::size_t i0, std::size_t i1, PairList& out,
-                                     std::uint64_t& tests_out, WatchRecorder<D>* watch) const {
+                                     std::uint64_t& tests_out) const {
+    WatchRecorder<D>* const watch = Watched ? this->watch_ : nullptr;
     std::uint64_t tests = 0;  // in a register, not through the reference
     const Entry* entries = entries_.data();
     const Aabb<D>* boxes = entry_boxes_.data();
@@ -349,7 +350,7 @@ void HierarchicalHash<D>::sweep_rows(std::size_t i0, std::size_t i1, PairList& o
         const Entry& a = entries[i];
         const Aabb<D>& box = boxes[i];
         const std::uint64_t key = a.key();
-        if (watch) {
+        if constexpr (Watched) {
             watch->cursor(a.id, 0, box.lo[0]);
             watch->visit(cell_box(unpack(key), a.level));
         }
@@ -358,10 +359,9 @@ void HierarchicalHash<D>::sweep_rows(std::size_t i0, std::size_t i1, PairList& o
             if (a.is_static & entries[j].is_static) continue;
             ++tests;
             costs_.add_pair(a.id, entries[j].id);
-            const bool hit = box.overlaps(boxes[j]);
-            if (watch) watch->test(a.id, entries[j].id, hit);
-            if (!hit || !owns(key, a.level, box, boxes[j])) continue;
-            if (watch) watch->emit(a.id, entries[j].id);
+            if constexpr (Watched) watch->test(a.id, entries[j].id, box.overlaps(boxes[j]));
+            if (!box.overlaps(boxes[j]) || !owns(key, a.level, box, boxes[j])) continue;
+            if constexpr (Watched) watch->emit(a.id, entries[j].id);
             out.push_back(make_pair(a.id, entries[j].id));
         }
         if constexpr (Walk) {
@@ -381,15 +381,14 @@ void HierarchicalHash<D>::sweep_rows(std::size_t i0, std::size_t i1, PairList& o
                 const int up = m - a.level;
                 if ((key & not_first_mask(a.first, up)) != 0) continue;
                 const std::uint64_t parent = up_key(a.start, m);
-                if (watch) watch->enter(cell_box(unpack(parent), m));
+                if constexpr (Watched) watch->enter(cell_box(unpack(parent), m));
                 for (std::uint32_t k = c.begin; k < c.end; ++k) {
                     if (a.is_static & entries[k].is_static) continue;
                     ++tests;
                     costs_.add_pair(a.id, entries[k].id);
-                    const bool hit = box.overlaps(boxes[k]);
-                    if (watch) watch->test(a.id, entries[k].id, hit);
-                    if (!hit || !owns(parent, m, box, boxes[k])) continue;
-                    if (watch) watch->emit(a.id, entries[k].id);
+                    if constexpr (Watched) watch->test(a.id, entries[k].id, box.overlaps(boxes[k]));
+                    if (!box.overlaps(boxes[k]) || !owns(parent, m, box, boxes[k])) continue;
+                    if constexpr (Watched) watch->emit(a.id, entries[k].id);
                     out.push_back(make_pair(a.id, entries[k].id));
                 }
             }
@@ -407,7 +406,7 @@ void HierarchicalHash<D>::sweep_rows(std::size_t i0, std::size_t i1, PairList& o
                                                           : std::pair<std::uint32_t, std::uint32_t>{};
             }
             const auto [begin, end] = found[m];
-            if (watch) {
+            if constexpr (Watched) {
                 const Aabb<D> cell = cell_box(unpack(parent), m);
                 begin < end ? watch->enter(cell) : watch->prune(cell);
             }
@@ -415,10 +414,9 @@ void HierarchicalHash<D>::sweep_rows(std::size_t i0, std::size_t i1, PairList& o
                 if (a.is_static & entries[j].is_static) continue;
                 ++tests;
                 costs_.add_pair(a.id, entries[j].id);
-                const bool hit = box.overlaps(boxes[j]);
-                if (watch) watch->test(a.id, entries[j].id, hit);
-                if (!hit || !owns(parent, m, box, boxes[j])) continue;
-                if (watch) watch->emit(a.id, entries[j].id);
+                if constexpr (Watched) watch->test(a.id, entries[j].id, box.overlaps(boxes[j]));
+                if (!box.overlaps(boxes[j]) || !owns(parent, m, box, boxes[j])) continue;
+                if constexpr (Watched) watch->emit(a.id, entries[j].id);
                 out.push_back(make_pair(a.id, entries[j].id));
             }
         }
@@ -456,9 +454,17 @@ void HierarchicalHash<D>::build_and_search(std::span<const Aabb<D>> boxes,
     gather();
     if (!walk()) ensure_index();
     const bool walking = walk();
-    if (watch) watch->phase("pairs");
+    // The sweep recorded is an instantiation of its own, so the unwatched one has no hook.
+    if (watch) {
+        watch->phase("pairs");
+        const auto rows = [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
+            walking ? sweep_rows<true, true>(b, e, p, t) : sweep_rows<false, true>(b, e, p, t);
+        };
+        sweep_.run(parallel(), entries_.size(), 16384, rows, out);
+        return;
+    }
     const auto rows = [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
-        walking ? sweep_rows<true>(b, e, p, t, watch) : sweep_rows<false>(b, e, p, t, watch);
+        walking ? sweep_rows<true, false>(b, e, p, t) : sweep_rows<false, false>(b, e, p, t);
     };
     sweep_.run(parallel(), entries_.size(), 16384, rows, out);
 }

@@ -152,9 +152,10 @@ private:
     std::uint32_t run_end(std::uint32_t begin) const;
     // Pairs of entries [i0, i1) with later entries of their cell and with coarser cells,
     // these found by hash lookups or (Walk) kept open while the rows pass through them.
-    template <bool Walk>
-    void sweep_rows(std::size_t i0, std::size_t i1, PairList& out, std::uint64_t& tests,
-                    WatchRecorder<D>* watch) const;
+    // Watched: Watch mode records (this->watch_), in an instantiation of its own, so the
+    // unwatched sweep carries no hook at all.
+    template <bool Walk, bool Watched>
+    void sweep_rows(std::size_t i0, std::size_t i1, PairList& out, std::uint64_t& tests) const;
 
     std::vector<Aabb<D>> boxes_;  // as of the last update, for queries and overlays
     std::vector<std::uint8_t> is_static_;

@@ -108,8 +108,11 @@ private:
     void patch();
     void gather();
     void find_pairs(PairList& out);
-    void sweep_cells(std::size_t b, std::size_t e, PairList& pairs, std::uint64_t& tests,
-                     WatchRecorder<D>* watch) const;
+    // Watched: Watch mode records (this->watch_); the loops are instantiated apart, so the
+    // unwatched ones carry no hook at all.
+    template <bool Watched>
+    void sweep_cells(std::size_t b, std::size_t e, PairList& pairs, std::uint64_t& tests) const;
+    template <bool Watched>
     void oversize_pairs(PairList& out);
     // The index range of a cell's entries ([i, i) if none).
     std::pair<std::size_t, std::size_t> find_cell(const Cell& c) const;
