@@ -82,6 +82,18 @@ void MortonCells<D>::append_cells(BodyId id, std::vector<Entry>& to) const {
 }
 
 template <int D>
+void MortonCells<D>::append_cells(BodyId id, std::vector<Entry>& to,
+                                  WatchRecorder<D>* watch) const {
+    if (watch == nullptr) {
+        append_cells(id, to);
+        return;
+    }
+    const std::size_t from = to.size();
+    append_cells(id, to);
+    watch_placed(*watch, to, from);
+}
+
+template <int D>
 void MortonCells<D>::sort(std::vector<Entry>& v) const {
     if (parallel_sort()) {
         tbb::parallel_sort(v.begin(), v.end());
@@ -95,9 +107,11 @@ void MortonCells<D>::rebuild(std::span<const std::uint8_t> is_static) {
     moving_.clear();
     static_cells_.clear();
     const bool split = split_static();
+    WatchRecorder<D>* const watch = this->watch_;
     for (BodyId i = 0; i < boxes_.size(); ++i) {
-        append_cells(i, split && is_static[i] ? static_cells_ : moving_);
+        append_cells(i, split && is_static[i] ? static_cells_ : moving_, watch);
     }
+    if (watch) watch->phase("sort");
     sort(moving_);
     sort(static_cells_);
 }
@@ -107,6 +121,7 @@ void MortonCells<D>::rebuild(std::span<const std::uint8_t> is_static) {
 template <int D>
 bool MortonCells<D>::refresh(std::span<const std::uint8_t> is_static) {
     const bool split = split_static();
+    WatchRecorder<D>* const watch = this->watch_;
     bool static_changed = false;
     fresh_.clear();
     for (BodyId i = 0; i < boxes_.size(); ++i) {
@@ -114,16 +129,17 @@ bool MortonCells<D>::refresh(std::span<const std::uint8_t> is_static) {
         if (split && is_static[i]) {
             static_changed = true;
         } else {
-            append_cells(i, fresh_);
+            append_cells(i, fresh_, watch);
         }
     }
     if (static_changed) {
         static_cells_.clear();
         for (BodyId i = 0; i < boxes_.size(); ++i) {
-            if (is_static[i]) append_cells(i, static_cells_);
+            if (is_static[i]) append_cells(i, static_cells_, watch);
         }
-        sort(static_cells_);
     }
+    if (watch) watch->phase("sort");
+    if (static_changed) sort(static_cells_);
     patch_sorted(moving_, fresh_, dirty_, merged_);
     return static_changed;
 }
@@ -199,6 +215,8 @@ void MortonCells<D>::build_and_search(std::span<const Aabb<D>> boxes,
     const bool full = frame_.refit(boxes) || !persistent() || n != signatures_.size() || changed;
     boxes_.assign(boxes.begin(), boxes.end());
     is_static_.assign(is_static.begin(), is_static.end());
+    WatchRecorder<D>* const watch = this->watch_;
+    if (watch) watch->phase("cells");
     signatures_.resize(n);
     dirty_.assign(n, 0);
     refreshed_ = 0;
@@ -221,6 +239,7 @@ void MortonCells<D>::build_and_search(std::span<const Aabb<D>> boxes,
     // The links are rebuilt after the merge, not patched: one linear pass
     // (docs/algorithms/sweeps-and-morton.md).
     linked_ = internal_references();
+    if (watch && linked_ && (full || refreshed_ > 0 || statics_changed)) watch->phase("link");
     if (linked_ && (full || refreshed_ > 0)) link(moving_, moving_links_);
     if (linked_ && statics_changed) link(static_cells_, static_links_);
     sweep(out);
@@ -241,7 +260,7 @@ bool MortonCells<D>::owns_pair(const Entry& inner, const Aabb<D>& a, const Aabb<
 // Each entry scans forward in both arrays (a static one only in the moving array) while
 // the next entry starts inside its cell.
 template <int D>
-template <bool Canonical, bool SkipStaticPairs>
+template <bool Canonical, bool SkipStaticPairs, bool Watch>
 void MortonCells<D>::sweep_rows(std::size_t m0, std::size_t m1, PairList& pairs,
                                 std::uint64_t& tests) const {
     const std::vector<Entry>& m = moving_;
@@ -252,6 +271,8 @@ void MortonCells<D>::sweep_rows(std::size_t m0, std::size_t m1, PairList& pairs,
     std::size_t is = statics_before(m0);
     const std::size_t s1 = statics_before(m1);
     const BodyCosts* costs = costs_.if_on();
+    // Watch mode's recorder (set whenever Watch is); the timed copy has no calls to it.
+    WatchRecorder<D>* const watch = this->watch_;
     // Boxes are read from the copies in entry order, so the scan streams through memory.
     const auto scan = [&](const Entry& outer, const Aabb<D>& box, const std::vector<Entry>& in,
                           const std::vector<Aabb<D>>& in_boxes, std::size_t j) {
@@ -261,17 +282,25 @@ void MortonCells<D>::sweep_rows(std::size_t m0, std::size_t m1, PairList& pairs,
             if (SkipStaticPairs && is_static_[outer.id] && is_static_[inner.id]) continue;
             ++tests;
             if (costs) costs->add_pair(outer.id, inner.id);
-            if (!box.overlaps(in_boxes[j])) continue;
+            const bool hit = box.overlaps(in_boxes[j]);
+            if constexpr (Watch) watch->test(outer.id, inner.id, hit);
+            if (!hit) continue;
             if (Canonical && !owns_pair(inner, box, in_boxes[j])) continue;
-            pairs.push_back(make_pair(outer.id, inner.id));
+            if constexpr (Watch) {
+                watch_pair(*watch, pairs, outer.id, inner.id, Canonical);
+            } else {
+                pairs.push_back(make_pair(outer.id, inner.id));
+            }
         }
     };
     std::size_t im = m0;
     while (im < m1 || is < s1) {
         if (is < s1 && (im >= m1 || s[is] < m[im])) {
+            if constexpr (Watch) watch_cell(*watch, s[is]);
             scan(s[is], static_boxes_[is], m, moving_boxes_, im);
             ++is;
         } else {
+            if constexpr (Watch) watch_cell(*watch, m[im]);
             scan(m[im], moving_boxes_[im], m, moving_boxes_, im + 1);
             scan(m[im], moving_boxes_[im], s, static_boxes_, is);
             ++im;
@@ -286,6 +315,8 @@ void MortonCells<D>::sweep(PairList& out) {
                       std::find(is_static_.begin(), is_static_.end(), 1) != is_static_.end();
     PairList& target = canonical ? out : raw_;
     target.clear();
+    WatchRecorder<D>* const watch = this->watch_;
+    if (watch) watch->phase("sweep");
     for (auto [cells, boxes] : {std::pair{&moving_, &moving_boxes_}, {&static_cells_, &static_boxes_}}) {
         boxes->resize(cells->size());
         for (std::size_t i = 0; i < cells->size(); ++i) (*boxes)[i] = boxes_[(*cells)[i].id];
@@ -294,7 +325,11 @@ void MortonCells<D>::sweep(PairList& out) {
         chunks_.run(
             moving_.size(), 4096,
             [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
-                sweep_rows<C, S>(b, e, p, t);
+                if (watch) {
+                    sweep_rows<C, S, true>(b, e, p, t);
+                } else {
+                    sweep_rows<C, S, false>(b, e, p, t);
+                }
             },
             target);
     };
@@ -303,8 +338,12 @@ void MortonCells<D>::sweep(PairList& out) {
     } else {
         skip ? run.template operator()<false, true>() : run.template operator()<false, false>();
         // The seed's way: every overlapping cell pair reported, duplicates removed after.
+        if (watch) watch->phase("remove duplicates");
         std::sort(raw_.begin(), raw_.end());
         out.assign(raw_.begin(), std::unique(raw_.begin(), raw_.end()));
+        if (watch) {
+            for (const Pair& p : out) watch->emit(p.a, p.b);
+        }
     }
 }
 

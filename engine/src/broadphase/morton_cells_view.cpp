@@ -1,6 +1,6 @@
 // Morton cells as the viewer sees them: every cell by level, the Z-order curve and (with
 // internal references) the links to the parents, the selected body's cells and the entries
-// its sweep visited, the query's trace; the text on one body.
+// its sweep visited, the query's trace; the text on one body; Watch mode's pseudocode.
 #include "broadphase/morton_cells.hpp"
 
 #include <algorithm>
@@ -16,6 +16,60 @@ constexpr Color kLinkColor = rgba(1.0f, 1.0f, 1.0f, 0.6f);
 constexpr float kCellAlpha = 0.5f;  // under the curve, which is what Morton order shows
 
 }  // namespace
+
+template <int D>
+void MortonCells<D>::watch_placed(WatchRecorder<D>& watch, const std::vector<Entry>& v,
+                                  std::size_t from) const {
+    for (std::size_t i = from; i < v.size(); ++i)
+        watch.place(v[i].id, cell_box(v[i].start, v[i].level));
+}
+
+template <int D>
+void MortonCells<D>::watch_cell(WatchRecorder<D>& watch, const Entry& e) const {
+    watch.visit(cell_box(e.start, e.level));
+}
+
+template <int D>
+void MortonCells<D>::watch_pair(WatchRecorder<D>& watch, PairList& pairs, BodyId a, BodyId b,
+                                bool emit) {
+    pairs.push_back(make_pair(a, b));
+    if (emit) watch.emit(a, b);
+}
+
+template <int D>
+WatchScript MortonCells<D>::watch_script() const {
+    return {{"for each body whose cells changed (all",
+             "    bodies on a rebuild):",
+             "  level: the least power of two whose",
+             "    cells are as large as its box",
+             "  make its cells there: one per corner of",
+             "    the box, up to 2^D",
+             "sort the cells by the Morton code of their",
+             "  lower corner, larger cells first",
+             "  (persistent: sort the changed, merge)",
+             "link the cells into an octree (internal",
+             "  references)",
+             "for each cell c in code order (a static",
+             "    one against moving cells only):",
+             "  for each later cell d starting inside c:",
+             "    skip if both bodies are static",
+             "    test the two bodies' boxes",
+             "    if they overlap, and d holds their",
+             "        overlap's lower corner:",
+             "      report the pair",
+             "without canonical pairs: sort the pairs,",
+             "  report each pair once"},
+            {{WatchStep::kPhase, "cells", 0},
+             {WatchStep::kPlace, nullptr, 4},
+             {WatchStep::kPhase, "sort", 6},
+             {WatchStep::kPhase, "link", 9},
+             {WatchStep::kPhase, "sweep", 11},
+             {WatchStep::kVisit, nullptr, 11},
+             {WatchStep::kTest, nullptr, 15},
+             {WatchStep::kPhase, "remove duplicates", 19},
+             {WatchStep::kEmit, "remove duplicates", 20},
+             {WatchStep::kEmit, nullptr, 18}}};
+}
 
 template <int D>
 template <typename Fn>
@@ -139,6 +193,16 @@ std::string MortonCells<D>::describe(BodyId id) const {
 }
 
 // The members defined here; the class itself is instantiated in morton_cells.cpp.
+template void MortonCells<2>::watch_placed(WatchRecorder<2>&, const std::vector<Entry>&,
+                                           std::size_t) const;
+template void MortonCells<3>::watch_placed(WatchRecorder<3>&, const std::vector<Entry>&,
+                                           std::size_t) const;
+template void MortonCells<2>::watch_cell(WatchRecorder<2>&, const Entry&) const;
+template void MortonCells<3>::watch_cell(WatchRecorder<3>&, const Entry&) const;
+template void MortonCells<2>::watch_pair(WatchRecorder<2>&, PairList&, BodyId, BodyId, bool);
+template void MortonCells<3>::watch_pair(WatchRecorder<3>&, PairList&, BodyId, BodyId, bool);
+template WatchScript MortonCells<2>::watch_script() const;
+template WatchScript MortonCells<3>::watch_script() const;
 template void MortonCells<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string MortonCells<2>::describe(BodyId) const;
 template std::vector<LegendEntry> MortonCells<2>::legend() const;

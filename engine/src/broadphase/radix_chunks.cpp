@@ -100,9 +100,12 @@ void RadixChunks<D>::cut_level(int level) {
     children.clear();
     const int remaining = D - level;
     const double k = double(chunk_size());
+    WatchRecorder<D>* const watch = this->watch_;
+    if (watch) watch->phase("cut");
     span_lo_.resize(list_.size());
     span_hi_.resize(list_.size());
     for (Cell& p : parents) {
+        if (watch) watch->visit(cell_box(p));
         const std::size_t m = p.count;
         std::size_t c = 1;
         if (double(m) > k) {
@@ -168,10 +171,14 @@ void RadixChunks<D>::cut_level(int level) {
         total += children[j].count;
     }
     next_.resize(total);
-    for (std::size_t i = 0; i < list_.size(); ++i) {
-        for (std::uint32_t j = span_lo_[i]; j <= span_hi_[i]; ++j) {
-            const Cell& ch = children[j];
-            if (ch.lo[level] < ch.hi[level]) next_[cursor_[j]++] = list_[i];
+    if (watch) {
+        scatter_watched(level, *watch);
+    } else {
+        for (std::size_t i = 0; i < list_.size(); ++i) {
+            for (std::uint32_t j = span_lo_[i]; j <= span_hi_[i]; ++j) {
+                const Cell& ch = children[j];
+                if (ch.lo[level] < ch.hi[level]) next_[cursor_[j]++] = list_[i];
+            }
         }
     }
     std::swap(list_, next_);
@@ -180,6 +187,7 @@ void RadixChunks<D>::cut_level(int level) {
     keys_tmp_.resize(list_.size());
     vals_tmp_.resize(list_.size());
     const auto sort_children = [&](std::size_t j) { sort_cell_range(children[j], level + 1); };
+    if (watch) watch->phase("sort");
     if (parallel() && list_.size() > 20000) {
         tbb::parallel_for(std::size_t{0}, children.size(), sort_children);
     } else {
@@ -243,6 +251,8 @@ template <int D>
 void RadixChunks<D>::build_and_search(std::span<const Aabb<D>> boxes,
                                       std::span<const std::uint8_t> is_static, PairList& out) {
     boxes_.assign(boxes.begin(), boxes.end());
+    WatchRecorder<D>* const watch = this->watch_;
+    if (watch) watch->phase("split big boxes");
     make_pieces(is_static);
     const std::size_t n = pieces_.size();
     for (std::vector<Cell>& level : cells_) level.clear();
@@ -256,15 +266,32 @@ void RadixChunks<D>::build_and_search(std::span<const Aabb<D>> boxes,
     keys_.resize(n);
     keys_tmp_.resize(n);
     vals_tmp_.resize(n);
+    if (watch) watch->phase("sort");
     sort_cell_range(root, 0);
     for (int level = 0; level < D; ++level) cut_level(level);
+    if (watch) watch->phase("choose sweep axes");
     choose_sweep_axes();
     entities_.resize(list_.size());
     for (std::size_t i = 0; i < list_.size(); ++i) entities_[i] = pieces_[list_[i]];
     const auto rows = [&](std::size_t c0, std::size_t c1, PairList& p, std::uint64_t& t) {
         sweep_chunks(c0, c1, p, t);
     };
+    if (watch) watch->phase("sweep");
     sweep_.run(parallel(), cells_[D].size(), 64, rows, out);
+}
+
+template <int D>
+void RadixChunks<D>::scatter_watched(int level, WatchRecorder<D>& watch) {
+    const std::vector<Cell>& children = cells_[level + 1];
+    for (std::size_t i = 0; i < list_.size(); ++i) {
+        for (std::uint32_t j = span_lo_[i]; j <= span_hi_[i]; ++j) {
+            const Cell& ch = children[j];
+            if (ch.lo[level] < ch.hi[level]) {
+                next_[cursor_[j]++] = list_[i];
+                watch.place(pieces_[list_[i]].body, cell_box(ch));
+            }
+        }
+    }
 }
 
 template <int D>
@@ -295,26 +322,39 @@ bool RadixChunks<D>::owns(const Cell& chunk, const Entity& a, const Entity& b) c
 template <int D>
 void RadixChunks<D>::sweep_chunks(std::size_t c0, std::size_t c1, PairList& out,
                                   std::uint64_t& tests) const {
+    WatchRecorder<D>* const watch = this->watch_;
     for (std::size_t ci = c0; ci < c1; ++ci) {
         const Cell& chunk = cells_[D][ci];
-        if (chunk.axis == D - 1) {
-            sweep_chunk<D - 1>(chunk, out, tests);
+        // Watch mode's copies record; in the timed ones the recorder is a null constant.
+        if (watch) {
+            watch->visit(cell_box(chunk));
+            if (chunk.axis == D - 1) {
+                sweep_chunk<D - 1, true>(chunk, out, tests, watch);
+            } else if (chunk.axis == 0) {
+                sweep_chunk<0, true>(chunk, out, tests, watch);
+            } else if constexpr (D == 3) {
+                sweep_chunk<1, true>(chunk, out, tests, watch);
+            }
+        } else if (chunk.axis == D - 1) {
+            sweep_chunk<D - 1, false>(chunk, out, tests, nullptr);
         } else if (chunk.axis == 0) {
-            sweep_chunk<0>(chunk, out, tests);
+            sweep_chunk<0, false>(chunk, out, tests, nullptr);
         } else if constexpr (D == 3) {
-            sweep_chunk<1>(chunk, out, tests);
+            sweep_chunk<1, false>(chunk, out, tests, nullptr);
         }
     }
 }
 
 template <int D>
-template <int kAxis>
-void RadixChunks<D>::sweep_chunk(const Cell& chunk, PairList& out, std::uint64_t& tests) const {
+template <int kAxis, bool kWatch>
+void RadixChunks<D>::sweep_chunk(const Cell& chunk, PairList& out, std::uint64_t& tests,
+                                 WatchRecorder<D>* watch) const {
     const Entity* e = entities_.data() + chunk.first;
     const std::size_t n = chunk.count;
     for (std::size_t i = 0; i < n; ++i) {
         const Entity& a = e[i];
         const float end = a.box.hi[kAxis];
+        if constexpr (kWatch) watch->cursor(a.body, kAxis, a.box.lo[kAxis]);
         for (std::size_t j = i + 1; j < n && e[j].box.lo[kAxis] <= end; ++j) {
             const Entity& b = e[j];
             if (a.body == b.body || (a.flags & b.flags & kStatic)) continue;
@@ -325,7 +365,11 @@ void RadixChunks<D>::sweep_chunk(const Cell& chunk, PairList& out, std::uint64_t
                 if (k == kAxis) continue;
                 overlap = overlap && a.box.lo[k] <= b.box.hi[k] && b.box.lo[k] <= a.box.hi[k];
             }
-            if (overlap && owns(chunk, a, b)) out.push_back(make_pair(a.body, b.body));
+            if constexpr (kWatch) watch->test(a.body, b.body, overlap);
+            if (overlap && owns(chunk, a, b)) {
+                out.push_back(make_pair(a.body, b.body));
+                if constexpr (kWatch) watch->emit(a.body, b.body);
+            }
         }
     }
 }

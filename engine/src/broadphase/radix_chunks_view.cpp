@@ -1,5 +1,6 @@
 // Radix chunks as the viewer sees it: the slab boundaries and the cuts inside each slab, the
-// chunks holding the selected body; the text on one body (its pieces and chunks).
+// chunks holding the selected body; the text on one body (its pieces and chunks); Watch mode's
+// pseudocode.
 #include "broadphase/radix_chunks.hpp"
 
 #include <cstdio>
@@ -32,6 +33,42 @@ Aabb<D> RadixChunks<D>::cell_box(const Cell& c) const {
         box.hi[k] = c.hi[k] == kKeyMax ? world_.hi[k] : std::min(world_.hi[k], key_float(c.hi[k]));
     }
     return box;
+}
+
+template <int D>
+WatchScript RadixChunks<D>::watch_script() const {
+    return {{"split each box larger than about a chunk",
+             "  into pieces (split big boxes)",
+             "radix-sort the entities by low end on the",
+             "  cut's axis",
+             "for each cell of the level (first: all):",
+             "  cut it into slabs at rank quantiles,",
+             "    dropping cuts closer than box size",
+             "  put each entity in every slab it meets",
+             "  (sort each slab on the next axis and",
+             "    cut again, until slabs are chunks)",
+             "re-sort each crowded chunk on its least",
+             "  crowded axis",
+             "for each chunk:",
+             "  for each entity a along its sweep axis:",
+             "    for each later b starting before a's",
+             "        end:",
+             "      skip pieces of one body, static pairs",
+             "      test a against b",
+             "      if they overlap, and the chunk holds",
+             "          their overlap's lower corner:",
+             "        report the pair (a, b)"},
+            {{WatchStep::kPhase, "split big boxes", 0},
+             {WatchStep::kPhase, "sort", 2},
+             {WatchStep::kPhase, "cut", 4},
+             {WatchStep::kVisit, "cut", 4},
+             {WatchStep::kPlace, nullptr, 7},
+             {WatchStep::kPhase, "choose sweep axes", 10},
+             {WatchStep::kPhase, "sweep", 12},
+             {WatchStep::kVisit, "sweep", 12},
+             {WatchStep::kCursor, nullptr, 13},
+             {WatchStep::kTest, nullptr, 17},
+             {WatchStep::kEmit, nullptr, 20}}};
 }
 
 template <int D>
@@ -139,6 +176,8 @@ std::string RadixChunks<D>::describe(BodyId id) const {
 
 // The members defined here; the class itself is instantiated in radix_chunks.cpp.
 #define COLLIDE_RADIX_CHUNKS_VIEW(D)                                             \
+    template Aabb<D> RadixChunks<D>::cell_box(const Cell&) const;                \
+    template WatchScript RadixChunks<D>::watch_script() const;                   \
     template std::vector<std::string> RadixChunks<D>::layers() const;            \
     template void RadixChunks<D>::draw(DebugDraw<D>&, const Overlays<D>&) const; \
     template std::string RadixChunks<D>::describe(BodyId) const;                 \

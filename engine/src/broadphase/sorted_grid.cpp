@@ -24,6 +24,8 @@ std::size_t SortedGrid<D>::parts_for(std::size_t n) const {
 template <int D>
 void SortedGrid<D>::build_and_search(std::span<const Aabb<D>> boxes,
                                      std::span<const std::uint8_t> is_static, PairList& out) {
+    WatchRecorder<D>* const watch = this->watch_;
+    if (watch) watch->phase("choose levels");
     parts_ = parts_for(boxes.size());
     choose_levels(boxes);
     size_grids();
@@ -31,8 +33,12 @@ void SortedGrid<D>::build_and_search(std::span<const Aabb<D>> boxes,
     const std::size_t n = boxes.size();
     // On one thread the sort sweeps most chunks itself, each right after its entries are
     // placed, while they are in cache (at 1M, 2D uniform: 10% less memory traffic a frame).
-    const bool serial = !parallel() || threads_allowed() == 1;
+    // Watch mode sweeps them after the sort, as on several threads, so that its recording
+    // places every body before the sweep (the same chunks, tests and pairs; under 4,096
+    // bodies, one block, the order is the same too).
+    const bool serial = (!parallel() || threads_allowed() == 1) && watch == nullptr;
     within_.begin_from_back(n, kEntriesPerChunk, serial, out);
+    if (watch) watch->phase("place bodies in cells");
     sort_bodies(boxes, is_static, serial);
     // The entries of the levels that scan others, a contiguous range (levels sort in order).
     std::size_t first = n, last = 0;
@@ -44,7 +50,9 @@ void SortedGrid<D>::build_and_search(std::span<const Aabb<D>> boxes,
     const auto across = [this, first](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
         pairs_across(first + b, first + e, p, t);
     };
+    if (watch) watch->phase("forward neighbour runs");
     within_.finish(sweep_within(), out);
+    if (watch) watch->phase("across levels");
     across_.run(parallel(), last > first ? last - first : 0, kEntriesPerChunk / 8, across, out);
 }
 

@@ -67,6 +67,7 @@ public:
     std::vector<LegendEntry> legend() const override;
     std::vector<std::string> layers() const override;
     BroadPhaseStats stats() const override;
+    WatchScript watch_script() const override;
     void validate() const override;
     std::span<Param> params() override { return params_; }
     // Last update's chunks of entries, and how many of them the scatter swept as it placed
@@ -159,10 +160,11 @@ private:
 #endif
     };
     Probe probe(std::size_t e) const;
-    // The pairs of `p` with the sorted entries [from, to).
+    // The pairs of `p` with the sorted entries [from, to). With kTrack, `watch` (Watch mode's
+    // recorder, or null) is told each test, one entry at a time.
     template <bool kTrack>
     void test_run(const Probe& p, std::size_t from, std::size_t to, PairList& out,
-                  std::uint64_t& tests) const;
+                  std::uint64_t& tests, WatchRecorder<D>* watch = nullptr) const;
     // The pairs of entry e with the sorted entries of `runs`, eight entries a test. A function
     // of its own, compiled for AVX2 and called only where the CPU has it.
     using Run = std::pair<std::size_t, std::size_t>;
@@ -180,6 +182,11 @@ private:
     bool overlaps(std::size_t i, const Aabb<D>& box) const;
     Aabb<D> entry_box(std::size_t e) const;
     Aabb<D> cell_box(const Level& level, const Cell& c) const;
+    // Watch mode's regions: the cells lo .. hi of `level`; the cells of `level` that
+    // for_each_run visits for `box`; the forward runs of the cell of `lower` (each visited).
+    Aabb<D> cells_box(const Level& level, Cell lo, Cell hi) const;
+    Aabb<D> reach_box(const Level& level, const Aabb<D>& box) const;
+    void watch_runs(WatchRecorder<D>& watch, const Level& level, const Vec<D>& lower) const;
 
     std::vector<Level> levels_;
     std::size_t parts_ = 1;  // this update's parts_for(n)

@@ -1,6 +1,7 @@
 // The sorted grid's pair kernels: each sorted entry tested against runs of entries four at a
 // time (SSE2) or eight (AVX2, where the CPU has it), within its level's cell and forward
-// neighbours (pairs_within) and across levels (pairs_across).
+// neighbours (pairs_within) and across levels (pairs_across). Watch mode records on the
+// cost-counting copy, one entry at a time.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -31,7 +32,8 @@ template <int D>
 template <bool kTrack>
 [[gnu::always_inline]] inline void SortedGrid<D>::test_run(const Probe& p, std::size_t from,
                                                            std::size_t to, PairList& out,
-                                                           std::uint64_t& tests) const {
+                                                           std::uint64_t& tests,
+                                                           WatchRecorder<D>* watch) const {
     tests += to - from;
     const BodyId* ids = ids_.data();
     const std::uint8_t* fixed_of = static_.data();
@@ -40,6 +42,18 @@ template <bool kTrack>
     };
     if constexpr (kTrack) {
         for (std::size_t e = from; e < to; ++e) costs_.add_pair(p.id, ids[e]);
+        // Watch mode: one entry at a time, each test recorded (the same test as the lanes').
+        if (watch) {
+            for (std::size_t e = from; e < to; ++e) {
+                const bool hit = overlaps(e, p.box);
+                watch->test(p.id, ids[e], hit);
+                if (hit && !(p.fixed && fixed_of[e])) {
+                    out.push_back(make_pair(p.id, ids[e]));
+                    watch->emit(p.id, ids[e]);
+                }
+            }
+            return;
+        }
     }
 #if defined(__SSE2__)
     // Four entries at a time (the arrays are padded by kPad, so reading past `to` is safe;
@@ -131,10 +145,13 @@ inline typename SortedGrid<D>::Probe SortedGrid<D>::probe(std::size_t e) const {
 template <int D>
 void SortedGrid<D>::pairs_within(std::size_t e0, std::size_t e1, PairList& out,
                                  std::uint64_t& tests) const {
-    // Two copies of the loop, so the timed path has no cost counting in it at all.
-    const bool track = costs_.on();
+    // Two copies of the loop, so the timed path has no cost counting in it at all. Watch mode
+    // takes the counting copy, never eight lanes: test_run records each test there, one entry
+    // at a time.
+    const bool watching = this->watch_ != nullptr;
+    const bool track = costs_.on() || watching;
 #if defined(COLLIDE_AVX2_PATH)
-    if (eight_lanes()) {
+    if (eight_lanes() && !watching) {
         if (track) {
             pairs_within_avx2<true>(e0, e1, out, tests);
         } else {
@@ -175,6 +192,9 @@ void SortedGrid<D>::pairs_within_runs(std::size_t e0, std::size_t e1, PairList& 
         start_.begin() - 1);
     // runs[0]: the rest of the own cell (and the next along x), set for each entry.
     std::array<Run, D == 2 ? 5 : 11> runs;
+    // Watch mode's recorder: on the counting copy only (pairs_within never picks eight lanes
+    // with it).
+    WatchRecorder<D>* const watch = kTrack && !kEightLanes ? this->watch_ : nullptr;
     for (std::size_t i = e0; i < e1;) {
         while (start[c + 1] <= i) ++c;
         while (c >= levels_[level_index].first_cell + levels_[level_index].cells) ++level_index;
@@ -195,6 +215,9 @@ void SortedGrid<D>::pairs_within_runs(std::size_t e0, std::size_t e1, PairList& 
         }
         const std::size_t own_end = start[c + 1];
         const std::size_t cell_end = std::min<std::size_t>(own_end, e1);
+        if constexpr (kTrack && !kEightLanes) {
+            if (watch) watch_runs(*watch, level, entry_box(i).lo);
+        }
         // The rest of the own cell and the next cell along x are one run, unless the fold
         // wraps between them.
         std::size_t own_to = own_end;
@@ -211,8 +234,11 @@ void SortedGrid<D>::pairs_within_runs(std::size_t e0, std::size_t e1, PairList& 
                 test_runs_avx2<kTrack>(i, std::span(runs.data(), used), out, tests);
             } else {
                 const Probe p = probe(i);
+                if constexpr (kTrack) {
+                    if (watch) watch->cursor(p.id, 0, p.box.lo[0]);
+                }
                 for (std::size_t r = 0; r < used; ++r)
-                    test_run<kTrack>(p, runs[r].first, runs[r].second, out, tests);
+                    test_run<kTrack>(p, runs[r].first, runs[r].second, out, tests, watch);
             }
         }
     }
@@ -221,10 +247,12 @@ void SortedGrid<D>::pairs_within_runs(std::size_t e0, std::size_t e1, PairList& 
 template <int D>
 void SortedGrid<D>::pairs_across(std::size_t e0, std::size_t e1, PairList& out,
                                  std::uint64_t& tests) const {
-    const bool track = costs_.on();
+    // Watch mode takes the loop below, never eight lanes: test_run records each test there.
+    WatchRecorder<D>* const watch = this->watch_;
+    const bool track = costs_.on() || watch != nullptr;
     Runs slots;  // for_each_run's scratch, one per chunk
 #if defined(COLLIDE_AVX2_PATH)
-    if (eight_lanes()) {
+    if (eight_lanes() && watch == nullptr) {
         Runs runs;
         for (std::size_t i = e0; i < e1; ++i) {
             runs.clear();
@@ -247,16 +275,62 @@ void SortedGrid<D>::pairs_across(std::size_t e0, std::size_t e1, PairList& out,
 #endif
     for (std::size_t i = e0; i < e1; ++i) {
         const Probe p = probe(i);
+        if (watch) watch->cursor(p.id, 0, p.box.lo[0]);
         for (std::uint32_t scans = levels_[level_of_[p.id]].scans; scans != 0; scans &= scans - 1) {
-            for_each_run(levels_[std::countr_zero(scans)], p.box, slots,
-                         [&](std::size_t from, std::size_t to) {
-                             if (track) {
-                                 test_run<true>(p, from, to, out, tests);
-                             } else {
-                                 test_run<false>(p, from, to, out, tests);
-                             }
-                         });
+            const Level& level = levels_[std::countr_zero(scans)];
+            if (watch) watch->visit(reach_box(level, p.box));
+            for_each_run(level, p.box, slots, [&](std::size_t from, std::size_t to) {
+                if (track) {
+                    test_run<true>(p, from, to, out, tests, watch);
+                } else {
+                    test_run<false>(p, from, to, out, tests);
+                }
+            });
         }
+    }
+}
+
+template <int D>
+Aabb<D> SortedGrid<D>::cells_box(const Level& level, Cell lo, Cell hi) const {
+    Aabb<D> b = cell_box(level, lo);
+    b.grow(cell_box(level, hi));
+    return b;
+}
+
+template <int D>
+Aabb<D> SortedGrid<D>::reach_box(const Level& level, const Aabb<D>& box) const {
+    // The cells for_each_run visits: from the box's lower corner less a cell to its upper.
+    Cell lo, hi;
+    for (int k = 0; k < D; ++k) {
+        lo[k] = axis_cell(level, box.lo[k] - level.cell, k);
+        hi[k] = axis_cell(level, box.hi[k], k);
+    }
+    return cells_box(level, lo, hi);
+}
+
+template <int D>
+void SortedGrid<D>::watch_runs(WatchRecorder<D>& watch, const Level& level,
+                               const Vec<D>& lower) const {
+    // In cells about the lower corner's: the rest of its own and the next along x, then the
+    // row above (x - 1 .. x + 1), and in 3D the three rows of the plane above. In a folded
+    // level the runs' slots are shared with far cells, whose bodies are tested too.
+    const Cell c = cell_of(level, lower);
+    const auto run = [&](std::int64_t x0, std::int64_t x1, std::int64_t dy, std::int64_t dz) {
+        Cell lo = c, hi = c;
+        lo[0] += x0;
+        hi[0] += x1;
+        lo[1] += dy;
+        hi[1] += dy;
+        if constexpr (D == 3) {
+            lo[2] += dz;
+            hi[2] += dz;
+        }
+        watch.visit(cells_box(level, lo, hi));
+    };
+    run(0, 1, 0, 0);
+    run(-1, 1, 1, 0);
+    if constexpr (D == 3) {
+        for (std::int64_t dy = -1; dy <= 1; ++dy) run(-1, 1, dy, 1);
     }
 }
 

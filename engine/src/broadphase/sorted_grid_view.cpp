@@ -1,5 +1,5 @@
 // The sorted grid as the viewer sees it: each level's occupied cells (one layer per level), the
-// selected body's runs; the text on one body.
+// selected body's runs; the text on one body; Watch mode's pseudocode.
 #include "broadphase/sorted_grid.hpp"
 
 #include <algorithm>
@@ -22,6 +22,52 @@ Color level_color(int layer, int used, float alpha) {
 }
 
 }  // namespace
+
+template <int D>
+WatchScript SortedGrid<D>::watch_script() const {
+    WatchScript script;
+    // Lines added in order; each rule names the line just added.
+    const auto line = [&](const char* text) {
+        script.lines.push_back(text);
+        return int(script.lines.size()) - 1;
+    };
+    const auto rule = [&](WatchStep step, const char* phase, int at) {
+        script.rules.push_back({step, phase, at});
+    };
+    const char* const kPlace = "place bodies in cells";
+    const char* const kWithin = "forward neighbour runs";
+    const char* const kAcross = "across levels";
+    rule(WatchStep::kPhase, "choose levels", line("choose the levels: cells about the bodies'"));
+    line("  size, 4 times larger a level up");
+    rule(WatchStep::kPhase, kPlace, line("key each body by the cell of its lower"));
+    line("  corner, in the level fitting its size");
+    rule(WatchStep::kPlace, nullptr, line("counting-sort by (level, cell), last"));
+    line("  frame's order in: each body in its cell");
+    rule(WatchStep::kPhase, kWithin, line("for each occupied cell, level by level:"));
+    rule(WatchStep::kVisit, kWithin, line("  its forward runs: the rest of it and the"));
+    if constexpr (D == 2) {
+        line("    next cell along x; the row above");
+    } else {
+        line("    next cell along x; the row above;");
+        line("    the three rows of the plane above");
+    }
+    rule(WatchStep::kCursor, kWithin, line("  for each body a in the cell:"));
+    rule(WatchStep::kTest, kWithin, line("    test a against each body of the runs"));
+    line("      (eight at a time with AVX2)");
+    line("    if they overlap, not both static:");
+    rule(WatchStep::kEmit, kWithin, line("      report the pair (a, b)"));
+    const int across = line("for each body a of a level that scans");
+    rule(WatchStep::kPhase, kAcross, across);
+    rule(WatchStep::kCursor, kAcross, across);
+    line("    another level:");
+    rule(WatchStep::kVisit, kAcross, line("  the cells there its box reaches, grown"));
+    line("    down by a cell");
+    const int test = line("  test a against their bodies; report");
+    rule(WatchStep::kTest, kAcross, test);
+    rule(WatchStep::kEmit, kAcross, test);
+    line("    the pairs that overlap");
+    return script;
+}
 
 template <int D>
 std::vector<std::string> SortedGrid<D>::layers() const {
@@ -112,6 +158,8 @@ std::string SortedGrid<D>::describe(BodyId id) const {
 }
 
 // The members defined here; the class itself is instantiated in sorted_grid.cpp.
+template WatchScript SortedGrid<2>::watch_script() const;
+template WatchScript SortedGrid<3>::watch_script() const;
 template std::vector<std::string> SortedGrid<2>::layers() const;
 template void SortedGrid<2>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string SortedGrid<2>::describe(BodyId) const;

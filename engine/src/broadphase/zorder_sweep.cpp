@@ -18,6 +18,8 @@ template <int D, typename Key>
 void KeySweep<D, Key>::build_and_search(std::span<const Aabb<D>> boxes,
                                         std::span<const std::uint8_t> is_static, PairList& out) {
     const std::size_t n = boxes.size();
+    WatchRecorder<D>* const watch = this->watch_;
+    if (watch) watch->phase("key");
     // The per-body passes (extent, keys, copies) run in blocks, and so does the sort from
     // last frame's order on more than one thread.
     const std::size_t blocks = block_count(n, kBodiesPerBlock);
@@ -78,6 +80,7 @@ void KeySweep<D, Key>::build_and_search(std::span<const Aabb<D>> boxes,
     // thread, 1M 47.2 -> 45.1 ms and 100k 3.94 -> 3.72.
     // Ties go by id (the entry's low bits): a total order, the same however the sort is cut.
     const auto less = [](std::uint64_t a, std::uint64_t b) { return a < b; };
+    if (watch) watch->phase("sort");
     if (rebuilt) {
         if (parallel_sort()) {
             tbb::parallel_sort(entries_.begin(), entries_.end(), less);
@@ -115,20 +118,60 @@ void KeySweep<D, Key>::build_and_search(std::span<const Aabb<D>> boxes,
     });
 
     const BodyCosts* costs = costs_.if_on();
-    const auto sweep_rows = [&](std::size_t begin, std::size_t end, PairList& pairs,
-                                std::uint64_t& tests) {
+    if (watch) watch->phase("scan");
+    // Two copies of the sweep: Watch mode's, and the timed one, which has no recorder calls.
+    const auto sweep_rows = [&]<bool kWatch>(std::size_t begin, std::size_t end, PairList& pairs,
+                                             std::uint64_t& tests) {
         PairBatch batch(pairs);
         for (std::size_t i = begin; i < end; ++i) {
             const Aabb<D>& a = sorted_[i];
             const bool a_static = static_[i];
-            const auto test = [&](std::size_t j) {
-                test_pair(id_at(i), a, id_at(j), sorted_[j], a_static && static_[j], batch, tests,
-                          costs);
-            };
-            scan(i, test, [](std::size_t, std::size_t) {});
+            if constexpr (kWatch) {
+                const auto test = [&](std::size_t j) {
+                    test_pair(id_at(i), a, id_at(j), sorted_[j], a_static && static_[j], batch,
+                              tests, costs, watch);
+                };
+                watch_scan(*watch, i);
+                // Each BIGMIN jump: from the scan of i to the rank it lands on (none where
+                // that ends the scan).
+                scan(i, test, [&](std::size_t j, std::size_t next, bool bigmin) {
+                    if (!bigmin) return;
+                    const bool lands = next < n && key_at(next) <= hi_key_at(i);
+                    watch->jump(id_at(i), lands ? id_at(next) : kNoBody,
+                                static_cast<std::uint32_t>(next - j));
+                });
+            } else {
+                const auto test = [&](std::size_t j) {
+                    test_pair(id_at(i), a, id_at(j), sorted_[j], a_static && static_[j], batch,
+                              tests, costs);
+                };
+                scan(i, test, [](std::size_t, std::size_t, bool) {});
+            }
         }
     };
-    chunks_.run(n, 4096, sweep_rows, out);
+    if (watch) {
+        chunks_.run(
+            n, 4096,
+            [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
+                sweep_rows.template operator()<true>(b, e, p, t);
+            },
+            out);
+    } else {
+        chunks_.run(
+            n, 4096,
+            [&](std::size_t b, std::size_t e, PairList& p, std::uint64_t& t) {
+                sweep_rows.template operator()<false>(b, e, p, t);
+            },
+            out);
+    }
+}
+
+template <int D, typename Key>
+void KeySweep<D, Key>::watch_scan(WatchRecorder<D>& watch, std::size_t rank) const {
+    watch.cursor(id_at(rank), 0, sorted_[rank].lo[0]);
+    // The region a skipping scan tests in, where it walks at all (as scan() decides).
+    if (skips() && rank + 1 < entries_.size() && key_at(rank + 1) <= hi_key_at(rank))
+        watch.visit(skip_region(rank));
 }
 
 template <int D, typename Key>
@@ -197,7 +240,7 @@ void KeySweep<D, Key>::search(const Aabb<D>& region, std::vector<BodyId>& out,
             trace->add(sorted_[j], TraceKind::kRejected);
         }
     };
-    walk(seek(0, floor), floor, last, test, [](std::size_t, std::size_t) {});
+    walk(seek(0, floor), floor, last, test, [](std::size_t, std::size_t, bool) {});
 }
 
 template <int D, typename Key>

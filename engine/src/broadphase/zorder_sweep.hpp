@@ -57,6 +57,7 @@ public:
     void draw(DebugDraw<D>& draw, const Overlays<D>& which) const override;
     std::string describe(BodyId id) const override;
     BroadPhaseStats stats() const override;
+    WatchScript watch_script() const override;
     void validate() const override;
     std::span<Param> params() override {
         return std::span(params_).first(Key::kSkips ? Setting::kCount : Setting::kBigminSkip);
@@ -98,7 +99,8 @@ private:
     std::size_t seek(std::size_t first, std::uint64_t key) const;
     // Walks the ranks from `first` while their key is at most `last`, calling test(j) for
     // each. When skipping, only the ranks whose min corner lies in the grid box with corner
-    // codes zmin and last are tested; skipped(j, next) is told each run [j, next) jumped over.
+    // codes zmin and last are tested; skipped(j, next, bigmin) is told each run [j, next)
+    // passed over: one rank stepped over (bigmin false) or a BIGMIN jump (true).
     template <typename Test, typename Skipped>
     void walk(std::size_t first, std::uint64_t zmin, std::uint64_t last, const Test& test,
               const Skipped& skipped) const;
@@ -107,6 +109,13 @@ private:
     void scan(std::size_t rank, const Test& test, const Skipped& skipped) const;
     // The code of the least min corner a box reaching region `region` can have.
     std::uint64_t region_floor(const Aabb<D>& region) const;
+    // The region, in world coordinates, where the min corners of the boxes the scan from
+    // `rank` tests lie when skipping: its box stretched down by the largest box size, in the
+    // keys' grid cells.
+    Aabb<D> skip_region(std::size_t rank) const;
+    // Watch mode's record of the scan from `rank` beginning: the cursor at its body and, when
+    // skipping, the region it tests in.
+    void watch_scan(WatchRecorder<D>& watch, std::size_t rank) const;
 
     morton::Quantizer<D> frame_;
     std::vector<std::uint64_t> entries_;  // in key order, persistent between updates
@@ -162,11 +171,11 @@ void KeySweep<D, Key>::walk(std::size_t first, std::uint64_t zmin, std::uint64_t
             ++j;
             misses = 0;
         } else if (++misses < kStepsBeforeJump) {
-            skipped(j, j + 1);
+            skipped(j, j + 1, false);
             ++j;
         } else {
             const std::size_t next = seek(j + 1, morton::bigmin<D>(z, zmin, last));
-            skipped(j, next);
+            skipped(j, next, true);
             j = next;
             misses = 0;
         }

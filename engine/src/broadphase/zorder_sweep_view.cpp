@@ -1,6 +1,6 @@
 // Z-order (and norm) sweep as the viewer sees it: the curve through the min corners in key order,
 // the selected box's scan (with the region it skips to, and the runs it jumped over), the boxes
-// the query's key range rejected; the text on one body.
+// the query's key range rejected; the text on one body; Watch mode's pseudocode.
 #include "broadphase/zorder_sweep.hpp"
 
 #include <algorithm>
@@ -16,6 +16,60 @@ std::size_t KeySweep<D, Key>::rank_of(BodyId id) const {
         if (id_at(i) == id) return i;
     }
     return entries_.size();
+}
+
+template <int D, typename Key>
+Aabb<D> KeySweep<D, Key>::skip_region(std::size_t rank) const {
+    // The box stretched down by the largest box size: its grid cells, in world coordinates.
+    const morton::Coords<D> lo = lowered(coarse(frame_(sorted_[rank].lo)));
+    const morton::Coords<D> hi = coarse(frame_(sorted_[rank].hi));
+    const double cell = std::ldexp(1.0, coord_shift_);  // the keys' cells, in grid units
+    Aabb<D> region;
+    for (int k = 0; k < D; ++k) {
+        region.lo[k] = frame_.world(lo[k] * cell, k);
+        region.hi[k] = frame_.world((hi[k] + 1.0) * cell, k);
+    }
+    return region;
+}
+
+template <int D, typename Key>
+WatchScript KeySweep<D, Key>::watch_script() const {
+    WatchScript script;
+    if constexpr (Key::kSkips) {
+        script.lines = {"key: the Morton code of each box's min",
+                        "  corner",
+                        "sort the boxes by key (insertion sort",
+                        "  repairs last frame's order)",
+                        "for each box a, in key order:",
+                        "  stretch a's box down by the largest box",
+                        "  for each later b while b's key <= the",
+                        "      code of a's max corner:",
+                        "    b's min corner outside the stretched",
+                        "    box: step over b; 16 in a row: jump",
+                        "      to the next code inside (BIGMIN)",
+                        "    skip (a, b) if both are static",
+                        "    test a against b",
+                        "    if they overlap: report the pair (a, b)"};
+        script.rules = {{WatchStep::kPhase, "key", 0},   {WatchStep::kPhase, "sort", 2},
+                        {WatchStep::kPhase, "scan", 4},  {WatchStep::kCursor, nullptr, 4},
+                        {WatchStep::kVisit, nullptr, 5}, {WatchStep::kJump, nullptr, 9},
+                        {WatchStep::kTest, nullptr, 12}, {WatchStep::kEmit, nullptr, 13}};
+    } else {
+        script.lines = {"key: the squared norm of each box's min",
+                        "  corner, from the frame's lower corner",
+                        "sort the boxes by key (insertion sort",
+                        "  repairs last frame's order)",
+                        "for each box a, in key order:",
+                        "  for each later b while b's key <= the",
+                        "      norm of a's max corner:",
+                        "    skip (a, b) if both are static",
+                        "    test a against b",
+                        "    if they overlap: report the pair (a, b)"};
+        script.rules = {{WatchStep::kPhase, "key", 0},  {WatchStep::kPhase, "sort", 2},
+                        {WatchStep::kPhase, "scan", 4}, {WatchStep::kCursor, nullptr, 4},
+                        {WatchStep::kTest, nullptr, 8}, {WatchStep::kEmit, nullptr, 9}};
+    }
+    return script;
 }
 
 template <int D, typename Key>
@@ -41,25 +95,14 @@ void KeySweep<D, Key>::draw(DebugDraw<D>& draw, const Overlays<D>& which) const 
             draw.box(sorted_[j], hit ? rgba(1.0f, 0.3f, 1.0f) : rgba(0.3f, 0.9f, 1.0f, 0.8f));
             draw.line(sorted_[j - 1].lo, sorted_[j].lo, rgba(1, 1, 1));
         };
-        const auto skipped = [&](std::size_t j, std::size_t next) {
+        const auto skipped = [&](std::size_t j, std::size_t next, bool) {
             for (; j < next && !draw.full(); ++j) {
                 draw.line(sorted_[j - 1].lo, sorted_[j].lo, rgba(1.0f, 0.25f, 0.25f, 0.7f));
             }
         };
         scan(selected, test, skipped);
-        if (skips()) {
-            // The region the later min corners must lie in: the box stretched down by the
-            // largest box size (its grid cells, in world coordinates).
-            const morton::Coords<D> lo = lowered(coarse(frame_(sorted_[selected].lo)));
-            const morton::Coords<D> hi = coarse(frame_(sorted_[selected].hi));
-            const double cell = std::ldexp(1.0, coord_shift_);  // the keys' cells, in grid units
-            Aabb<D> region;
-            for (int k = 0; k < D; ++k) {
-                region.lo[k] = frame_.world(lo[k] * cell, k);
-                region.hi[k] = frame_.world((hi[k] + 1.0) * cell, k);
-            }
-            draw.box(region, rgba(0.3f, 1.0f, 0.4f, 0.9f));
-        }
+        // The region the later min corners must lie in.
+        if (skips()) draw.box(skip_region(selected), rgba(0.3f, 1.0f, 0.4f, 0.9f));
         draw.box(sorted_[selected], rgba(1, 1, 1));
     }
     if (which.query) {
@@ -81,7 +124,7 @@ std::string KeySweep<D, Key>::describe(BodyId id) const {
         ++tested;
         hits += sorted_[rank].overlaps(sorted_[j]);
     };
-    scan(rank, test, [&](std::size_t j, std::size_t next) { skipped += next - j; });
+    scan(rank, test, [&](std::size_t j, std::size_t next, bool) { skipped += next - j; });
     std::string s = "Rank " + std::to_string(rank) + " of " + std::to_string(entries_.size());
     if constexpr (std::is_same_v<Key, MortonKey>) {
         const std::string groups = D == 2 ? "yx" : "zyx";
@@ -103,6 +146,14 @@ std::string KeySweep<D, Key>::describe(BodyId id) const {
 }
 
 // The members defined here; the class itself is instantiated in zorder_sweep.cpp.
+template Aabb<2> KeySweep<2, MortonKey>::skip_region(std::size_t) const;
+template Aabb<3> KeySweep<3, MortonKey>::skip_region(std::size_t) const;
+template Aabb<2> KeySweep<2, NormKey>::skip_region(std::size_t) const;
+template Aabb<3> KeySweep<3, NormKey>::skip_region(std::size_t) const;
+template WatchScript KeySweep<2, MortonKey>::watch_script() const;
+template WatchScript KeySweep<3, MortonKey>::watch_script() const;
+template WatchScript KeySweep<2, NormKey>::watch_script() const;
+template WatchScript KeySweep<3, NormKey>::watch_script() const;
 template void KeySweep<2, MortonKey>::draw(DebugDraw<2>&, const Overlays<2>&) const;
 template std::string KeySweep<2, MortonKey>::describe(BodyId) const;
 template void KeySweep<2, NormKey>::draw(DebugDraw<2>&, const Overlays<2>&) const;
