@@ -183,12 +183,17 @@ void add_watch_overlay(const WatchPlayer& player, OverlayGeometry& out) {
             cursor_line(p, tape->extent, e->axis, e->at);
             break;
         case WatchStep::kJump: {
+            // The scan's body, and where the jump lands (none: the jump ended the scan).
             p.bold(body(e->a), kCursorColor);
-            p.bold(body(e->b), kEnterColor);
-            p.line(body(e->a).center(), body(e->b).center(), kEnterColor);
             char text[48];
             std::snprintf(text, sizeof text, "BIGMIN: %u skipped", e->count);
-            p.label(body(e->b).center(), text, kEnterColor);
+            if (e->b != collide::kNoBody) {
+                p.bold(body(e->b), kEnterColor);
+                p.line(body(e->a).center(), body(e->b).center(), kEnterColor);
+                p.label(body(e->b).center(), text, kEnterColor);
+            } else {
+                p.label(body(e->a).hi, std::string(text) + ", scan ends", kEnterColor);
+            }
             break;
         }
         case WatchStep::kTest: {

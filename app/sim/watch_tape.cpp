@@ -47,8 +47,13 @@ std::string WatchTape::describe(std::size_t i) const {
                           e.at);
             break;
         case WatchStep::kJump:
-            std::snprintf(s, sizeof s, "jump from #%u to #%u, skipping %u entries (BIGMIN)", a, b,
-                          e.count);
+            if (e.b == collide::kNoBody) {
+                std::snprintf(s, sizeof s, "the scan of #%u jumps past the end, skipping %u (BIGMIN)",
+                              a, e.count);
+            } else {
+                std::snprintf(s, sizeof s, "jump from #%u to #%u, skipping %u entries (BIGMIN)", a,
+                              b, e.count);
+            }
             break;
         case WatchStep::kTest:
             std::snprintf(s, sizeof s, "test #%u against #%u: %s", a, b, e.hit ? "hit" : "miss");
