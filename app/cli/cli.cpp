@@ -85,10 +85,11 @@ void define_flags(CLI::App& app, RawArgs& raw) {
     toggle("Watch", "--watch", raw.watch,
            "open Watch mode (W): the algorithm's update of this frame, recorded\n"
            "and played step by step; pauses the world");
-    value("Watch", "--watch-event", raw.watch_event, "K|selected",
+    value("Watch", "--watch-event", raw.watch_event, "K|selected|STEP",
           "with --watch: show the recording at its K-th event (0: before the\n"
-          "first; past the end: the end), or at the first event of the body\n"
-          "--select names");
+          "first; past the end: the end), at the first event of the body\n"
+          "--select names, or at the first event of a kind (visit, enter,\n"
+          "prune, place, cursor, active-add, active-drop, jump, test, emit)");
     toggle("Watch", "--watch-quiz", raw.watch_quiz,
            "with --watch: ask before each test whether it will hit");
     value("View", "--overlay", raw.overlay, "LIST",
@@ -585,11 +586,13 @@ CliResult parse_cli(std::span<const std::string_view> args) {
     if (raw.watch_event && *raw.watch_event == "selected") {
         if (!raw.select) throw InputError("--watch-event selected needs --select");
         opt.watch_at_selection = true;
+    } else if (raw.watch_event && collide::step_named(*raw.watch_event)) {
+        opt.watch_at_step = collide::step_named(*raw.watch_event);
     } else if (raw.watch_event) {
         auto k = collide::parse_number<std::uint64_t>(*raw.watch_event);
         if (!k) {
             throw InputError("--watch-event: " + quote(*raw.watch_event) +
-                             " is not an event number (or \"selected\")");
+                             " is not an event number, \"selected\" or a kind of event");
         }
         opt.watch_event = *k;
     }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "collide/watch.hpp"
 #include "collide/core.hpp"
 #include "collide/debug_draw.hpp"
 #include "common/palette.hpp"
@@ -59,6 +60,7 @@ struct Options {
     bool watch = false;
     std::optional<std::uint64_t> watch_event;
     bool watch_at_selection = false;  // --watch-event selected: the selection's first event
+    std::optional<collide::WatchStep> watch_at_step;  // --watch-event jump: the first jump
     bool watch_quiz = false;
     // Samples per pixel; 0 = off. Unset: 4, or 0 on software GL (llvmpipe), where 4 costs
     // more than half the frame rate.

@@ -80,6 +80,15 @@ constexpr Preset kPresets[] = {
      "finds the pairs.",
      "--dim 2 --scene powerlaw --count 200 --seed 2 --broadphase morton-cells "
      "--overlay structure --select 7"},
+    {"watch-zorder-bigmin", "Watch the Z-order sweep jump with BIGMIN",
+     "Watch mode on the Z-order sweep. Boxes are sorted by the Morton code of their min "
+     "corner; each scan walks forward from its box (white) until the codes pass its max "
+     "corner's. The cyan box is where it looks: its own box stretched down by the largest "
+     "box. When a run of codes falls outside it, the scan does not step through them: it "
+     "computes BIGMIN, the next code inside, and jumps there (the green arrow, and the "
+     "number of entries skipped). Right steps on to the tests after the jump, Left goes back.",
+     "--dim 2 --scene clusters --count 80 --seed 3 --broadphase zorder-sweep --overlay none "
+     "--watch --watch-event jump"},
     {"loose-tree", "The loose tree",
      "A loose tree picks a body's depth from its size and its node from its centre alone; "
      "the node's loose box, twice its side, always holds the body. So no body sticks at a "

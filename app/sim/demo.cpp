@@ -107,7 +107,8 @@ void Demo::apply_options(const Options& options, bool world) {
     // A tour stop opens or closes Watch mode as it says.
     if (options.watch != watch_.open()) set_watching(options.watch);
     if (options.watch) {
-        watch_.start_at(options.watch_event.value_or(0), options.watch_at_selection,
+        watch_.start_at({options.watch_event.value_or(0), options.watch_at_selection,
+                         options.watch_at_step},
                         options.watch_quiz);
     }
 }

@@ -24,10 +24,10 @@ void WatchMode::sync(SimWorld& world, const std::string& algorithm, collide::Bod
     key_ = std::move(key);
     tape_ = world.record_watch(algorithm, selected);
     player_.load(&tape_);
-    player_.seek(static_cast<std::size_t>(std::min<std::uint64_t>(start_at_, player_.size())));
-    if (start_at_selection_) player_.seek_next_of(tape_.recorded_index(selected));
-    start_at_ = 0;  // a later recording starts from the beginning
-    start_at_selection_ = false;
+    player_.seek(static_cast<std::size_t>(std::min<std::uint64_t>(start_.event, player_.size())));
+    if (start_.at_selection) player_.seek_next_of(tape_.recorded_index(selected));
+    if (start_.at_step) player_.seek_next_step(*start_.at_step);
+    start_ = {};  // a later recording starts from the beginning
 }
 
 }  // namespace collidoscope

@@ -24,9 +24,13 @@ public:
               std::uint64_t world_id);
     // Where the player starts on the next recording (the command line's --watch-event), and
     // whether it asks before each test.
-    void start_at(std::uint64_t event, bool at_selection, bool quiz) {
-        start_at_ = event;
-        start_at_selection_ = at_selection;
+    struct Start {
+        std::uint64_t event = 0;
+        bool at_selection = false;                // the selection's first event
+        std::optional<collide::WatchStep> at_step;  // the first event of this kind
+    };
+    void start_at(const Start& start, bool quiz) {
+        start_ = start;
         player_.set_quiz(quiz);
     }
     // Records on the next sync() even if nothing changed.
@@ -53,8 +57,7 @@ private:
     std::optional<Key> key_;  // what the tape was recorded from; none: record
     WatchTape tape_;
     WatchPlayer player_;
-    std::uint64_t start_at_ = 0;
-    bool start_at_selection_ = false;
+    Start start_;
 };
 
 }  // namespace collidoscope

@@ -136,6 +136,16 @@ bool WatchPlayer::seek_next_of(collide::BodyId recorded) {
     return false;
 }
 
+bool WatchPlayer::seek_next_step(collide::WatchStep step) {
+    for (std::size_t i = position_; tape_ != nullptr && i < size(); ++i) {
+        if (tape_->events[i].step == step) {
+            seek(i + 1);
+            return true;
+        }
+    }
+    return false;
+}
+
 void WatchPlayer::set_playing(bool on) {
     playing_ = on && !at_end();
     carry_ = 0.0;

@@ -87,6 +87,8 @@ public:
     // To the next event after the current one that names body `recorded` (a or b); false,
     // not moving, when there is none.
     bool seek_next_of(collide::BodyId recorded);
+    // To the next event of kind `step`; false, not moving, when there is none.
+    bool seek_next_step(collide::WatchStep step);
     bool playing() const { return playing_; }
     void set_playing(bool on);
     float speed() const { return speed_; }

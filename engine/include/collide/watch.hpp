@@ -7,6 +7,8 @@
 #pragma once
 
 #include <array>
+#include <optional>
+#include <string_view>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -36,6 +38,8 @@ enum class WatchStep : std::uint8_t {
 
 // The name of a step, as the Watch panel and the tests print it.
 const char* step_name(WatchStep step);
+// The step a name gives (step_name's, with '-' for its spaces: "active-add"), or none.
+std::optional<WatchStep> step_named(std::string_view name);
 
 template <int D>
 struct WatchEvent {

@@ -1,6 +1,8 @@
 #include "collide/watch.hpp"
 
+#include <algorithm>
 #include <cassert>
+#include <string>
 
 #include <tbb/task_arena.h>
 
@@ -14,6 +16,15 @@ const char* step_name(WatchStep step) {
         "phase", "visit", "enter", "prune", "place", "cursor",
         "active add", "active drop", "jump", "test", "emit"};
     return kNames[std::size_t(step)];
+}
+
+std::optional<WatchStep> step_named(std::string_view name) {
+    for (std::size_t k = 0; k < std::size_t(WatchStep::kCount); ++k) {
+        std::string known = step_name(WatchStep(k));
+        std::replace(known.begin(), known.end(), ' ', '-');
+        if (name == known) return WatchStep(k);
+    }
+    return std::nullopt;
 }
 
 template <int D>
