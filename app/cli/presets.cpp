@@ -58,7 +58,7 @@ constexpr Preset kPresets[] = {
      "the centre line, keeps it. Left steps back through its descent. Next event of #1 jumps to "
      "its few tests.",
      "--dim 2 --scene centerline --count 120 --seed 1 --broadphase enneatree "
-     "--overlay none --select 1 --watch --watch-event selected"},
+     "--overlay aabbs --select 1 --watch --watch-event selected"},
     {"compare-centerline", "Quadtree and enneatree side by side, coloured by cost",
      "The compare view runs two algorithms on the same frame's boxes, one pane each, with one "
      "camera. Bodies are coloured by the work each algorithm spent on them: the candidate "
@@ -87,8 +87,8 @@ constexpr Preset kPresets[] = {
      "box. When a run of codes falls outside it, the scan does not step through them: it "
      "computes BIGMIN, the next code inside, and jumps there (the green arrow, and the "
      "number of entries skipped). Right steps on to the tests after the jump, Left goes back.",
-     "--dim 2 --scene clusters --count 80 --seed 3 --broadphase zorder-sweep --overlay none "
-     "--watch --watch-event jump"},
+     "--dim 2 --scene clusters --count 80 --seed 3 --broadphase zorder-sweep "
+     "--overlay structure --watch --watch-event jump"},
     {"loose-tree", "The loose tree",
      "A loose tree picks a body's depth from its size and its node from its centre alone; "
      "the node's loose box, twice its side, always holds the body. So no body sticks at a "
@@ -139,7 +139,7 @@ constexpr Preset kPresets[] = {
      "reported as a pair (a white line). Right steps, Left steps back, Space plays at the "
      "slider's speed, the scrubber goes anywhere. Tick Ask me to guess each test first.",
      "--dim 2 --scene uniform --count 40 --seed 5 --broadphase sort-and-sweep "
-     "--overlay none --watch --watch-event 25"},
+     "--overlay structure --watch --watch-event 25"},
     {"dynamic-tree", "The dynamic AABB tree's fat boxes",
      "The tree Box2D and Bullet use: every leaf holds a body's box fattened by a margin, "
      "and inner nodes bound their children (coloured by depth, leaves orange). A body that moves "

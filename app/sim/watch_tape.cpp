@@ -30,7 +30,9 @@ std::string WatchTape::describe(std::size_t i) const {
         case WatchStep::kPhase:
             std::snprintf(s, sizeof s, "phase: %s", phases[e.phase].c_str());
             break;
-        case WatchStep::kVisit: std::snprintf(s, sizeof s, "visit a node or cell"); break;
+        case WatchStep::kVisit:
+            std::snprintf(s, sizeof s, "visit a region (a node, a cell, a scan's range)");
+            break;
         case WatchStep::kEnter: std::snprintf(s, sizeof s, "enter a node (look inside)"); break;
         case WatchStep::kPrune:
             std::snprintf(s, sizeof s, "prune: skip a node or cell whole");

@@ -125,9 +125,11 @@ public:
     WatchRecord<D>& record() { return record_; }
 
 private:
-    // Not kept: at large n, an event naming neither a nor b as the focus.
+    // Not kept: at large n, an event naming neither a nor b as the focus (with no focus,
+    // none; a jump that ends its scan names kNoBody, which is no focus).
     bool outside(BodyId a, BodyId b) const {
-        return !keep_all_ && a != limits_.focus && b != limits_.focus;
+        return !keep_all_ &&
+               (limits_.focus == kNoBody || (a != limits_.focus && b != limits_.focus));
     }
     // Not kept: at large n, a sweep's body outside the focus's window on the sweep axis.
     bool outside_window(BodyId a, int axis) const {

@@ -36,7 +36,9 @@ private:
     std::size_t rank_of(BodyId id) const;
     std::size_t window_end(std::size_t rank) const;
     void sort_entries(std::span<const Aabb<D>> boxes, bool rebuilt);
-    template <int Axis, bool AnyStatic>
+    template <bool Watched>
+    void sweep_on_axis(PairList& out, bool any_static);
+    template <int Axis, bool AnyStatic, bool Watched>
     void sweep(PairList& out);
     int axis_ = 0;
     std::vector<Entry> entries_;         // sorted by lo, persistent between updates
