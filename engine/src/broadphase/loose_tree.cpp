@@ -134,8 +134,10 @@ void LooseTree<D>::sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs,
 
 // The own bodies of node a against every body in the subtree of node b.
 template <int D>
+template <bool Watched>
 void LooseTree<D>::own_vs_subtree(std::uint32_t a, std::uint32_t b, PairList& out,
-                                  std::uint64_t& tests, WatchRecorder<D>* watch) const {
+                                  std::uint64_t& tests) const {
+    WatchRecorder<D>* const watch = Watched ? this->watch_ : nullptr;
     const TreeNode<D>& na = nodes_[a];
     if (na.own_end == na.begin) return;
     for (std::uint32_t i = b; i < nodes_[b].skip;) {
@@ -161,27 +163,30 @@ void LooseTree<D>::own_vs_subtree(std::uint32_t a, std::uint32_t b, PairList& ou
 // Every body of subtree a against every body of the disjoint subtree b: a's own bodies
 // against all of b, b's own against a's children, then the children pairwise.
 template <int D>
+template <bool Watched>
 void LooseTree<D>::cross_trees(std::uint32_t a, std::uint32_t b, PairList& out,
-                               std::uint64_t& tests, WatchRecorder<D>* watch) const {
+                               std::uint64_t& tests) const {
+    WatchRecorder<D>* const watch = Watched ? this->watch_ : nullptr;
     if (!nodes_[a].bounds.overlaps(nodes_[b].bounds)) {
         // The pair of subtrees is dropped: shown as b, the one a is not descended against.
         if (watch) watch->prune(nodes_[b].region());
         return;
     }
-    own_vs_subtree(a, b, out, tests, watch);
+    own_vs_subtree<Watched>(a, b, out, tests);
     const std::uint32_t a_end = nodes_[a].skip, b_end = nodes_[b].skip;
     for (std::uint32_t c = a + 1; c < a_end; c = nodes_[c].skip)
-        own_vs_subtree(b, c, out, tests, watch);
+        own_vs_subtree<Watched>(b, c, out, tests);
     for (std::uint32_t c = a + 1; c < a_end; c = nodes_[c].skip) {
         for (std::uint32_t e = b + 1; e < b_end; e = nodes_[e].skip)
-            cross_trees(c, e, out, tests, watch);
+            cross_trees<Watched>(c, e, out, tests);
     }
 }
 
 // Every pair within the subtree of `node`.
 template <int D>
-void LooseTree<D>::self_pairs(std::uint32_t node, PairList& out, std::uint64_t& tests,
-                              WatchRecorder<D>* watch) const {
+template <bool Watched>
+void LooseTree<D>::self_pairs(std::uint32_t node, PairList& out, std::uint64_t& tests) const {
+    WatchRecorder<D>* const watch = Watched ? this->watch_ : nullptr;
     const TreeNode<D>& n = nodes_[node];
     if (watch) watch->visit(n.region());
     for (std::uint32_t s = n.begin; s < n.own_end; ++s) {
@@ -190,10 +195,10 @@ void LooseTree<D>::self_pairs(std::uint32_t node, PairList& out, std::uint64_t& 
     }
     const std::uint32_t end = n.skip;
     for (std::uint32_t c = node + 1; c < end; c = nodes_[c].skip) {
-        own_vs_subtree(node, c, out, tests, watch);
-        self_pairs(c, out, tests, watch);
+        own_vs_subtree<Watched>(node, c, out, tests);
+        self_pairs<Watched>(c, out, tests);
         for (std::uint32_t e = nodes_[c].skip; e < end; e = nodes_[e].skip) {
-            cross_trees(c, e, out, tests, watch);
+            cross_trees<Watched>(c, e, out, tests);
         }
     }
 }
@@ -229,7 +234,10 @@ void LooseTree<D>::build_and_search(std::span<const Aabb<D>> boxes,
         chunks_.run_serial(
             n,
             [&](std::size_t, std::size_t rows, PairList& p, std::uint64_t& t) {
-                if (rows > 0) self_pairs(0, p, t, watch);
+                // Watch mode's descent is an instantiation of its own: the timed one
+                // passes no recorder down its recursion.
+                if (rows > 0 && watch) self_pairs<true>(0, p, t);
+                if (rows > 0 && !watch) self_pairs<false>(0, p, t);
             },
             out);
     } else {

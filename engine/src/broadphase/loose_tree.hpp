@@ -74,12 +74,15 @@ private:
     void for_each_candidate(std::size_t s, const Fn& test, WatchRecorder<D>* watch = nullptr) const;
     void sweep_rows(std::size_t r0, std::size_t r1, PairList& pairs, std::uint64_t& tests) const;
     // The dual descent: node against node, pruned by fitted bounds on both sides.
-    void own_vs_subtree(std::uint32_t a, std::uint32_t b, PairList& out, std::uint64_t& tests,
-                        WatchRecorder<D>* watch) const;
-    void cross_trees(std::uint32_t a, std::uint32_t b, PairList& out, std::uint64_t& tests,
-                     WatchRecorder<D>* watch) const;
-    void self_pairs(std::uint32_t node, PairList& out, std::uint64_t& tests,
-                    WatchRecorder<D>* watch) const;
+    // Watched: Watch mode's instantiation, which records (watch_); the other passes no
+    // recorder down the recursion.
+    template <bool Watched>
+    void own_vs_subtree(std::uint32_t a, std::uint32_t b, PairList& out,
+                        std::uint64_t& tests) const;
+    template <bool Watched>
+    void cross_trees(std::uint32_t a, std::uint32_t b, PairList& out, std::uint64_t& tests) const;
+    template <bool Watched>
+    void self_pairs(std::uint32_t node, PairList& out, std::uint64_t& tests) const;
 
     std::vector<TreeItem<D>> items_;     // bodies in node pre-order
     std::vector<Keyed> order_;           // sorted keys, kept for the next frame's re-sort
