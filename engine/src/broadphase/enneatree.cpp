@@ -218,7 +218,15 @@ void Enneatree<D, kAlternating>::build_and_search(std::span<const Aabb<D>> boxes
     chunks_.run(
         occupied_.size(), kNodesPerChunk,
         [&](std::size_t begin, std::size_t end, PairList& pairs, std::uint64_t& tests) {
-            for (std::size_t r = begin; r < end; ++r) find_pairs(occupied_[r], pairs, tests);
+            // Watch mode's search is an instantiation of its own: the timed one has no
+            // recorder in its test loops.
+            if (watch) {
+                for (std::size_t r = begin; r < end; ++r)
+                    find_pairs<true>(occupied_[r], pairs, tests);
+            } else {
+                for (std::size_t r = begin; r < end; ++r)
+                    find_pairs<false>(occupied_[r], pairs, tests);
+            }
         },
         out);
 }
@@ -346,12 +354,13 @@ void Enneatree<D, kAlternating>::validate() const {
 // The pairs of node `at`'s bodies with each other and with the bodies of every shallower
 // node (and every equal-depth node of lower index) whose bounds meet theirs.
 template <int D, bool kAlternating>
+template <bool Watched>
 void Enneatree<D, kAlternating>::find_pairs(std::uint32_t at, PairList& pairs,
                                             std::uint64_t& tests) const {
     const Node& home = nodes_[at];
     const std::uint32_t b0 = home.begin, b1 = home.begin + home.count;
     const BodyCosts* costs = costs_.if_on();
-    WatchRecorder<D>* watch = this->watch_;
+    WatchRecorder<D>* const watch = Watched ? this->watch_ : nullptr;
     const auto test = [&](std::uint32_t i, std::uint32_t j) {
         test_pair(order_[i], sorted_boxes_[i], order_[j], sorted_boxes_[j],
                   sorted_static_[i] && sorted_static_[j], pairs, tests, costs, watch);

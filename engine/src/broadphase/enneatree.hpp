@@ -98,6 +98,7 @@ private:
     void reset();
     std::uint32_t place(const Aabb<D>& box, int depth, WatchRecorder<D>* watch);
     void lay_out(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static);
+    template <bool Watched>
     void find_pairs(std::uint32_t n, PairList& pairs, std::uint64_t& tests) const;
     // Descends from the root through the nodes whose subtree bounds meet `bounds`, no
     // deeper than `max_depth`, calling visit(index, node) for each; the walk a node's
