@@ -12,11 +12,25 @@ template <int D>
 void BruteForce<D>::build_and_search(std::span<const Aabb<D>> boxes,
                                      std::span<const std::uint8_t> is_static, PairList& out) {
     boxes_.assign(boxes.begin(), boxes.end());
+    if (this->watch_) {
+        this->watch_->phase("test every pair");
+        test_all<true>(boxes, is_static, out);
+    } else {
+        test_all<false>(boxes, is_static, out);
+    }
+    static_count_ = static_cast<std::size_t>(
+        std::count_if(is_static.begin(), is_static.end(), [](std::uint8_t s) { return s != 0; }));
+}
+
+// Watched: Watch mode's instantiation; the timed one has no recorder in its loop.
+template <int D>
+template <bool Watched>
+void BruteForce<D>::test_all(std::span<const Aabb<D>> boxes,
+                             std::span<const std::uint8_t> is_static, PairList& out) {
     const std::size_t n = boxes.size();
     std::uint64_t tests = 0;
     const BodyCosts* costs = costs_.if_on();
-    WatchRecorder<D>* watch = this->watch_;
-    if (watch) watch->phase("test every pair");
+    WatchRecorder<D>* const watch = Watched ? this->watch_ : nullptr;
     for (std::size_t i = 0; i < n; ++i) {
         if (watch) watch->cursor(BodyId(i), 0, boxes[i].lo[0]);
         for (std::size_t j = i + 1; j < n; ++j) {
@@ -25,8 +39,6 @@ void BruteForce<D>::build_and_search(std::span<const Aabb<D>> boxes,
         }
     }
     tests_ = tests;
-    static_count_ = static_cast<std::size_t>(
-        std::count_if(is_static.begin(), is_static.end(), [](std::uint8_t s) { return s != 0; }));
 }
 
 template <int D>

@@ -19,6 +19,9 @@ public:
 private:
     void build_and_search(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
                           PairList& out) override;
+    template <bool Watched>
+    void test_all(std::span<const Aabb<D>> boxes, std::span<const std::uint8_t> is_static,
+                  PairList& out);
 
     std::vector<Aabb<D>> boxes_;  // copy of the last update, for query()
     std::uint64_t tests_ = 0;

@@ -369,7 +369,7 @@ void Enneatree<D, kAlternating>::find_pairs(std::uint32_t at, PairList& pairs,
     for (std::uint32_t i = b0; i < b1; ++i) {
         for (std::uint32_t j = i + 1; j < b1; ++j) test(i, j);
     }
-    walk(
+    walk<Watched>(
         home.own, home.depth, nullptr,
         [&](std::uint32_t other_at, const Node& other) {
             if (other.count == 0 || other_at == at) return;
@@ -380,8 +380,7 @@ void Enneatree<D, kAlternating>::find_pairs(std::uint32_t at, PairList& pairs,
             for (std::uint32_t i = b0; i < b1; ++i) {
                 for (std::uint32_t j = o0; j < o1; ++j) test(i, j);
             }
-        },
-        watch);
+        });
 }
 
 template <int D, bool kAlternating>

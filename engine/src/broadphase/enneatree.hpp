@@ -102,11 +102,11 @@ private:
     void find_pairs(std::uint32_t n, PairList& pairs, std::uint64_t& tests) const;
     // Descends from the root through the nodes whose subtree bounds meet `bounds`, no
     // deeper than `max_depth`, calling visit(index, node) for each; the walk a node's
-    // bodies (or a region query) make "up and back down". `watch` records the nodes entered
-    // and the subtrees pruned.
-    template <typename Fn>
-    void walk(const Aabb<D>& bounds, int max_depth, std::vector<Visit>* trace, const Fn& visit,
-              WatchRecorder<D>* watch = nullptr) const;
+    // bodies (or a region query) make "up and back down". Watched: Watch mode's
+    // instantiation, which records the nodes entered and the subtrees pruned (watch_).
+    template <bool Watched = false, typename Fn>
+    void walk(const Aabb<D>& bounds, int max_depth, std::vector<Visit>* trace,
+              const Fn& visit) const;
     std::string path_of(std::uint32_t node) const;
 
     // The places of the parameters in params_, in its order; kCount is how many.
@@ -146,10 +146,10 @@ using FlatEnneatree = Enneatree<D, false>;
 
 // Defined here because the pairs, the query and the viewer (enneatree_view.cpp) all walk.
 template <int D, bool kAlternating>
-template <typename Fn>
+template <bool Watched, typename Fn>
 void Enneatree<D, kAlternating>::walk(const Aabb<D>& bounds, int max_depth,
-                                      std::vector<Visit>* trace, const Fn& visit,
-                                      WatchRecorder<D>* watch) const {
+                                      std::vector<Visit>* trace, const Fn& visit) const {
+    WatchRecorder<D>* const watch = Watched ? this->watch_ : nullptr;
     if (nodes_.empty() || nodes_[0].subtree_count == 0) return;
     // Depth-first: at most (kChildren - 1) pending siblings per level plus one.
     std::array<std::uint32_t, (kChildren - 1) * (kMaxLevels + 1) + 1> stack;
