@@ -165,11 +165,12 @@ void CentredIntervalTree<D>::build(WatchRecorder<D>* watch) {
 // Node `at`'s held bodies with each other (a sweep on its sweep axis), then each against
 // the subtree below it.
 template <int D>
+template <bool Watched>
 void CentredIntervalTree<D>::find_pairs(std::uint32_t at, PairList& pairs, std::uint64_t& tests,
                                         std::vector<std::uint32_t>& stack) const {
     const Node& n = nodes_[at];
     const BodyCosts* costs = costs_.if_on();
-    WatchRecorder<D>* watch = this->watch_;
+    WatchRecorder<D>* const watch = Watched ? this->watch_ : nullptr;
     const auto test = [&](const Entry& a, const Entry& b) {
         test_pair(a.id, a.box, b.id, b.box, a.is_static && b.is_static, pairs, tests, costs, watch);
     };
@@ -187,9 +188,8 @@ void CentredIntervalTree<D>::find_pairs(std::uint32_t at, PairList& pairs, std::
     if (n.left == kNone && n.right == kNone) return;
     for (std::uint32_t i = n.begin; i < n.end; ++i) {
         const Entry& a = by_lo_[i];
-        descend(
-            at, true, a.box, a.is_static != 0, stack, nullptr, [&](const Entry& b) { test(a, b); },
-            watch);
+        descend<Watched>(at, true, a.box, a.is_static != 0, stack, nullptr,
+                         [&](const Entry& b) { test(a, b); });
     }
 }
 
@@ -214,9 +214,16 @@ void CentredIntervalTree<D>::build_and_search(std::span<const Aabb<D>> boxes,
     chunks_.run(
         nodes_.size(), kNodesPerChunk,
         [&](std::size_t begin, std::size_t end, PairList& pairs, std::uint64_t& tests) {
+            // Watch mode's search is an instantiation of its own: the timed one has no
+            // recorder in its loops.
             std::vector<std::uint32_t> stack;
-            for (std::size_t r = begin; r < end; ++r)
-                find_pairs(static_cast<std::uint32_t>(r), pairs, tests, stack);
+            for (std::size_t r = begin; r < end; ++r) {
+                if (watch) {
+                    find_pairs<true>(static_cast<std::uint32_t>(r), pairs, tests, stack);
+                } else {
+                    find_pairs<false>(static_cast<std::uint32_t>(r), pairs, tests, stack);
+                }
+            }
         },
         out);
 }

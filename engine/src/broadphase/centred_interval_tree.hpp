@@ -92,6 +92,7 @@ private:
     void build(WatchRecorder<D>* watch);
     void make_node(const Task& task, WatchRecorder<D>* watch);
     void fit_bounds();
+    template <bool Watched>
     void find_pairs(std::uint32_t node, PairList& pairs, std::uint64_t& tests,
                     std::vector<std::uint32_t>& stack) const;
     // Calls visit(entry) for the held entries, at `from` (unless `below`) and in its subtree,
@@ -102,10 +103,10 @@ private:
     template <typename Fn>
     void walk_held(const Node& n, const Aabb<D>& box, bool left_of, bool right_of,
                    const Fn& visit) const;
-    template <typename Fn>
+    // Watched: Watch mode's instantiation, which records what it enters and prunes.
+    template <bool Watched = false, typename Fn>
     void descend(std::uint32_t from, bool below, const Aabb<D>& box, bool skip_static,
-                 std::vector<std::uint32_t>& stack, QueryTrace<D>* trace, const Fn& visit,
-                 WatchRecorder<D>* watch = nullptr) const;
+                 std::vector<std::uint32_t>& stack, QueryTrace<D>* trace, const Fn& visit) const;
     void draw_structure(DebugDraw<D>& draw, float alpha, std::uint64_t hidden_layers) const;
     std::string path_of(std::uint32_t node) const;
 
@@ -127,11 +128,11 @@ private:
 };
 
 template <int D>
-template <typename Fn>
+template <bool Watched, typename Fn>
 void CentredIntervalTree<D>::descend(std::uint32_t from, bool below, const Aabb<D>& box,
                                      bool skip_static, std::vector<std::uint32_t>& stack,
-                                     QueryTrace<D>* trace, const Fn& visit,
-                                     WatchRecorder<D>* watch) const {
+                                     QueryTrace<D>* trace, const Fn& visit) const {
+    WatchRecorder<D>* const watch = Watched ? this->watch_ : nullptr;
     stack.clear();
     stack.push_back(from);
     while (!stack.empty()) {
