@@ -780,6 +780,24 @@ TEST(AppInput, WatchQuizAsksBeforeEachTest) {
     EXPECT_EQ(watch(s)["step"], "test");
 }
 
+// With a query region, the recording ends with the query on the structure it built: the
+// regions its trace looked in and skipped, then each body it returned.
+TEST(AppInput, WatchPlaysTheQueryAfterTheUpdate) {
+    Session app("--scene uniform --count 200 --seed 3 --broadphase quadtree --query 20,20,40,40 "
+                "--watch --watch-event found");
+    const json s = app.wait_for([](const json& s) { return !s["watch"].is_null(); }, "Watch");
+    const json& w = s["watch"];
+    EXPECT_EQ(w["phase"], "query") << w;
+    EXPECT_EQ(w["step"], "found") << w;
+    EXPECT_NE(w["line_text"].get<std::string>().find("return"), std::string::npos) << w;
+    app.xdo("key Left");
+    const json b = app.wait_for(
+        [&](const json& t) { return t["watch"]["position"] == w["position"].get<int>() - 1; },
+        "one back");
+    EXPECT_EQ(b["watch"]["phase"], "query") << "the quadtree's query traces its nodes: "
+                                             << b["watch"];
+}
+
 TEST(AppInput, WatchSaysWhyAGpuRowIsNotRecordedAndFocusesALargeWorld) {
     {
         Session app("--scene uniform --count 500 --broadphase gpu-grid --watch");

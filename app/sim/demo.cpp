@@ -550,7 +550,7 @@ void Demo::set_watching(bool on) {
 }
 
 void Demo::update_watch(double seconds) {
-    watch_.sync(*world_, broad_phase_, selected_, worlds_built_);
+    watch_.sync(*world_, broad_phase_, selected_, worlds_built_, query_);
     watch_.advance(seconds);
 }
 

@@ -137,7 +137,8 @@ public:
         const PresentBoxes present = present_boxes();
         race_.run(present.boxes, present.is_static, world_.steps(), live, out);
     }
-    WatchTape record_watch(std::string_view algorithm, BodyId focus) override {
+    WatchTape record_watch(std::string_view algorithm, BodyId focus,
+                           const std::optional<Box3>& query) override {
         if (gpu()) {
             WatchTape tape;
             tape.algorithm = std::string(algorithm);
@@ -153,8 +154,10 @@ public:
             for (BodyId i = 0; i < world_.bodies().size(); ++i)
                 if (world_.present(i)) ids.push_back(i);
         }
+        std::optional<collide::Aabb<D>> region;
+        if (query) region = from3<D>(*query);
         return record_tape<D>(algorithm, *world_.broad_phase(), present.boxes, present.is_static,
-                              ids, focus);
+                              ids, focus, region);
     }
     ContinuousFacts continuous_facts() const override {
         return {world_.impacts(), tunnelling_.count().last_step, tunnelling_.count().total};

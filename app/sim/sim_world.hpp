@@ -204,8 +204,10 @@ public:
                                                          OverlayGeometry& out, bool once,
                                                          const CostScale& common = {}) = 0;
     // Watch mode: one update of `algorithm` recorded on this frame's boxes, keeping the
-    // events of `focus` (the selection) whole when the world is too large to keep all.
-    virtual WatchTape record_watch(std::string_view algorithm, collide::BodyId focus) = 0;
+    // events of `focus` (the selection) whole when the world is too large to keep all, and
+    // then the query of `query` (the viewer's region) on what it built.
+    virtual WatchTape record_watch(std::string_view algorithm, collide::BodyId focus,
+                                   const std::optional<Box3>& query) = 0;
     // The implicit bodies' surfaces (empty in a world without them).
     virtual void fill_shapes(ShapeGeometry& out) const = 0;
     // The world outline, the requested overlays and the selection ring, as line pairs.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,7 +22,7 @@ public:
     // Records again if what the tape shows is stale; call once a frame while open.
     // `world_id` tells worlds apart (Demo::worlds_built).
     void sync(SimWorld& world, const std::string& algorithm, collide::BodyId selected,
-              std::uint64_t world_id);
+              std::uint64_t world_id, const std::optional<Box3>& query);
     // Where the player starts on the next recording (the command line's --watch-event), and
     // whether it asks before each test.
     struct Start {
@@ -51,6 +52,7 @@ private:
         bool gpu = false;
         collide::BodyId focus = collide::kNoBody;
         std::vector<float> params;
+        std::optional<std::array<float, 6>> query;  // the region's corners
         bool operator==(const Key&) const = default;
     };
     bool open_ = false;

@@ -203,6 +203,10 @@ void add_watch_overlay(const WatchPlayer& player, OverlayGeometry& out) {
             p.line(body(e->a).center(), body(e->b).center(), c);
             break;
         }
+        case WatchStep::kFound:
+            p.bold(e->region, kVisitColor);
+            p.bold(body(e->a), kHitColor);
+            break;
         case WatchStep::kEmit:
             p.bold(body(e->a), kEmitColor);
             p.bold(body(e->b), kEmitColor);

@@ -61,6 +61,9 @@ std::string WatchTape::describe(std::size_t i) const {
             std::snprintf(s, sizeof s, "test #%u against #%u: %s", a, b, e.hit ? "hit" : "miss");
             break;
         case WatchStep::kEmit: std::snprintf(s, sizeof s, "report the pair (#%u, #%u)", a, b); break;
+        case WatchStep::kFound:
+            std::snprintf(s, sizeof s, "the query returns #%u: its box meets the region", a);
+            break;
         default: std::snprintf(s, sizeof s, "?"); break;
     }
     return s;

@@ -33,6 +33,7 @@ enum class WatchStep : std::uint8_t {
     kJump,        // the scan of body a jumps to body b (BIGMIN), skipping `count` entries
     kTest,        // candidate pair (a, b) tested; hit says whether the boxes overlap
     kEmit,        // pair (a, b) reported
+    kFound,       // a region query found body a (read from the query's own result)
     kCount
 };
 

@@ -14,7 +14,7 @@ namespace collide {
 const char* step_name(WatchStep step) {
     static constexpr std::array<const char*, std::size_t(WatchStep::kCount)> kNames = {
         "phase", "visit", "enter", "prune", "place", "cursor",
-        "active add", "active drop", "jump", "test", "emit"};
+        "active add", "active drop", "jump", "test", "emit", "found"};
     return kNames[std::size_t(step)];
 }
 
