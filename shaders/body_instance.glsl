@@ -14,7 +14,13 @@ bool no_body() {
     return a_radius < 0.0 || (u_colour_source != 0 && a_inv_mass < -1.5);
 }
 
-vec4 body_colour() {
-    if (u_colour_source == 0) return a_color;
-    return colour_of(a_velocity, a_inv_mass, uint(gl_InstanceID));
+// The body this vertex draws: its instance, or, for point sprites drawn a vertex per body
+// (the browser's, see Renderer::kVertexPerBody), its vertex; the other is then 0.
+uint body_index(bool points) {
+    return uint(points ? gl_InstanceID + gl_VertexID : gl_InstanceID);
+}
+
+vec4 body_colour(uint body) {
+    if (u_colour_source == 0) return VERTEX_COLOUR(a_color);
+    return colour_of(a_velocity, a_inv_mass, body);
 }

@@ -26,7 +26,7 @@ void main() {
     // and no more, since a million sub-pixel discs are mostly margin.
     float half_px = radius_px + 1.0;
     v_radius_px = radius_px;
-    v_color = body_colour();
+    v_color = body_colour(body_index(u_points != 0));
     v_point_scale = half_px / radius_px;
     if (u_points != 0) {
         v_local = vec2(0.0);

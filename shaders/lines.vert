@@ -9,6 +9,6 @@ uniform mat4 u_view_proj;
 out vec4 v_color;
 
 void main() {
-    v_color = a_color;
+    v_color = VERTEX_COLOUR(a_color);
     gl_Position = u_view_proj * vec4(a_position, 1.0);
 }

@@ -29,7 +29,7 @@ void main() {
     float d = length(c);
     v_centre = c;
     v_radius = r;
-    v_color = body_colour();
+    v_color = body_colour(body_index(u_points != 0));
     v_dot = 0;
     if (d <= r * 1.001) {
         // The eye is inside this sphere: drop it rather than fill the screen.

@@ -13,8 +13,10 @@
 #include <thread>
 
 #include "cli/presets.hpp"
+#include "common/threads.hpp"
 #include "collide/gpu/catalog.hpp"
 #include "collide/gpu/compute_context.hpp"
+#include "main/browser.hpp"
 #include "main/exit_summary.hpp"
 #include "sim/algorithm_policy.hpp"
 #include "main/settings_store.hpp"
@@ -38,7 +40,12 @@ bool same_box(const Box3& a, const Box3& b) {
 
 }  // namespace
 
-int run_app(const Options& options) {
+int run_app(const Options& given) {
+#ifdef __EMSCRIPTEN__
+    const Options& options = *new Options(given);  // the run outlives main(): see below
+#else
+    const Options& options = given;
+#endif
     // The world first: a scene that cannot be built is a usage error, reported before any
     // window appears.
     std::unique_ptr<Demo> demo;
@@ -73,8 +80,10 @@ int run_app(const Options& options) {
                      demo->replay()->path.c_str());
     }
     try {
-        Platform platform("Collidoscope", options.width, options.height, options.msaa,
-                          /*vsync=*/!options.frames && options.preset_shots.empty());
+        auto platform_owned = std::make_unique<Platform>(
+            "Collidoscope", options.width, options.height, options.msaa,
+            /*vsync=*/!options.frames && options.preset_shots.empty());
+        Platform& platform = *platform_owned;
         if (gpu_first) {
             demo->set_broad_phase(options.broadphase);
             if (!demo->last_error().empty()) {
@@ -92,8 +101,17 @@ int run_app(const Options& options) {
                 std::fprintf(stderr, "collidoscope: %s\n", demo->notice().c_str());
             }
         }
-        App app(options, *demo, platform);
-        return app.run();
+        auto app = std::make_unique<App>(options, *demo, platform);
+#ifdef __EMSCRIPTEN__
+        // The browser calls each frame after main() has returned: the run lives as long as
+        // the page, so what it uses is never freed.
+        app.release()->run_in_browser();
+        demo.release();
+        platform_owned.release();
+        return 0;
+#else
+        return app->run();
+#endif
     } catch (const std::exception& e) {
         std::fprintf(stderr, "collidoscope: %s\n", e.what());
         return 1;
@@ -111,9 +129,16 @@ App::App(const Options& options, Demo& demo, Platform& platform)
     camera_box_ = options.camera;
     set_preset(options.preset);
     if (!options.preset_shots.empty()) show_preset(std::string(presets().front().name));
-    set_threads(options.threads > 0
-                    ? options.threads
-                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    int threads = options.threads > 0 ? options.threads : available_threads();
+#ifdef __EMSCRIPTEN__
+    threads = std::min(threads, available_threads());  // the page's workers are all it has
+#endif
+    set_threads(threads);
+#ifdef __EMSCRIPTEN__
+    // A page never quits: the settings are kept when it is hidden or closed.
+    if (!options.settings_file.empty())
+        browser::on_page_hidden([this] { store_settings(); }, options.settings_file);
+#endif
 }
 
 void App::set_threads(int threads) {
@@ -141,7 +166,10 @@ bool App::run_frame(Loop& loop) {
     platform_.begin_imgui_frame();
     clock_.lap(Part::kUi);
     for (const SDL_Event& e : events_) input_.handle(e, targets);
-    if (requests.save_scene) ui_.save_scene(demo_);
+    std::vector<std::string> written;  // files to hand the browser as downloads
+    if (requests.save_scene) {
+        if (auto path = ui_.save_scene(demo_)) written.push_back(*path);
+    }
     ++loop.frame;
 
     // Step first, so the panels describe the world the frame draws.
@@ -167,13 +195,18 @@ bool App::run_frame(Loop& loop) {
     if (actions.threads > 0) wanted_threads_ = actions.threads;  // between frames
     if (!actions.preset.empty()) show_preset(actions.preset);
     if (actions.quit) requests.quit_confirmed = true;
+#ifdef __EMSCRIPTEN__
+    written.insert(written.end(), actions.written.begin(), actions.written.end());
+    for (const std::string& path : written) browser::offer_download(path);
+    if (actions.choose_replay) browser::choose_file_and_reload("replay");
+#endif
     fit_camera_if_needed(screen, requests.fit_camera || actions.fit_camera);
     // The frame in which the user quits is still drawn, so a screenshot can capture it.
     const bool quit = requests.quit || requests.quit_confirmed;
     if (requests.quit_confirmed) loop.exit = "confirmed";
     const bool last_frame = quit || (options_.frames && loop.frame >= *options_.frames);
     if (!quit && last_frame) loop.exit = "frames";
-    report_state(screen, "running");
+    report_state(screen, loop.frame, "running");
     clock_.lap(Part::kOther);
 
     const glm::ivec2 framebuffer = platform_.framebuffer_size();
@@ -221,11 +254,21 @@ bool App::run_frame(Loop& loop) {
         measured_ = {demo_.worlds_built(), demo_.broad_phase()};
     }
     if (last_frame || shots_done) {
-        report_state(screen, last_frame ? loop.exit : "shots");
+        report_state(screen, loop.frame, last_frame ? loop.exit : "shots");
         return false;
     }
     return true;
 }
+
+#ifdef __EMSCRIPTEN__
+void App::run_in_browser() {
+    browser::run_frames([this] {
+        const bool more = arena_->execute([&] { return run_frame(browser_loop_); });
+        if (wanted_threads_ != threads_) set_threads(wanted_threads_);
+        return more;
+    });
+}
+#endif
 
 int App::run() {
     Loop loop;
@@ -355,14 +398,19 @@ void App::save_timestamped_screenshot(glm::ivec2 framebuffer) {
     try {
         save_screenshot(path.string(), framebuffer);
         last_screenshot_ = path.string();
+#ifdef __EMSCRIPTEN__
+        browser::offer_download(path.string());
+        ui_.toast("Screenshot downloaded: " + path.filename().string());
+#else
         ui_.toast("Screenshot saved in " + dir.string() + "/\n" + path.filename().string());
+#endif
     } catch (const std::exception& e) {
         ui_.toast(std::string("Screenshot failed: ") + e.what());
         std::fprintf(stderr, "collidoscope: screenshot: %s\n", e.what());
     }
 }
 
-void App::report_state(glm::vec2 screen, const char* exit) {
+void App::report_state(glm::vec2 screen, std::int64_t frames, const char* exit) {
     const Camera& cam = camera();
     const Box3 bounds = demo_.world().bounds();
     const glm::vec3 centre = bounds.center();
@@ -375,7 +423,8 @@ void App::report_state(glm::vec2 screen, const char* exit) {
                            demo_.view().compare.empty()
                                ? std::span<const CompareView::PaneLayout>()
                                : std::span<const CompareView::PaneLayout>(draw_.compare().layout()),
-                           ui_.stats_cut()});
+                           ui_.stats_cut(), preset_still_shown() ? preset_ : std::string(),
+                           frames});
 }
 
 void App::fit_camera_if_needed(glm::vec2 screen, bool asked) {

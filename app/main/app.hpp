@@ -36,6 +36,8 @@ public:
     App(const Options& options, Demo& demo, Platform& platform);
     // Runs until the user quits or --frames is reached; returns the exit code.
     int run();
+    // The browser build: hands the frames to the browser's loop and returns at once.
+    void run_in_browser();
 
 private:
     // Asks the broad phase for the bodies in the viewer's query region, if there is one.
@@ -63,12 +65,13 @@ private:
         const char* exit = "window";
         int exit_code = 0;
     };
+    Loop browser_loop_;  // run_in_browser's
     // One frame: events, step, panels, drawing; false when it was the last.
     bool run_frame(Loop& loop);
     // Runs the app's parallel work, the engine's included, on `threads` oneTBB threads: the
     // arena each frame runs in.
     void set_threads(int threads);
-    void report_state(glm::vec2 screen, const char* exit);
+    void report_state(glm::vec2 screen, std::int64_t frames, const char* exit);
     // The camera of the current dimension.
     Camera& camera();
     const Camera& camera() const;

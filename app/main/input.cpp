@@ -129,6 +129,20 @@ void Input::handle(const SDL_Event& event, InputTargets& t) {
             t.camera.zoom(mouse_, notches, t.screen);
             break;
         }
+        // Touch: one finger is the mouse (SDL's emulation: tap selects, drag moves a body);
+        // two pan the view, and spreading or pinching them zooms.
+        case SDL_FINGERDOWN:
+        case SDL_FINGERUP: gesture_at_.reset(); break;  // another count of fingers starts over
+        case SDL_MULTIGESTURE: {
+            if (event.mgesture.numFingers < 2 || io.WantCaptureMouse) break;
+            const glm::vec2 at(event.mgesture.x * t.screen.x, event.mgesture.y * t.screen.y);
+            if (gesture_at_) t.camera.pan(at - *gesture_at_, t.screen);
+            // dDist is the change of the fingers' spread, a fraction of the window's diagonal.
+            constexpr float kNotchesPerSpread = 12.0f;
+            t.camera.zoom(at, event.mgesture.dDist * kNotchesPerSpread, t.screen);
+            gesture_at_ = at;
+            break;
+        }
         default: break;
     }
 }

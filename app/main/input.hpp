@@ -88,6 +88,7 @@ private:
         std::optional<glm::vec3> last, last_body;
     } spray_;
     glm::vec2 mouse_{0.0f};
+    std::optional<glm::vec2> gesture_at_;  // two fingers' centre at the last gesture event
 };
 
 }  // namespace collidoscope

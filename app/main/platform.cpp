@@ -3,10 +3,13 @@
 #include <SDL.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <backends/imgui_impl_sdl.h>
-#include <glad/gl.h>
+#include "render/gl_api.hpp"
 
 #include <imgui.h>
 #include "collide/gpu/compute_context.hpp"
+#ifdef __EMSCRIPTEN__
+#include "main/browser.hpp"
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +18,15 @@
 namespace collidoscope {
 
 namespace {
+// The GPU's name; in a browser the one behind WebGL, which hides it from GL_RENDERER.
+std::string renderer_name() {
+#ifdef __EMSCRIPTEN__
+    if (std::string name = browser::unmasked_renderer(); !name.empty()) return name;
+#endif
+    const auto* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    return name ? name : "";
+}
+
 // Renderers that draw on the CPU, where multisampling costs more than it shows.
 bool software_renderer(const char* renderer) {
     const std::string r = renderer ? renderer : "";
@@ -35,8 +47,14 @@ Platform::Platform(const std::string& title, int width, int height, std::optiona
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) fail("SDL_Init failed");
     sdl_ready_ = true;
 
+#ifdef __EMSCRIPTEN__
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_ES);
+    constexpr int kVersions[] = {30};  // WebGL2
+#else
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, SDL_GL_CONTEXT_FORWARD_COMPATIBLE_FLAG);
+    constexpr int kVersions[] = {43, 33};
+#endif
     SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
     SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 24);
     SDL_GL_SetAttribute(SDL_GL_STENCIL_SIZE, 8);
@@ -46,9 +64,9 @@ Platform::Platform(const std::string& title, int width, int height, std::optiona
     // the display has no such visual, fall back to none rather than fail.
     const Uint32 flags = SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI;
     auto open = [&](int wanted_samples) {
-        for (int minor_version : {43, 33}) {
-            SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, minor_version / 10);
-            SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, minor_version % 10);
+        for (int version : kVersions) {
+            SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, version / 10);
+            SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, version % 10);
             for (int samples : {wanted_samples, 0}) {
                 SDL_GL_SetAttribute(SDL_GL_MULTISAMPLEBUFFERS, samples > 0 ? 1 : 0);
                 SDL_GL_SetAttribute(SDL_GL_MULTISAMPLESAMPLES, samples);
@@ -62,14 +80,26 @@ Platform::Platform(const std::string& title, int width, int height, std::optiona
             }
             if (window_) break;
         }
-        if (!window_) fail("cannot create a window with an OpenGL 3.3 core context");
+        if (!window_) {
+            fail(gl::kEs ? "cannot create a WebGL2 context"
+                         : "cannot create a window with an OpenGL 3.3 core context");
+        }
         SDL_GL_MakeCurrent(window_, gl_context_);
+#ifndef __EMSCRIPTEN__
         if (gladLoadGL(reinterpret_cast<GLADloadfunc>(SDL_GL_GetProcAddress)) == 0) {
             fail("cannot load the OpenGL functions");
         }
+#endif
     };
+#ifdef __EMSCRIPTEN__
+    // A canvas keeps the attributes of its first context, so the renderer is asked first,
+    // on a canvas of its own. SwiftShader draws a 4x frame four times over.
+    const bool software = software_renderer(renderer_name().c_str());
+    open(msaa.value_or(software ? 0 : 4));
+    if (!msaa && software) msaa_note_ = "Software GL: no antialiasing (?)";
+#else
     open(msaa.value_or(4));
-    if (!msaa && software_renderer(reinterpret_cast<const char*>(glGetString(GL_RENDERER)))) {
+    if (!msaa && software_renderer(renderer_name().c_str())) {
         // Measured on llvmpipe: 27-35 fps with 4x at 600-1,500 bodies, 73 without. The
         // window is opened again without it, unless --msaa asked for it.
         GLint samples = 0;
@@ -83,6 +113,7 @@ Platform::Platform(const std::string& title, int width, int height, std::optiona
         }
         msaa_note_ = "Software GL: no antialiasing (?)";
     }
+#endif
     // The GPU broad phases use this context; where it is older than 4.3 they say so.
     try {
         collide::gpu::install_context(collide::gpu::ComputeContext::adopt_current());
@@ -93,7 +124,7 @@ Platform::Platform(const std::string& title, int width, int height, std::optiona
     glGetIntegerv(GL_SAMPLES, &samples);
     gl_description_ = std::string("OpenGL ") +
                       reinterpret_cast<const char*>(glGetString(GL_VERSION)) + ", " +
-                      reinterpret_cast<const char*>(glGetString(GL_RENDERER)) +
+                      renderer_name() +
                       (samples > 1 ? ", " + std::to_string(samples) + "x MSAA" : ", no MSAA");
     // Adaptive vsync where the driver has it, plain vsync otherwise; timed runs go flat out.
     if (vsync && SDL_GL_SetSwapInterval(-1) != 0) SDL_GL_SetSwapInterval(1);
@@ -110,7 +141,7 @@ Platform::Platform(const std::string& title, int width, int height, std::optiona
     style.GrabRounding = 3.0f;
     style.Colors[ImGuiCol_WindowBg].w = 0.88f;
     ImGui_ImplSDL2_InitForOpenGL(window_, gl_context_);
-    ImGui_ImplOpenGL3_Init("#version 330 core");
+    ImGui_ImplOpenGL3_Init(gl::kEs ? "#version 300 es" : "#version 330 core");
     imgui_ready_ = true;
 }
 

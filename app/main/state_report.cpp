@@ -137,6 +137,8 @@ void StateReport::update(const Demo& demo, const ReportFacts& facts) {
     j["ui_scale"] = ImGui::GetIO().FontGlobalScale;
     j["world_view"] = rect(facts.layout.world);
     j["tour_paragraph"] = facts.tour_paragraph;
+    j["preset"] = facts.preset;
+    j["frames"] = facts.frames;
     j["tour_preview_fits"] = facts.tour_preview_fits;
     j["stats_cut"] = std::vector<std::string>(facts.stats_cut.begin(), facts.stats_cut.end());
     j["compare_layout"] = nlohmann::json::array();

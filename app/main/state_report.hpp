@@ -37,6 +37,8 @@ struct ReportFacts {
     // The compare view's panes and cost scales last frame (empty when it is off).
     std::span<const CompareView::PaneLayout> compare_layout = {};
     std::span<const std::string> stats_cut = {};  // the Stats panel's labels cut (Ui::stats_cut)
+    std::string preset = {};  // the tour stop shown; empty once the world is no longer its
+    std::int64_t frames = 0;  // frames run so far, this one included
 };
 
 class StateReport {

@@ -1,6 +1,7 @@
 #include "render/gl_objects.hpp"
 
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 namespace collidoscope {
@@ -22,11 +23,34 @@ std::string program_log(GLuint program) {
     return log.data();
 }
 
+// The shaders are written for GLSL 3.30 core; their #version line becomes this context's
+// preamble (gl_api.hpp), at the very top, where GLSL ES wants it (before any comment). ES
+// has none of the desktop's optional ARB extensions: their #extension lines go, and the
+// shaders' #if defined(GL_ARB_...) take the plain path.
+std::string for_this_context(const char* name, const char* source) {
+    constexpr std::string_view kDesktopVersion = "#version 330 core\n";
+    std::string text = source;
+    const std::size_t at = text.find(kDesktopVersion);
+    if (at == std::string::npos)
+        throw std::runtime_error(std::string("shader ") + name + " has no '#version 330 core' line");
+    text.erase(at, kDesktopVersion.size());
+    if constexpr (gl::kEs) {
+        constexpr std::string_view kArbExtension = "#extension GL_ARB_";
+        for (std::size_t line = text.find(kArbExtension); line != std::string::npos;
+             line = text.find(kArbExtension, line)) {
+            text.erase(line, text.find('\n', line) - line);
+        }
+    }
+    return gl::kShaderPreamble + text;
+}
+
 // Shader objects only live until the program is linked.
 class Shader {
 public:
     Shader(GLenum type, const char* name, const char* source) : id_(glCreateShader(type)) {
-        glShaderSource(id_, 1, &source, nullptr);
+        const std::string text = for_this_context(name, source);
+        const char* text_ptr = text.c_str();
+        glShaderSource(id_, 1, &text_ptr, nullptr);
         glCompileShader(id_);
         GLint ok = GL_FALSE;
         glGetShaderiv(id_, GL_COMPILE_STATUS, &ok);

@@ -3,7 +3,7 @@
 // cleanup paths. They need a current GL context to be constructed and destroyed.
 #pragma once
 
-#include <glad/gl.h>
+#include "render/gl_api.hpp"
 
 #include <string>
 #include <utility>

@@ -82,6 +82,7 @@ Renderer::Renderer()
     lines_.program = make_program("lines", shaders::kLinesVert, shaders::kLinesFrag);
     lines_.view_proj = uniform(lines_.program, "u_view_proj");
 
+#ifndef __EMSCRIPTEN__  // dots come from the GPU world, which needs compute shaders
     const std::string dot_frag = std::string(shaders::kBodyColourGlsl) + shaders::kDotCompositeFrag;
     dots_.program = make_program("dots", shaders::kDotCompositeVert, dot_frag.c_str());
     dots_.origin = uniform(dots_.program, "u_origin");
@@ -92,6 +93,7 @@ Renderer::Renderer()
     glUniform1i(uniform(dots_.program, "u_velocity"), 1);
     glUniform1i(uniform(dots_.program, "u_inv_mass"), 2);
     glUseProgram(0);
+#endif
 
     // Circles and spheres share one instance layout: centre, radius, colour (BGRA bytes,
     // which is how 0xAARRGGBB sits in memory on a little-endian machine). Corners come from
@@ -106,8 +108,7 @@ Renderer::Renderer()
     glVertexAttribPointer(1, 1, GL_FLOAT, GL_FALSE, kStride, offset(offsetof(Instance, radius)));
     glVertexAttribDivisor(1, 1);
     glEnableVertexAttribArray(2);
-    glVertexAttribPointer(2, GL_BGRA, GL_UNSIGNED_BYTE, GL_TRUE, kStride,
-                          offset(offsetof(Instance, color)));
+    gl::colour_attribute(2, kStride, offset(offsetof(Instance, color)));
     glVertexAttribDivisor(2, 1);
 
     glBindVertexArray(line_vao_.get());
@@ -116,16 +117,22 @@ Renderer::Renderer()
     glEnableVertexAttribArray(0);
     glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, kLineStride, offset(offsetof(LineVertex, pos)));
     glEnableVertexAttribArray(1);
-    glVertexAttribPointer(1, GL_BGRA, GL_UNSIGNED_BYTE, GL_TRUE, kLineStride,
-                          offset(offsetof(LineVertex, color)));
+    gl::colour_attribute(1, kLineStride, offset(offsetof(LineVertex, color)));
     glBindVertexArray(0);
 
     GLint samples = 0;
     glGetIntegerv(GL_SAMPLES, &samples);
     multisampled_ = samples > 1;
+#ifdef __EMSCRIPTEN__  // only kVertexPerBody needs it; core profiles name it otherwise
+    GLfloat point_range[2] = {1.0f, 1.0f};
+    glGetFloatv(GL_ALIASED_POINT_SIZE_RANGE, point_range);
+    max_point_px_ = point_range[1];
+#endif
+#ifndef __EMSCRIPTEN__  // OpenGL ES 3.0 has no buffer textures
     GLint texels = 0;
     glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &texels);
     max_texels_ = static_cast<std::size_t>(std::max(texels, 0));
+#endif
 }
 
 Renderer::~Renderer() = default;
@@ -135,7 +142,7 @@ void Renderer::begin_frame(glm::ivec2 framebuffer, glm::ivec4 clip) {
     draw_calls_ = 0;
     set_viewport({0, 0}, {0, 0});
     glClearColor(kBackground.r, kBackground.g, kBackground.b, 1.0f);
-    glClearDepth(1.0);
+    glClearDepthf(1.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     // ImGui's renderer sets its own scissor and restores this one after.
     glEnable(GL_SCISSOR_TEST);
@@ -170,11 +177,7 @@ void Renderer::circle_state(const glm::mat4& view_proj, float world_per_pixel, b
     glUniformMatrix4fv(circles_.view_proj, 1, GL_FALSE, glm::value_ptr(view_proj));
     glUniform1f(circles_.world_per_pixel, world_per_pixel);
     glUniform1i(circles_.points, points ? 1 : 0);
-    if (points) {
-        glEnable(GL_PROGRAM_POINT_SIZE);
-    } else {
-        glDisable(GL_PROGRAM_POINT_SIZE);
-    }
+    gl::program_point_size(points);
 }
 
 SphereDetail Renderer::sphere_detail(float max_radius_px, bool points_allowed) {
@@ -196,13 +199,11 @@ void Renderer::sphere_state(const glm::mat4& view, const glm::mat4& proj, Sphere
     const SphereProgram& p = sphere_program(detail);
     glUseProgram(p.program.get());
     glUniform1i(p.points, points ? 1 : 0);
+    gl::program_point_size(points);
     if (points) {
-        glEnable(GL_PROGRAM_POINT_SIZE);
         glUniformMatrix4fv(p.inv_proj, 1, GL_FALSE, glm::value_ptr(glm::inverse(proj)));
         glUniform4f(p.viewport, float(viewport_origin_.x), float(viewport_origin_.y),
                     float(viewport_.x), float(viewport_.y));
-    } else {
-        glDisable(GL_PROGRAM_POINT_SIZE);
     }
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
@@ -280,15 +281,17 @@ GpuBodies Renderer::upload_bodies(const BodyArrays& b) {
     return out;
 }
 
-void Renderer::bind_gpu_bodies(const GpuBodies& b, ColorMode mode, const ColourUniforms& colour) {
+void Renderer::bind_gpu_bodies(const GpuBodies& b, ColorMode mode, const ColourUniforms& colour,
+                               bool vertex_per_body) {
     // The attributes are pointed again each frame: a new world has new buffers.
     glBindVertexArray(gpu_bodies_vao_.get());
     const GLsizei vec_stride = static_cast<GLsizei>(b.dim * sizeof(float));
-    const auto attribute = [](GLuint index, GLuint buffer, GLint size, GLsizei stride) {
+    const GLuint divisor = vertex_per_body ? 0 : 1;
+    const auto attribute = [divisor](GLuint index, GLuint buffer, GLint size, GLsizei stride) {
         glBindBuffer(GL_ARRAY_BUFFER, buffer);
         glEnableVertexAttribArray(index);
         glVertexAttribPointer(index, size, GL_FLOAT, GL_FALSE, stride, offset(0));
-        glVertexAttribDivisor(index, 1);
+        glVertexAttribDivisor(index, divisor);
     };
     attribute(0, b.pos, b.dim, vec_stride);  // z reads 0 in 2D
     attribute(1, b.radius, 1, sizeof(float));
@@ -310,10 +313,15 @@ void Renderer::draw_circles(const GpuBodies& bodies, ColorMode mode, const glm::
     if (bodies.max_radius < kDotRadiusPx * world_per_pixel && draw_dots(bodies, mode, view_proj)) {
         return;
     }
-    const bool points = bodies.max_radius <= kPointRadiusPx * world_per_pixel;
+    // The largest body's sprite: its diameter and circle.vert's pixel of margin each side.
+    const float sprite_px = 2.0f * (bodies.max_radius / world_per_pixel + 1.0f);
+    const bool vertex_per_body = kVertexPerBody && sprite_px <= max_point_px_;
+    const bool points = vertex_per_body || bodies.max_radius <= kPointRadiusPx * world_per_pixel;
     circle_state(view_proj, world_per_pixel, points);
-    bind_gpu_bodies(bodies, mode, circles_.colour);
-    if (points) {
+    bind_gpu_bodies(bodies, mode, circles_.colour, vertex_per_body);
+    if (vertex_per_body) {
+        glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(bodies.count));
+    } else if (points) {
         glDrawArraysInstanced(GL_POINTS, 0, 1, static_cast<GLsizei>(bodies.count));
     } else {
         glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(bodies.count));
@@ -323,6 +331,10 @@ void Renderer::draw_circles(const GpuBodies& bodies, ColorMode mode, const glm::
 }
 
 bool Renderer::draw_dots(const GpuBodies& b, ColorMode mode, const glm::mat4& view_proj) {
+#ifdef __EMSCRIPTEN__  // no GPU world, so no GPU bodies to draw as dots
+    (void)b, (void)mode, (void)view_proj;
+    return false;
+#else
     if (!dot_splat_tried_) {
         dot_splat_tried_ = true;
         try {
@@ -368,6 +380,7 @@ bool Renderer::draw_dots(const GpuBodies& b, ColorMode mode, const glm::mat4& vi
     glBindVertexArray(0);
     glBindTexture(GL_TEXTURE_BUFFER, 0);
     return true;
+#endif
 }
 
 void Renderer::draw_spheres(const GpuBodies& bodies, ColorMode mode, const glm::mat4& view,

@@ -37,6 +37,10 @@ public:
     // Bodies up to this drawn radius are point sprites. Points are clipped by their centre,
     // so only sprites a few pixels wide are: a disc half out of the view would vanish whole.
     static constexpr float kPointRadiusPx = 4.0f;
+    // The browser draws every disc that fits the largest point sprite as one, a vertex per
+    // body: Chromium's software WebGL (SwiftShader) pays per instance, 45 us each (500 discs
+    // took 37 ms of GPU time a frame, 5,000 took 240). The price is the centre clipping above.
+    static constexpr bool kVertexPerBody = gl::kEs;
     // Spheres up to this drawn radius take SphereDetail::kFlatDepth.
     static constexpr float kFlatDepthRadiusPx = 10.0f;
     // The detail for spheres of at most `max_radius_px` drawn radius; `points_allowed` where
@@ -121,7 +125,8 @@ private:
 
     void upload_instances(std::span<const Instance> instances);
     // Points the GPU world's vertex array at `bodies`' buffers and sets the colour uniforms.
-    void bind_gpu_bodies(const GpuBodies& bodies, ColorMode mode, const ColourUniforms& colour);
+    void bind_gpu_bodies(const GpuBodies& bodies, ColorMode mode, const ColourUniforms& colour,
+                         bool vertex_per_body = false);
     // body_colour.glsl's uniforms for `mode` (speed or id) in the program in use.
     static void set_colour(const ColourUniforms& colour, ColorMode mode, float speed_scale);
     void circle_state(const glm::mat4& view_proj, float world_per_pixel, bool points);
@@ -147,6 +152,7 @@ private:
               dot_inv_mass_ = make_texture();
     std::unique_ptr<collide::gpu::DotSplat> dot_splat_;
     bool dot_splat_tried_ = false;
+    float max_point_px_ = 1.0f;  // the largest point sprite this GL draws, in pixels
     std::size_t max_texels_ = 0;  // GL_MAX_TEXTURE_BUFFER_SIZE: the most bodies dots can draw
     bool dot_limit_told_ = false;
     GlVertexArray instance_vao_;

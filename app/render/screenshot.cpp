@@ -1,6 +1,6 @@
 #include "render/screenshot.hpp"
 
-#include <glad/gl.h>
+#include "render/gl_api.hpp"
 
 #include <cstring>
 #include <stdexcept>

@@ -16,6 +16,8 @@ template <typename... F>
 struct Overloaded : F... {
     using F::operator()...;
 };
+template <typename... F>
+Overloaded(F...) -> Overloaded<F...>;  // clang 14 (the browser build's) needs the guide
 
 // The shortest text that reads back as the same float.
 std::string text(float v) {

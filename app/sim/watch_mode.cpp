@@ -16,7 +16,12 @@ void WatchMode::set_open(bool on) {
 void WatchMode::sync(SimWorld& world, const std::string& algorithm, collide::BodyId selected,
                      std::uint64_t world_id, const std::optional<Box3>& query) {
     if (!open_) return;
-    Key key{algorithm, world.steps(), world_id, world.body_count(), world.on_gpu()};
+    Key key;
+    key.algorithm = algorithm;
+    key.steps = world.steps();
+    key.world = world_id;
+    key.bodies = world.body_count();
+    key.gpu = world.on_gpu();
     // The selection matters only where the recording keeps one body's events (large n).
     if (world.body_count() > collide::WatchLimits<2>{}.keep_all_up_to) key.focus = selected;
     for (const collide::Param& p : world.broad_phase_params()) key.params.push_back(p.value);

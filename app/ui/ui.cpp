@@ -14,6 +14,7 @@
 #include "ui/compare_view.hpp"
 #include "cli/controls.hpp"
 #include "common/palette.hpp"
+#include "common/threads.hpp"
 #include "sim/scene_save.hpp"
 #include "sim/race.hpp"
 
@@ -179,7 +180,7 @@ UiActions Ui::draw(Demo& demo, const UiFrame& frame, Dialogs& dialogs) {
             wants_.race_wants = race_window(demo, layout_.race, panels_.race);
             wants_.selection_wants = selection_panel(demo, layout_.selection);
         }
-        timeline_panel(demo, layout_.timeline);
+        timeline_panel(demo, layout_.timeline, actions);
         // The compare panes carry their own stats lines and scale bars instead.
         ScreenRect toggle;
         legend_rect_ = demo.view().compare.empty()
@@ -289,7 +290,9 @@ void Ui::scene_section(Demo& demo, UiActions& actions) {
     }
     same_line_if_fits("Fit (C)");
     if (ImGui::Button("Fit (C)")) actions.fit_camera = true;
-    if (ImGui::Button("Save scene (S)")) save_scene(demo);
+    if (ImGui::Button("Save scene (S)")) {
+        if (auto written = save_scene(demo)) actions.written.push_back(*written);
+    }
     hint(
         "Writes the world (bodies, implicit shapes, physics) as a CSV file in the current "
         "folder; --scene csv:FILE loads it");
@@ -485,7 +488,7 @@ void Ui::broad_phase_section(Demo& demo, const UiFrame& frame, UiActions& action
     if (params.empty()) ImGui::TextDisabled("(no parameters)");
 
     int threads = frame.threads;
-    const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int hardware = available_threads();
     // A stepper, not a slider: over a range of a few threads a slider's grab is as wide as
     // the value and hides it.
     if (ImGui::InputInt("Threads", &threads, 1, 1))
@@ -590,15 +593,19 @@ void Ui::overlays_section(Demo& demo, const OverlayReport& report) {
     hint("Text size in the panels (kept in the settings file). Ctrl+click to type a value.");
 }
 
-void Ui::save_scene(const Demo& demo) {
+std::optional<std::string> Ui::save_scene(const Demo& demo) {
+    std::optional<std::string> written;
     try {
-        last_save_ = collidoscope::save_scene(demo.world(), timestamped_scene_name());
+        const std::string path = timestamped_scene_name();
+        last_save_ = collidoscope::save_scene(demo.world(), path);
         last_save_failed_ = false;
+        written = path;
     } catch (const std::exception& e) {
         last_save_ = std::string("scene not saved: ") + e.what();
         last_save_failed_ = true;
     }
     std::printf("collidoscope: %s\n", last_save_.c_str());
+    return written;
 }
 
 namespace {

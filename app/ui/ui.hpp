@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <glm/glm.hpp>
 
@@ -51,6 +53,10 @@ struct UiActions {
     bool quit = false;
     int threads = 0;     // the count the slider asks for; 0: unchanged
     std::string preset;  // the preset the Tour asks to load; empty: none
+    // Files the panels wrote this frame (a saved scene, a finished recording): the browser
+    // build hands them to the browser as downloads.
+    std::vector<std::string> written;
+    bool choose_replay = false;  // the browser build's "Replay a file..."
 };
 
 class Ui {
@@ -76,7 +82,8 @@ public:
     PanelState& panels() { return panels_; }
     const PanelState& panels() const { return panels_; }
     // Saves the world under a timestamped name; the panel shows the outcome (the S key).
-    void save_scene(const Demo& demo);
+    // Returns the file written, if it was.
+    std::optional<std::string> save_scene(const Demo& demo);
     // The preset the Tour section shows (presets.hpp); empty: none yet.
     // The tour's stop; `still_shown` false once the world was changed away from it (its
     // paragraph is then put away, and Back and Next go on from it).
@@ -155,7 +162,7 @@ ScreenRect legend_window(const Demo& demo, const OverlayReport& report, const Sc
 void lod_controls(Demo& demo);
 
 // The timeline strip under the world: rewind, Record, replay (ui_timeline.cpp).
-void timeline_panel(Demo& demo, const ScreenRect& at);
+void timeline_panel(Demo& demo, const ScreenRect& at, UiActions& actions);
 
 // Places the next window at `at`, this frame and every frame.
 void place_next_window(const ScreenRect& at);

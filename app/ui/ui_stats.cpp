@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "collide/gpu/compute_context.hpp"
+#include "common/threads.hpp"
 #include "ui/ui.hpp"
 
 namespace collidoscope {
@@ -289,6 +290,14 @@ float stats_panel(Demo& demo, const UiFrame& frame, const ScreenRect& at,
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Pairs found / candidate tests");
         table_row("Structure memory", format_bytes(bp.structure_bytes), &cut);
         table_row("Draw calls", std::to_string(last.draw_calls), &cut);
+#ifdef __EMSCRIPTEN__
+        // The desktop's Threads field says it; in the browser, how many is the page's doing.
+        table_row("Threads",
+                  std::to_string(frame.threads) +
+                      (available_threads() > 1 ? " (pthreads)" : " (page not isolated)"),
+                  &cut);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", threads_origin());
+#endif
         ImGui::EndTable();
     }
     const float wanted = wanted_height();

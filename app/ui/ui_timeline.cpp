@@ -21,11 +21,14 @@ std::string session_file_name() {
     return std::string("collidoscope-session-") + stamp + ".txt";
 }
 
-void record_button(Demo& demo) {
+void record_button(Demo& demo, UiActions& actions) {
     static std::string error;  // why the last Record failed; shown until the next try
     const std::string recording = demo.recording_path();
     if (!recording.empty()) {
-        if (ImGui::SmallButton("Stop recording")) demo.stop_recording();
+        if (ImGui::SmallButton("Stop recording")) {
+            demo.stop_recording();
+            actions.written.push_back(recording);
+        }
         ImGui::SameLine();
         ImGui::TextDisabled("to %s", recording.c_str());
         return;
@@ -47,11 +50,18 @@ void record_button(Demo& demo) {
         ImGui::SameLine();
         ImGui::TextColored(ImVec4(1.0f, 0.4f, 0.4f, 1.0f), "%s", error.c_str());
     }
+#ifdef __EMSCRIPTEN__
+    // A recording downloaded earlier, played back: the page reloads with --replay.
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Replay a file...")) actions.choose_replay = true;
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Choose a recording (a file Record downloaded) to play back");
+#endif
 }
 
 }  // namespace
 
-void timeline_panel(Demo& demo, const ScreenRect& at) {
+void timeline_panel(Demo& demo, const ScreenRect& at, UiActions& actions) {
     place_next_window(at);
     ImGui::Begin("Timeline", nullptr,
                  ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse |
@@ -86,7 +96,7 @@ void timeline_panel(Demo& demo, const ScreenRect& at) {
                            format_bytes(history.max_bytes()).c_str());
     }
     same_line_if_fits(demo.recording_path().empty() ? "Record" : "Stop recording");
-    record_button(demo);
+    record_button(demo, actions);
     if (const auto& replay = demo.replay()) {
         const char* state = replay->finished ? "done" : "playing";
         if (replay->first_failed) {

@@ -1,11 +1,22 @@
-// The GPU rows and the table of every row. COLLIDOSCOPE_HAS_GPU is set by gpu/CMakeLists.txt.
+// The GPU rows and the table of every row. COLLIDOSCOPE_HAS_GPU is set by gpu/CMakeLists.txt:
+// 1 with the GPU library, 0 without (the rows are absent), and in the browser build the rows
+// are listed but making one throws why not (no_compute.cpp).
 #include "collide/gpu/catalog.hpp"
 
 #include <vector>
 
-#if COLLIDOSCOPE_HAS_GPU
+#if COLLIDOSCOPE_HAS_GPU && !defined(__EMSCRIPTEN__)
 #include "gpu_grid.hpp"
 #include "gpu_lbvh.hpp"
+#elif COLLIDOSCOPE_HAS_GPU
+#include "collide/gpu/compute_context.hpp"
+#include "no_compute.hpp"
+namespace collide::gpu {
+template <int D>
+class GpuGrid;  // not built: they need compute shaders
+template <int D>
+class GpuLbvh;
+}  // namespace collide::gpu
 #endif
 
 namespace collide {
@@ -13,11 +24,22 @@ namespace collide {
 namespace {
 
 #if COLLIDOSCOPE_HAS_GPU
+#ifdef __EMSCRIPTEN__
+template <int D>
+std::unique_ptr<BroadPhase<D>> make_without_compute() {
+    throw gpu::GpuError(std::string(gpu::kNoComputeReason));
+}
+template <template <int> class Algorithm>
+constexpr BroadPhaseEntry gpu_row(std::string_view name, std::string_view description) {
+    return {name, description, true, true, &make_without_compute<2>, &make_without_compute<3>};
+}
+#else
 template <template <int> class Algorithm>
 constexpr BroadPhaseEntry gpu_row(std::string_view name, std::string_view description) {
     return {
         name, description, true, true, &make_instance<Algorithm, 2>, &make_instance<Algorithm, 3>};
 }
+#endif
 
 constexpr BroadPhaseEntry kGpuBroadPhases[] = {
     gpu_row<gpu::GpuGrid>("gpu-grid",

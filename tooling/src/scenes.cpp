@@ -52,14 +52,20 @@ Vec<D> inside(Rng& rng, float side, float r) {
 
 template <int D>
 Vec<D> random_velocity(Rng& rng, float lo, float hi) {
-    return rng.direction<D>() * rng.uniform(lo, hi);
+    const float speed = rng.uniform(lo, hi);  // first, as GCC drew it (add_anywhere)
+    return rng.direction<D>() * speed;
 }
 
 // A body of radius r anywhere in the world, moving in a random direction at a speed in
 // [lo, hi).
 template <int D>
 void add_anywhere(Bodies<D>& bodies, Rng& rng, float side, float r, float lo, float hi) {
-    bodies.add(inside<D>(rng, side, r), random_velocity<D>(rng, lo, hi), r);
+    // One statement per draw: the order of a call's arguments is the compiler's (GCC's is
+    // the reverse of clang's), and a seed must make the same world with either. This is the
+    // order GCC gave, which every recorded scene and figure so far was made with.
+    const Vec<D> velocity = random_velocity<D>(rng, lo, hi);
+    const Vec<D> centre = inside<D>(rng, side, r);
+    bodies.add(centre, velocity, r);
 }
 
 // Bodies of the given radii (total measure `total`) spread uniformly over a world sized
@@ -383,8 +389,11 @@ std::vector<Metaball<D>> random_metaballs(int kind, Rng& rng) {
     switch (kind) {
         case 0: {  // blobby
             const int count = 3 + static_cast<int>(rng.uniform() * 3.0f);
-            for (int i = 0; i < count; ++i)
-                ball(rng.direction<D>() * rng.uniform(0.3f, 1.0f), rng.uniform(0.9f, 1.4f));
+            for (int i = 0; i < count; ++i) {  // the draws in GCC's order (add_anywhere)
+                const float r = rng.uniform(0.9f, 1.4f);
+                const float distance = rng.uniform(0.3f, 1.0f);
+                ball(rng.direction<D>() * distance, r);
+            }
             break;
         }
         case 1: {  // elongated: a row along x
@@ -445,7 +454,9 @@ Rotation<D> random_rotation(Rng& rng) {
     if constexpr (D == 2) {
         return rng.uniform(-std::numbers::pi_v<float>, std::numbers::pi_v<float>);
     } else {
-        glm::quat q(rng.normal(), rng.normal(), rng.normal(), rng.normal());
+        // The draws in GCC's order (add_anywhere): the last argument first.
+        const float z = rng.normal(), y = rng.normal(), x = rng.normal(), w = rng.normal();
+        glm::quat q(w, x, y, z);
         return glm::dot(q, q) > 1e-8f ? glm::normalize(q) : glm::quat(1, 0, 0, 0);
     }
 }
@@ -455,7 +466,8 @@ Spin<D> random_spin(Rng& rng) {
     if constexpr (D == 2) {
         return rng.uniform(-1.0f, 1.0f);
     } else {
-        return rng.direction<3>() * rng.uniform(0.0f, 1.0f);
+        const float rate = rng.uniform(0.0f, 1.0f);  // first, as GCC drew it (add_anywhere)
+        return rng.direction<3>() * rate;
     }
 }
 
@@ -505,10 +517,16 @@ Scene<D> blobs_scene(std::size_t n, Rng& rng) {
         const auto s = static_cast<std::int32_t>(i % shapes);
         const Vec<D> p = place(bound[s]);
         placed.push_back({p, bound[s]});
-        scene.bodies.add_implicit(p, random_velocity<D>(rng, 0.5f, 1.5f), s,
-                                  random_rotation<D>(rng), random_spin<D>(rng));
+        // The draws in GCC's order (add_anywhere): the last argument first.
+        const auto spin = random_spin<D>(rng);
+        const auto rotation = random_rotation<D>(rng);
+        const Vec<D> velocity = random_velocity<D>(rng, 0.5f, 1.5f);
+        scene.bodies.add_implicit(p, velocity, s, rotation, spin);
     }
-    for (float r : radii) scene.bodies.add(place(r), random_velocity<D>(rng, 1.0f, 3.0f), r);
+    for (float r : radii) {
+        const Vec<D> velocity = random_velocity<D>(rng, 1.0f, 3.0f);
+        scene.bodies.add(place(r), velocity, r);
+    }
     return scene;
 }
 

@@ -168,7 +168,8 @@ void Enneatree<D, kAlternating>::build_and_search(std::span<const Aabb<D>> boxes
     boxes_.assign(boxes.begin(), boxes.end());
 
     std::array<float, Setting::kCount> settings;
-    std::ranges::transform(params_, settings.begin(), &Param::value);
+    std::transform(params_.begin(), params_.end(), settings.begin(),
+                   [](const Param& p) { return p.value; });
     bool rebuild = n != node_of_.size() || settings != built_with_ || !persistent() ||
                    nodes_.empty() || empty_nodes_ > nodes_.size() / 2 + 64 ||
                    replaced_since_rebuild_ > n / 4;  // new nodes lost the depth-first order

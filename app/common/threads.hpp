@@ -1,0 +1,37 @@
+// The threads the app's parallel work can use, and how they come: the machine's cores on the
+// desktop (oneTBB); in the browser, the page's pthread pool (web/app_link.cmake starts at
+// most 8 workers) where the page is cross-origin isolated, else the single-threaded build.
+#pragma once
+
+#include <algorithm>
+#include <thread>
+
+namespace collidoscope {
+
+inline constexpr int kBrowserMaxThreads = 8;  // web/app_link.cmake's PTHREAD_POOL_SIZE cap
+
+inline int available_threads() {
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+    (void)cores;
+    return 1;
+#elif defined(__EMSCRIPTEN__)
+    return std::min(cores, kBrowserMaxThreads);
+#else
+    return cores;
+#endif
+}
+
+// One line for the Stats panel: where the threads come from.
+inline const char* threads_origin() {
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+    return "one thread: this page is not cross-origin isolated, so the browser gives it no "
+           "shared memory for threads (docs/web.md)";
+#elif defined(__EMSCRIPTEN__)
+    return "pthreads in Web Workers (the page is cross-origin isolated)";
+#else
+    return "oneTBB";
+#endif
+}
+
+}  // namespace collidoscope
