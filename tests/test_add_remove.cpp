@@ -72,9 +72,13 @@ void churn_steps(World<D>& w, Rng& rng, int steps, const std::string& what) {
         }
         // As many back, and now and then two more: the world also grows new slots.
         for (std::size_t k = 0; k < removed + (f % 3 == 0 ? 2 : 0); ++k) {
+            // One draw a statement: a call's arguments are evaluated in the compiler's order
+            // (GCC's: the last first), and GCC and clang must run the same churn.
             const float r = rng.uniform(0.5f, 1.0f);
             const Vec<D> at = rng.in_box<D>(bounds.lo + r, bounds.hi - r);
-            w.add_body(at, rng.direction<D>() * 2.0f, r, rng.uniform() < 0.25f);
+            const bool fixed = rng.uniform() < 0.25f;
+            const Vec<D> velocity = rng.direction<D>() * 2.0f;
+            w.add_body(at, velocity, r, fixed);
         }
         if (f % 10 == 0) {
             BodyId some = 0;

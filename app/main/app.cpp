@@ -263,9 +263,15 @@ bool App::run_frame(Loop& loop) {
 #ifdef __EMSCRIPTEN__
 void App::run_in_browser() {
     browser::run_frames([this] {
-        const bool more = arena_->execute([&] { return run_frame(browser_loop_); });
-        if (wanted_threads_ != threads_) set_threads(wanted_threads_);
-        return more;
+        // As run_app does around the desktop's loop: a failure ends the run, and says why.
+        try {
+            const bool more = arena_->execute([&] { return run_frame(browser_loop_); });
+            if (wanted_threads_ != threads_) set_threads(wanted_threads_);
+            return more;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "collidoscope: %s\n", e.what());
+            return false;
+        }
     });
 }
 #endif

@@ -230,10 +230,31 @@ void Renderer::draw_circles(std::span<const Instance> circles, const glm::mat4& 
                             float world_per_pixel) {
     if (circles.empty()) return;
     upload_instances(circles);
-    circle_state(view_proj, world_per_pixel, false);
+    float max_radius = 0.0f;
+    if constexpr (kVertexPerBody) {
+        for (const Instance& c : circles) max_radius = std::max(max_radius, c.radius);
+    }
+    const bool vertex_per_body = kVertexPerBody && sprite_fits(max_radius, world_per_pixel);
+    circle_state(view_proj, world_per_pixel, vertex_per_body);
     glUniform1i(circles_.colour.source, 0);
-    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(circles.size()));
+    if (vertex_per_body) {
+        set_instance_divisor(0);
+        glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(circles.size()));
+        set_instance_divisor(1);
+    } else {
+        glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(circles.size()));
+    }
     ++draw_calls_;
+}
+
+bool Renderer::sprite_fits(float max_radius, float world_per_pixel) const {
+    // The largest body's sprite: its diameter and circle.vert's pixel of margin each side.
+    return 2.0f * (max_radius / world_per_pixel + 1.0f) <= max_point_px_;
+}
+
+void Renderer::set_instance_divisor(GLuint divisor) {
+    glBindVertexArray(instance_vao_.get());
+    for (GLuint attribute : {0u, 1u, 2u}) glVertexAttribDivisor(attribute, divisor);
 }
 
 void Renderer::draw_spheres(std::span<const Instance> spheres, const glm::mat4& view,
@@ -313,9 +334,7 @@ void Renderer::draw_circles(const GpuBodies& bodies, ColorMode mode, const glm::
     if (bodies.max_radius < kDotRadiusPx * world_per_pixel && draw_dots(bodies, mode, view_proj)) {
         return;
     }
-    // The largest body's sprite: its diameter and circle.vert's pixel of margin each side.
-    const float sprite_px = 2.0f * (bodies.max_radius / world_per_pixel + 1.0f);
-    const bool vertex_per_body = kVertexPerBody && sprite_px <= max_point_px_;
+    const bool vertex_per_body = kVertexPerBody && sprite_fits(bodies.max_radius, world_per_pixel);
     const bool points = vertex_per_body || bodies.max_radius <= kPointRadiusPx * world_per_pixel;
     circle_state(view_proj, world_per_pixel, points);
     bind_gpu_bodies(bodies, mode, circles_.colour, vertex_per_body);

@@ -127,6 +127,10 @@ private:
     // Points the GPU world's vertex array at `bodies`' buffers and sets the colour uniforms.
     void bind_gpu_bodies(const GpuBodies& bodies, ColorMode mode, const ColourUniforms& colour,
                          bool vertex_per_body = false);
+    // Whether discs up to `max_radius` fit the largest point sprite (kVertexPerBody).
+    bool sprite_fits(float max_radius, float world_per_pixel) const;
+    // The instance layout's attributes per instance (1) or per vertex (0: kVertexPerBody).
+    void set_instance_divisor(GLuint divisor);
     // body_colour.glsl's uniforms for `mode` (speed or id) in the program in use.
     static void set_colour(const ColourUniforms& colour, ColorMode mode, float speed_scale);
     void circle_state(const glm::mat4& view_proj, float world_per_pixel, bool points);

@@ -15,8 +15,12 @@ template <int D>
 void Race<D>::make_runners() {
     if (!runners_.empty()) return;
     for (const collide::BroadPhaseEntry& e : collide::all_broadphases()) {
-        if (e.supports(D))
-            runners_.push_back({std::string(e.name), collide::make_any_broadphase<D>(e.name)});
+        if (!e.supports(D)) continue;
+        if (auto why = collide::gpu_unavailable_reason(e.name)) {
+            runners_.push_back({std::string(e.name), nullptr, 0, "cannot run here: " + *why});
+            continue;
+        }
+        runners_.push_back({std::string(e.name), collide::make_any_broadphase<D>(e.name), 0, {}});
     }
 }
 
@@ -73,6 +77,10 @@ std::optional<RaceEntry> Race<D>::run_one(std::string_view name,
         if (r.name != name) continue;
         RaceEntry e;
         e.name = r.name;
+        if (!r.algorithm) {
+            e.note = r.unavailable;
+            return e;
+        }
         e.note = (once ? too_slow_to_run_once(r.name, boxes.size())
                        : over_budget(r, boxes.size()))
                      .value_or("");
@@ -116,6 +124,10 @@ void Race<D>::run(std::span<const collide::Aabb<D>> boxes, std::span<const std::
         e = RaceEntry{};
         e.name = r.name;
         const bool is_reference = r.name == out.reference;
+        if (!r.algorithm) {
+            e.note = r.unavailable;
+            continue;
+        }
         if (r.name == collide::kReferenceBroadPhase && n > collide::kMaxReferenceBodies) {
             e.note = over_budget(r, n).value_or("");
             continue;

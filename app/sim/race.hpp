@@ -70,8 +70,9 @@ public:
 private:
     struct Runner {
         std::string name;
-        std::unique_ptr<collide::BroadPhase<D>> algorithm;
+        std::unique_ptr<collide::BroadPhase<D>> algorithm;  // null where it cannot run here
         double last_ms = 0;
+        std::string unavailable;  // why not (a GPU row without OpenGL 4.3 compute)
     };
     // Why `r` would blow the time budget on n bodies, if it would.
     static std::optional<std::string> over_budget(const Runner& r, std::size_t n);
