@@ -94,12 +94,14 @@ Platform::Platform(const std::string& title, int width, int height, std::optiona
 #ifdef __EMSCRIPTEN__
     // A canvas keeps the attributes of its first context, so the renderer is asked first,
     // on a canvas of its own. SwiftShader draws a 4x frame four times over.
-    const bool software = software_renderer(renderer_name().c_str());
+    const std::string renderer = renderer_name();
+    const bool software = software_renderer(renderer.c_str());
     open(msaa.value_or(software ? 0 : 4));
     if (!msaa && software) msaa_note_ = "Software GL: no antialiasing (?)";
 #else
     open(msaa.value_or(4));
-    if (!msaa && software_renderer(renderer_name().c_str())) {
+    const std::string renderer = renderer_name();
+    if (!msaa && software_renderer(renderer.c_str())) {
         // Measured on llvmpipe: 27-35 fps with 4x at 600-1,500 bodies, 73 without. The
         // window is opened again without it, unless --msaa asked for it.
         GLint samples = 0;
@@ -124,7 +126,7 @@ Platform::Platform(const std::string& title, int width, int height, std::optiona
     glGetIntegerv(GL_SAMPLES, &samples);
     gl_description_ = std::string("OpenGL ") +
                       reinterpret_cast<const char*>(glGetString(GL_VERSION)) + ", " +
-                      renderer_name() +
+                      renderer +
                       (samples > 1 ? ", " + std::to_string(samples) + "x MSAA" : ", no MSAA");
     // Adaptive vsync where the driver has it, plain vsync otherwise; timed runs go flat out.
     if (vsync && SDL_GL_SetSwapInterval(-1) != 0) SDL_GL_SetSwapInterval(1);
