@@ -23,7 +23,7 @@ void WatchMode::sync(SimWorld& world, const std::string& algorithm, collide::Bod
     key.bodies = world.body_count();
     key.gpu = world.on_gpu();
     // The selection matters only where the recording keeps one body's events (large n).
-    if (world.body_count() > collide::WatchLimits<2>{}.keep_all_up_to) key.focus = selected;
+    if (world.body_count() > collide::kWatchKeepAllUpTo) key.focus = selected;
     for (const collide::Param& p : world.broad_phase_params()) key.params.push_back(p.value);
     if (query)
         key.query = {query->lo.x, query->lo.y, query->lo.z, query->hi.x, query->hi.y, query->hi.z};

@@ -35,13 +35,13 @@ void scope_lines(const WatchTape& tape) {
     if (tape.everything) return;
     if (tape.focus == collide::kNoBody) {
         ImGui::TextColored(kWarn, "Over %s bodies only one body's events are kept.",
-                           thousands(collide::WatchLimits<2>{}.keep_all_up_to).c_str());
+                           thousands(collide::kWatchKeepAllUpTo).c_str());
         ImGui::TextWrapped("Select a body (left click) to watch its part of the update; the "
                            "rest is counted below.");
     } else {
         ImGui::TextWrapped("Over %s bodies: kept the %s events that touch body #%u (the "
                            "selection); %s others counted, not kept.",
-                           thousands(collide::WatchLimits<2>{}.keep_all_up_to).c_str(),
+                           thousands(collide::kWatchKeepAllUpTo).c_str(),
                            thousands(tape.events.size()).c_str(), tape.focus,
                            thousands(tape.not_kept).c_str());
     }

@@ -55,11 +55,14 @@ struct WatchEvent {
     Aabb<D> region{};
 };
 
+// Past this many bodies a recording keeps only the focus's events (with no focus, none but
+// phases): the default of WatchLimits::keep_all_up_to, which the app's panel also names.
+inline constexpr std::size_t kWatchKeepAllUpTo = 3000;
+
 // Which events a recording keeps.
 template <int D>
 struct WatchLimits {
-    // Past this many bodies only the focus's events are kept (with no focus, none but phases).
-    std::size_t keep_all_up_to = 3000;
+    std::size_t keep_all_up_to = kWatchKeepAllUpTo;
     std::size_t max_events = 400000;  // kept events past this are counted, not kept
     BodyId focus = kNoBody;           // the selected body, at large n
 };
