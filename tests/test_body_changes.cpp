@@ -288,6 +288,40 @@ TEST_P(SplitRows, RebuildTheStillStructureWhenItDrifts) {
     }
 }
 
+// Everything still, nothing changed since the last frame: the split leaves its moving
+// structure as it was (no tests), its queries still find the bodies waiting there, and a
+// body woken afterwards pairs exactly.
+template <int D>
+void run_all_still(const std::string& algorithm) {
+    auto bp = make_broadphase<D>(algorithm);
+    ChangeScript<D> s("uniform", 700, 3);
+    s.shift(0.5, State::kMoving, State::kStill);
+    expect_frame<D>(*bp, s, true, "reset");
+    s.shift(1.0, State::kMoving, State::kStill);  // fewer than a rebuild takes: on the side
+    expect_frame<D>(*bp, s, false, "all fall asleep");
+    for (int f = 0; f < 3; ++f) {
+        expect_frame<D>(*bp, s, false, "asleep, frame " + std::to_string(f));
+        EXPECT_EQ(bp->stats().candidate_tests, 0u) << "frame " << f << " of a world at rest";
+    }
+    Aabb<D> region = Aabb<D>::empty();
+    for (BodyId id = 0; id < 40; ++id) region.grow(s.changes(false).boxes[id]);
+    std::vector<BodyId> found;
+    bp->query(region, found);
+    std::sort(found.begin(), found.end());
+    EXPECT_EQ(found, s.in_region(region)) << "a query of the world at rest";
+    s.shift(0.02, State::kStill, State::kMoving);
+    expect_frame<D>(*bp, s, false, "a few woken");
+    EXPECT_GT(bp->stats().candidate_tests, 0u);
+}
+
+TEST_P(SplitRows, AWorldAtRestCostsNoTests) {
+    if (GetParam().second == 2) {
+        run_all_still<2>(GetParam().first);
+    } else {
+        run_all_still<3>(GetParam().first);
+    }
+}
+
 std::vector<Param> split_rows() {
     std::vector<Param> out;
     for (const BroadPhaseEntry& e : broadphases())

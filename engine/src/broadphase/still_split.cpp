@@ -16,6 +16,8 @@ template <int D>
 void StillSplit<D>::update_whole(std::span<const Aabb<D>> boxes,
                                  std::span<const std::uint8_t> is_static, PairList& out) {
     split_ = false;
+    moving_skipped_ = false;
+    entries_changed_ = true;
     moving_->update(boxes, is_static, out);
 }
 
@@ -103,7 +105,19 @@ void StillSplit<D>::apply(const BodyChanges<D>& c) {
             if (!entered_[id]) add_entry(id, false);
         moving_ids_.assign(c.moving.begin(), c.moving.end());
     }
+    entries_changed_ = entries_changed_ || c.reset || !same_moving || !c.left.empty() ||
+                       !c.stilled.empty();
     split_ = true;
+}
+
+template <int D>
+bool StillSplit<D>::moving_idle() const {
+    if (entries_changed_ || side_ != entries_.size()) return false;
+    const std::span<const Param> p = moving_->params();
+    if (p.size() != moving_params_.size()) return false;
+    for (std::size_t i = 0; i < p.size(); ++i)
+        if (p[i].value != moving_params_[i]) return false;
+    return true;
 }
 
 template <int D>
@@ -148,6 +162,7 @@ void StillSplit<D>::rebuild_still(std::span<const Aabb<D>> boxes) {
     entry_still_.assign(moving, 0);
     side_ = 0;
     tombstones_ = 0;
+    entries_changed_ = true;
     still_boxes_.resize(still_ids_.size());
     for (std::uint32_t i = 0; i < still_ids_.size(); ++i) {
         const BodyId id = still_ids_[i];
@@ -177,6 +192,14 @@ void StillSplit<D>::rebuild_still(std::span<const Aabb<D>> boxes) {
 
 template <int D>
 void StillSplit<D>::pair_moving(std::span<const Aabb<D>> boxes, PairList& out) {
+    moving_skipped_ = moving_idle();
+    if (moving_skipped_) {
+        out.clear();
+        return;
+    }
+    entries_changed_ = false;
+    moving_params_.clear();
+    for (const Param& p : moving_->params()) moving_params_.push_back(p.value);
     move_boxes_.resize(entries_.size());
     for (std::size_t i = 0; i < entries_.size(); ++i) move_boxes_[i] = boxes[entries_[i]];
     moving_->update(move_boxes_, entry_still_, scratch_);
@@ -229,6 +252,7 @@ template <int D>
 BroadPhaseStats StillSplit<D>::stats() const {
     BroadPhaseStats s = moving_->stats();
     if (!split_) return s;
+    if (moving_skipped_) s.candidate_tests = s.reinserted = 0;  // it did no work this frame
     const BroadPhaseStats still = still_->stats();
     s.candidate_tests += neighbours_.boxes_tested();
     s.structure_bytes += still.structure_bytes + neighbours_.bytes() +

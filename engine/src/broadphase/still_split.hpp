@@ -78,6 +78,10 @@ private:
     void remove_entry(BodyId id);
     bool settled(BodyId id) const { return id < settled_.size() && settled_[id] != 0; }
     bool params_drifted() const;
+    // The moving structure's last update still holds: nothing in it moves, no entry came or
+    // went since, and its parameters are the same. A frame then has no pairs there (two
+    // still bodies never pair) and leaves it as it is: a world asleep costs nothing.
+    bool moving_idle() const;
 
     std::unique_ptr<BroadPhase<D>> still_, moving_;
     bool split_ = false;  // fed changes since the last reset (else: whole arrays)
@@ -104,6 +108,9 @@ private:
     StillNeighbours<D> neighbours_;  // the moving bodies' still entries, held between frames
     int rebuilds_ = 0;
     bool rebuilt_ = false;             // in the last update
+    bool entries_changed_ = true;      // since the moving structure's last update
+    bool moving_skipped_ = false;      // the last update left the moving structure as it was
+    std::vector<float> moving_params_;  // the parameters of its last update
     bool stale_ = true;                // a reset came: rebuild whatever the drift
     std::vector<float> still_params_;  // the parameters the still structure was built with
 };
