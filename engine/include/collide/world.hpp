@@ -136,6 +136,8 @@ public:
     WorldSettings<D>& settings() { return settings_; }
     const WorldSettings<D>& settings() const { return settings_; }
     std::span<const Aabb<D>> boxes() const { return boxes_; }
+    // The last broad phase's pairs: exact for the still set it saw, which is after the
+    // step's wakes (a removal, a drag, a touch) and before the sleeps the step ends with.
     const PairList& pairs() const { return pairs_; }
     const std::vector<Contact<D>>& contacts() const { return contacts_; }
     // Where the bodies began the last step (kept for swept or observed steps only).
