@@ -83,12 +83,12 @@ struct RunResult {
     bool compared = false;
     // What the algorithm says of itself after the last frame (auto: what it measured and
     // chose; a GPU row: its GL renderer); printed to stderr.
-    std::string note;
+    std::string note{};
     // GPU rows: the GPU's own time per timed frame (GL timer queries, without the uploads
     // and downloads that mean_ms includes), and the GL renderer that ran them; -1 and
     // empty for the CPU.
     double device_mean_ms = -1, device_p99_ms = -1;
-    std::string device;
+    std::string device{};
 };
 
 // A pair-set mismatch found by --check.

@@ -59,7 +59,7 @@ private:
         BodyId entry, body;
     };
     struct Run {
-        Aabb<D> fat;
+        Aabb<D> fat{};
         std::uint32_t begin = 0, count = 0;  // in the arena
     };
 
