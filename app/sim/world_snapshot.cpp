@@ -2,27 +2,9 @@
 
 #include <vector>
 
+#include "tooling/fnv1a.hpp"
+
 namespace collidoscope {
-namespace {
-
-// FNV-1a, 64 bits, over raw bytes: the types hashed have no padding.
-class Fnv1a {
-public:
-    void add(const void* data, std::size_t size) {
-        const auto* bytes = static_cast<const unsigned char*>(data);
-        for (std::size_t i = 0; i < size; ++i) hash_ = (hash_ ^ bytes[i]) * 0x100000001b3ULL;
-    }
-    template <typename T>
-    void add(const std::vector<T>& v) {
-        add(v.data(), v.size() * sizeof(T));
-    }
-    std::uint64_t value() const { return hash_; }
-
-private:
-    std::uint64_t hash_ = 0xcbf29ce484222325ULL;
-};
-
-}  // namespace
 
 template <int D>
 std::unique_ptr<SnapshotOf<D>> reuse_snapshot(std::unique_ptr<WorldSnapshot> spare) {
@@ -42,7 +24,7 @@ std::size_t snapshot_bytes(const collide::World<D>& world) {
 
 template <int D>
 std::uint64_t state_hash(const typename collide::World<D>::Snapshot& s, std::uint64_t tunnelled) {
-    Fnv1a h;
+    collide::Fnv1a h;
     h.add(s.pos);
     h.add(s.vel);
     h.add(s.rotation);
