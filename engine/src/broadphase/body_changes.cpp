@@ -35,7 +35,8 @@ void StillSet::apply(std::size_t slots, std::span<const BodyId> moving,
     // The same moving list as last frame's (a world whose awake set did not change) keeps
     // those bodies as they are, without touching a state: the list was checked when it came.
     const bool same_moving = same_moving_ =
-        !reset && slots == state_.size() && std::equal(moving.begin(), moving.end(), moving_.begin(), moving_.end());
+        !reset && slots == state_.size() &&
+        std::equal(moving.begin(), moving.end(), moving_.begin(), moving_.end());
     if (slots < state_.size()) {
         for (std::size_t id = slots; id < state_.size(); ++id)
             if (state_[id] == State::kStill)

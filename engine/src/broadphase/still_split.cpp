@@ -8,6 +8,17 @@
 
 namespace collide {
 
+namespace {
+
+// Whether `params` hold `values`, one for one (a structure's parameters against those it
+// was last updated or built with).
+bool holds(std::span<const Param> params, const std::vector<float>& values) {
+    return std::equal(params.begin(), params.end(), values.begin(), values.end(),
+                      [](const Param& p, float v) { return p.value == v; });
+}
+
+}  // namespace
+
 template <int D>
 StillSplit<D>::StillSplit(Factory make_still, Factory make_moving)
     : still_(make_still()), moving_(make_moving()) {}
@@ -112,21 +123,15 @@ void StillSplit<D>::apply(const BodyChanges<D>& c) {
 
 template <int D>
 bool StillSplit<D>::moving_idle() const {
-    if (entries_changed_ || side_ != entries_.size()) return false;
-    const std::span<const Param> p = moving_->params();
-    if (p.size() != moving_params_.size()) return false;
-    for (std::size_t i = 0; i < p.size(); ++i)
-        if (p[i].value != moving_params_[i]) return false;
-    return true;
+    return !entries_changed_ && side_ == entries_.size() &&
+           holds(moving_->params(), moving_params_);
 }
 
 template <int D>
 bool StillSplit<D>::params_drifted() const {
     const std::span<Param> p = moving_->params();
-    if (p.size() != still_params_.size()) return false;  // different algorithms (auto)
-    for (std::size_t i = 0; i < p.size(); ++i)
-        if (p[i].value != still_params_[i]) return true;
-    return false;
+    // Different algorithms (auto) have different parameters: none to drift.
+    return p.size() == still_params_.size() && !holds(p, still_params_);
 }
 
 template <int D>
