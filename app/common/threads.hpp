@@ -6,19 +6,17 @@
 #include <algorithm>
 #include <thread>
 
+#ifdef __EMSCRIPTEN__
+#include "tbb/detail_pool.h"  // web/tbb_subset: the page's pool
+#endif
+
 namespace collidoscope {
 
-inline constexpr int kBrowserMaxThreads = 8;  // web/app_link.cmake's PTHREAD_POOL_SIZE cap
-
 inline int available_threads() {
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
-    (void)cores;
-    return 1;
-#elif defined(__EMSCRIPTEN__)
-    return std::min(cores, kBrowserMaxThreads);
+#ifdef __EMSCRIPTEN__
+    return tbb::subset::pool_threads();  // 1 in the single-threaded build
 #else
-    return cores;
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 #endif
 }
 

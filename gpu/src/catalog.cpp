@@ -27,7 +27,7 @@ namespace {
 #ifdef __EMSCRIPTEN__
 template <int D>
 std::unique_ptr<BroadPhase<D>> make_without_compute() {
-    throw gpu::GpuError(std::string(gpu::kNoComputeReason));
+    gpu::throw_no_compute();
 }
 template <template <int> class Algorithm>
 constexpr BroadPhaseEntry gpu_row(std::string_view name, std::string_view description) {

@@ -21,32 +21,33 @@ Installed& installed() {
     return state;
 }
 
-// The members below run only on an object that exists, and none can be made.
-[[noreturn]] void never_made() {
+}  // namespace
+
+void throw_no_compute() {
     throw GpuError(std::string(kNoComputeReason));
 }
 
-}  // namespace
-
+// Making a context, a GPU world or a dot splat refuses; the members of objects that can
+// never exist refuse too.
 std::shared_ptr<ComputeContext> ComputeContext::adopt_current() {
-    throw GpuError(std::string(kNoComputeReason));
+    throw_no_compute();
 }
 
 std::shared_ptr<ComputeContext> ComputeContext::make_headless() {
-    throw GpuError(std::string(kNoComputeReason));
+    throw_no_compute();
 }
 
 ComputeContext::~ComputeContext() = default;
 void ComputeContext::make_current() const {}
 bool ComputeContext::software() const { return false; }
 unsigned ComputeContext::program(std::string_view, int, std::initializer_list<std::string_view>) {
-    never_made();
+    throw_no_compute();
 }
 
 std::shared_ptr<ComputeContext> shared_context() {
     const Installed& state = installed();
     if (state.context) return state.context;
-    throw GpuError(std::string(kNoComputeReason));
+    throw_no_compute();
 }
 
 void install_context(std::shared_ptr<ComputeContext> context, std::string why_none) {
@@ -63,33 +64,33 @@ std::optional<std::string> GpuWorld<D>::unsupported(const WorldSettings<D>&, con
 
 template <int D>
 GpuWorld<D>::GpuWorld(const WorldSettings<D>&, const Bodies<D>&, std::uint64_t) {
-    never_made();
+    throw_no_compute();
 }
 
 template <int D>
 GpuWorld<D>::~GpuWorld() = default;
 template <int D>
-void GpuWorld<D>::step(BodyId) { never_made(); }
+void GpuWorld<D>::step(BodyId) { throw_no_compute(); }
 template <int D>
-void GpuWorld<D>::set_settings(const WorldSettings<D>&) { never_made(); }
+void GpuWorld<D>::set_settings(const WorldSettings<D>&) { throw_no_compute(); }
 template <int D>
-const GpuWorldReadback<D>& GpuWorld<D>::readback() { never_made(); }
+const GpuWorldReadback<D>& GpuWorld<D>::readback() { throw_no_compute(); }
 template <int D>
-void GpuWorld<D>::download(std::vector<Vec<D>>&, std::vector<Vec<D>>&) const { never_made(); }
+void GpuWorld<D>::download(std::vector<Vec<D>>&, std::vector<Vec<D>>&) const { throw_no_compute(); }
 template <int D>
-PairList GpuWorld<D>::pairs() const { never_made(); }
+PairList GpuWorld<D>::pairs() const { throw_no_compute(); }
 template <int D>
-void GpuWorld<D>::move_body(BodyId, const Vec<D>&, const Vec<D>&) { never_made(); }
+void GpuWorld<D>::move_body(BodyId, const Vec<D>&, const Vec<D>&) { throw_no_compute(); }
 template <int D>
-BodyBuffers GpuWorld<D>::buffers() const { never_made(); }
+BodyBuffers GpuWorld<D>::buffers() const { throw_no_compute(); }
 
 template class GpuWorld<2>;
 template class GpuWorld<3>;
 
 struct DotSplat::Impl {};
-DotSplat::DotSplat() { never_made(); }
+DotSplat::DotSplat() { throw_no_compute(); }
 DotSplat::~DotSplat() = default;
-void DotSplat::splat(unsigned, std::size_t, const float*, int, int) { never_made(); }
-unsigned DotSplat::pixels() const { never_made(); }
+void DotSplat::splat(unsigned, std::size_t, const float*, int, int) { throw_no_compute(); }
+unsigned DotSplat::pixels() const { throw_no_compute(); }
 
 }  // namespace collide::gpu
